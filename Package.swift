@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+//
+// Coffer: the everyday security kit for Swift apps and servers.
+// Module map (dependencies point down only):
+//
+//   coffer (CLI) ──────────────┐
+//        │                     │
+//   CofferFormats   checksum lists (and later: signature files, containers)
+//        │
+//   CofferCrypto    digests, HMAC, randomness, Gravatar — thin typed wrappers over swift-crypto
+//        │
+//   CofferCore      errors, hex/base64, constant-time compare, chunked file reading
+//
+// CofferTesting is a library of fixtures for our tests and for users' tests.
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "coffer",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "CofferCore", targets: ["CofferCore"]),
+        .library(name: "CofferCrypto", targets: ["CofferCrypto"]),
+        .library(name: "CofferFormats", targets: ["CofferFormats"]),
+        .library(name: "CofferTesting", targets: ["CofferTesting"]),
+        .executable(name: "coffer", targets: ["coffer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "CofferCore", swiftSettings: strictSwift),
+        .target(
+            name: "CofferCrypto",
+            dependencies: [
+                "CofferCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .target(name: "CofferFormats", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
+        .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
+        .executableTarget(
+            name: "coffer",
+            dependencies: [
+                "CofferCore", "CofferCrypto", "CofferFormats",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTesting"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "CofferCryptoTests",
+            dependencies: ["CofferCrypto", "CofferTesting"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "CofferFormatsTests",
+            dependencies: ["CofferFormats", "CofferTesting"],
+            swiftSettings: strictSwift
+        ),
+        // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
+        .testTarget(name: "CofferCLITests", dependencies: ["coffer", "CofferTesting"], swiftSettings: strictSwift),
+    ],
+    swiftLanguageModes: [.v6]
+)

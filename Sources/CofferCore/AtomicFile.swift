@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+/// Writes a file so that readers see either the old contents or the complete new ones, never a part.
+///
+/// Data goes to a temporary file created beside the destination with mode 0600 (never wider, whatever
+/// the umask); ``commit()`` flushes it to disk and renames it over the destination. If the writer is
+/// released without committing, or ``abandon()`` is called, the temporary file is removed and the
+/// destination is untouched, so a failure never leaves plaintext or half-written output behind.
+public final class AtomicFileWriter {
+    /// The final path.
+    public let destination: String
+    private let temporaryPath: String
+    private var descriptor: Int32
+    private var finished = false
+
+    /// Creates the temporary file beside `destination`.
+    /// - Parameter overwrite: when `false`, an existing destination is refused up front.
+    /// - Throws: ``CofferCoreError`` if the destination exists (without `overwrite`), is a directory, or the
+    ///   folder cannot be written.
+    public init(destination: String, overwrite: Bool = false) throws(CofferCoreError) {
+        var info = stat()
+        if stat(destination, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFDIR {
+                throw CofferCoreError(.isDirectory, "cannot write '\(destination)': it is a directory")
+            }
+            if !overwrite {
+                throw CofferCoreError(.invalidArgument, "'\(destination)' already exists; choose another name or allow overwriting")
+            }
+        }
+        let folder: String
+        let name: String
+        if let slash = destination.lastIndex(of: "/") {
+            folder = slash == destination.startIndex ? "/" : String(destination[..<slash])
+            name = String(destination[destination.index(after: slash)...])
+        } else {
+            folder = "."
+            name = destination
+        }
+        var template = Array("\(folder)/.\(name).coffer-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -1 }
+            return mkstemp(base)
+        }
+        guard descriptor >= 0 else { throw fileError(errno, action: "create a file in", path: folder) }
+        // mkstemp already uses 0600 on glibc and Darwin; fchmod makes the guarantee explicit.
+        _ = fchmod(descriptor, 0o600)
+        self.descriptor = descriptor
+        self.temporaryPath = template.withUnsafeBufferPointer { buffer in
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        self.destination = destination
+    }
+
+    /// Appends bytes to the temporary file.
+    /// - Throws: ``CofferCoreError`` `.ioFailure` (the disk is full, say); the writer should then be abandoned.
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(CofferCoreError) {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = systemWrite(descriptor, base, remaining)
+            if written > 0 {
+                remaining -= written
+                base += written
+            } else if written < 0 && errno != EINTR {
+                throw fileError(errno, action: "write", path: destination)
+            }
+        }
+    }
+
+    /// Appends a byte sequence.
+    public func write<Bytes: Sequence>(_ bytes: Bytes) throws(CofferCoreError) where Bytes.Element == UInt8 {
+        let array = Array(bytes)
+        let failure: CofferCoreError? = array.withUnsafeBytes { buffer in
+            do { try write(buffer) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Flushes the data to stable storage and renames the temporary file onto the destination.
+    /// - Throws: ``CofferCoreError``; on failure the temporary file is removed.
+    public func commit() throws(CofferCoreError) {
+        guard !finished else { return }
+        finished = true
+        if fsync(descriptor) != 0 {
+            let code = errno
+            cleanUp()
+            throw fileError(code, action: "flush", path: destination)
+        }
+        close(descriptor)
+        descriptor = -1
+        if rename(temporaryPath, destination) != 0 {
+            let code = errno
+            unlink(temporaryPath)
+            throw fileError(code, action: "rename onto", path: destination)
+        }
+    }
+
+    /// Discards everything written; the destination is left as it was.
+    public func abandon() {
+        guard !finished else { return }
+        finished = true
+        cleanUp()
+    }
+
+    private func cleanUp() {
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        unlink(temporaryPath)
+    }
+
+    deinit { abandon() }
+}
+
+/// `write(2)`, named apart from `AtomicFileWriter.write`.
+private func systemWrite(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, base, count)
+}

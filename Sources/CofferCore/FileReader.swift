@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+/// Reads a file or standard input front to back in large chunks through one reused buffer, so that
+/// inputs of any size are processed in constant memory.
+///
+/// Every chunk handed to the body is exactly `chunkSize` bytes except the last, which may be shorter
+/// (or absent, for an empty input). The reader closes the file when it is released.
+///
+/// ```swift
+/// let reader = try FileReader(path: "backup.tar")
+/// try reader.forEachChunk { chunk in hasher.update(chunk) }
+/// ```
+public final class FileReader {
+    /// The chunk size used when a caller does not choose one: 1 MiB, large enough that system-call
+    /// overhead is negligible next to hashing, small enough to stay in the CPU's caches.
+    public static let defaultChunkSize = 1 << 20
+
+    /// The name to show to a person: the path as given, or `-` for standard input.
+    public let displayName: String
+    /// The size in bytes when the input is a regular file (as of opening it), `nil` for pipes and terminals.
+    public let size: Int64?
+
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+
+    /// Opens a file for reading.
+    /// - Throws: ``CofferCoreError`` with `.fileNotFound`, `.permissionDenied`, `.isDirectory` or
+    ///   `.ioFailure`, naming the path and the operating system's reason.
+    public init(path: String) throws(CofferCoreError) {
+        let descriptor = openForReading(path)
+        guard descriptor >= 0 else { throw fileError(errno, action: "open", path: path) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw fileError(code, action: "inspect", path: path)
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            close(descriptor)
+            throw CofferCoreError(.isDirectory, "cannot read '\(path)': it is a directory")
+        }
+        self.descriptor = descriptor
+        self.ownsDescriptor = true
+        self.displayName = path
+        self.size = info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
+        #if os(Linux)
+        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        #endif
+    }
+
+    private init(standardInput: Void) {
+        var info = stat()
+        let isRegular = fstat(STDIN_FILENO, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        self.descriptor = STDIN_FILENO
+        self.ownsDescriptor = false
+        self.displayName = "-"
+        self.size = isRegular ? Int64(info.st_size) : nil
+    }
+
+    /// A reader of this process's standard input, shown as `-`. It does not close standard input.
+    public static func standardInput() -> FileReader { FileReader(standardInput: ()) }
+
+    /// Opens `path`, or standard input when `path` is `-`.
+    public static func open(_ path: String) throws(CofferCoreError) -> FileReader {
+        path == "-" ? standardInput() : try FileReader(path: path)
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    /// Calls `body` with each successive chunk of the input until the end, and returns the total byte count.
+    ///
+    /// The buffer passed to `body` is reused: copy out anything that must outlive the call.
+    /// - Parameter chunkSize: bytes per chunk; must be positive.
+    /// - Throws: ``CofferCoreError`` `.ioFailure` if reading fails, or whatever `body` throws.
+    @discardableResult
+    public func forEachChunk(
+        chunkSize: Int = FileReader.defaultChunkSize,
+        _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Int64 {
+        guard chunkSize > 0 else {
+            throw CofferCoreError(.invalidArgument, "expected a positive chunk size, found \(chunkSize)")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let filled = try fill(buffer)
+            if filled > 0 {
+                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
+                total += Int64(filled)
+            }
+            if filled < buffer.count { return total }
+        }
+    }
+
+    /// Reads until `buffer` is full or the input ends; returns the number of bytes placed.
+    private func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CofferCoreError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var filled = 0
+        while filled < buffer.count {
+            let count = read(descriptor, base + filled, buffer.count - filled)
+            if count > 0 {
+                filled += count
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                throw fileError(errno, action: "read", path: displayName == "-" ? "standard input" : displayName)
+            }
+        }
+        return filled
+    }
+}

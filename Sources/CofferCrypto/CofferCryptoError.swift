@@ -1,0 +1,43 @@
+/// The error `CofferCrypto` APIs throw for requests that cannot be honoured: a stable ``Code`` and a
+/// reason that says what was expected and what was found. Reasons never contain key material.
+///
+/// Reading a file can also fail with `CofferCore`'s ``CofferCoreError`` (not found, permission denied).
+public struct CofferCryptoError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable classification.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A key was empty, too short to be safe, or otherwise unusable.
+        public static let invalidKey = Code(rawValue: "invalid-key")
+        /// A requested tag length was below the safe minimum or above the algorithm's output.
+        public static let invalidTagLength = Code(rawValue: "invalid-tag-length")
+        /// An algorithm name was not recognised.
+        public static let unknownAlgorithm = Code(rawValue: "unknown-algorithm")
+        /// A numeric argument (a byte count, a size) was out of range.
+        public static let invalidArgument = Code(rawValue: "invalid-argument")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// A human explanation: what was expected, what was found.
+    public let reason: String
+    /// The Coffer source location that raised the error, for bug reports.
+    public let location: String
+
+    /// Creates an error. Library code passes its own location implicitly.
+    public init(_ code: Code, _ reason: String, fileID: StaticString = #fileID, line: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.location = "\(fileID):\(line)"
+    }
+
+    public var description: String { reason }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+    }
+}

@@ -1,0 +1,52 @@
+/// The error `CofferFormats` APIs throw: a stable ``Code``, a reason that says what was expected and
+/// what was found, and (for line-based inputs) the line it concerns.
+public struct CofferFormatsError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable classification.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A checksum-list line is not in GNU (`HEX  NAME`) or BSD (`ALGO (NAME) = HEX`) form.
+        public static let malformedChecksumLine = Code(rawValue: "malformed-checksum-line")
+        /// A checksum-list line names or implies a different algorithm than the one being checked.
+        public static let algorithmMismatch = Code(rawValue: "algorithm-mismatch")
+        /// An email address is empty or has no `@`.
+        public static let invalidEmail = Code(rawValue: "invalid-email")
+        /// A parameter is outside its documented range.
+        public static let invalidArgument = Code(rawValue: "invalid-argument")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// A human explanation: what was expected, what was found.
+    public let reason: String
+    /// The 1-based line of the input this error concerns, when the input is line-based.
+    public let line: Int?
+    /// The Coffer source location that raised the error, for bug reports.
+    public let location: String
+
+    /// Creates an error. Library code passes its own location implicitly.
+    public init(_ code: Code, _ reason: String, line: Int? = nil, fileID: StaticString = #fileID, sourceLine: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.line = line
+        self.location = "\(fileID):\(sourceLine)"
+    }
+
+    /// The reason, prefixed by `line N: ` when the error concerns a line.
+    public var description: String {
+        if let line { return "line \(line): \(reason)" }
+        return reason
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.code == rhs.code && lhs.reason == rhs.reason && lhs.line == rhs.line
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+        hasher.combine(line)
+    }
+}

@@ -1,0 +1,1 @@
+@main struct C { static func main() {} }
