@@ -79,7 +79,7 @@ public final class AtomicFileWriter {
     public func write<Bytes: Sequence>(_ bytes: Bytes) throws(CofferCoreError) where Bytes.Element == UInt8 {
         let array = Array(bytes)
         let failure: CofferCoreError? = array.withUnsafeBytes { buffer in
-            do { try write(buffer) } catch { return error }
+            do throws(CofferCoreError) { try write(buffer) } catch { return error }
             return nil
         }
         if let failure { throw failure }
