@@ -51,13 +51,19 @@ public enum ChecksumList {
     /// line starts with a backslash, as coreutils 9 does.
     public static func line(for digest: DigestValue, path: String, style: Style = .gnu, base64: Bool = false) -> String {
         let encoded = base64 ? digest.base64 : digest.hex
-        let needsEscape = path.utf8.contains { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
-        let name = needsEscape ? escape(path) : path
-        let prefix = needsEscape ? "\\" : ""
+        let escaped = needsEscape(path)
+        let name = escaped ? escape(path) : path
+        let prefix = escaped ? "\\" : ""
         switch style {
         case .gnu: return "\(prefix)\(encoded)  \(name)"
         case .bsd: return "\(prefix)\(digest.algorithm.bsdTag) (\(name)) = \(encoded)"
         }
+    }
+
+    /// A file name as `sha256sum -c` shows it in its `NAME: OK` lines: escaped and prefixed with a
+    /// backslash when it contains a backslash, line feed or carriage return.
+    public static func displayName(_ path: String) -> String {
+        needsEscape(path) ? "\\" + escape(path) : path
     }
 
     /// Parses one line of a checksum list.
@@ -212,6 +218,10 @@ public enum ChecksumList {
     }
 
     // MARK: - Escapes
+
+    private static func needsEscape(_ path: String) -> Bool {
+        path.utf8.contains { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+    }
 
     private static func escape(_ path: String) -> String {
         var out = ""

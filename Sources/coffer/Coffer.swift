@@ -1,1 +1,83 @@
-@main struct C { static func main() {} }
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+import CofferFormats
+
+@main
+struct Coffer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coffer",
+        abstract: "The everyday security kit: digests, MACs, randomness — with safe defaults.",
+        discussion: """
+            Every command reads files or standard input ('-') and writes to standard output, so it \
+            composes with pipes. Errors go to standard error as 'coffer: error: …'.
+
+            Exit status: 0 success; 1 a check ran and failed (a digest or tag did not match); \
+            2 a usage or input error (bad flag, unreadable file, malformed input).
+
+            Secrets (keys) never come from the command line: they are read from a file or an \
+            environment variable.
+            """,
+        version: CofferVersion.current,
+        subcommands: [Hash.self, HMACCommand.self, Random.self, GravatarCommand.self, Speed.self]
+    )
+
+    /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Terminal.flushStandardOutput()
+        } catch let failure as CommandFailure {
+            Terminal.flushStandardOutput()
+            Terminal.reportError(failure.message, hint: failure.hint)
+            Terminal.exit(failure.exitCode)
+        } catch let code as ExitCode {
+            Terminal.flushStandardOutput()
+            Terminal.exit(code.rawValue)
+        } catch let error as CofferCoreError {
+            Terminal.flushStandardOutput()
+            Terminal.reportError(error.reason)
+            Terminal.exit(ExitStatus.inputError)
+        } catch let error as CofferCryptoError {
+            Terminal.flushStandardOutput()
+            Terminal.reportError(error.reason)
+            Terminal.exit(ExitStatus.inputError)
+        } catch let error as CofferFormatsError {
+            Terminal.flushStandardOutput()
+            Terminal.reportError(error.description)
+            Terminal.exit(ExitStatus.inputError)
+        } catch {
+            Terminal.flushStandardOutput()
+            if exitCode(for: error) == .success {
+                // --help and --version: ArgumentParser's text, on standard output.
+                print(fullMessage(for: error))
+                Terminal.exit(0)
+            }
+            let message = self.message(for: error).trimmingTrailingWhitespace
+            Terminal.reportError(message, hint: "run '\(helpCommand(for: error))' for usage")
+            Terminal.exit(ExitStatus.inputError)
+        }
+    }
+
+    /// The `--help` invocation that explains the subcommand the user was calling.
+    private static func helpCommand(for error: any Error) -> String {
+        let arguments = CommandLine.arguments.dropFirst()
+        let known = Set(configuration.subcommands.map { $0._commandName })
+        if let first = arguments.first, known.contains(first) { return "coffer \(first) --help" }
+        return "coffer --help"
+    }
+}
+
+/// The version printed by `coffer --version`.
+enum CofferVersion {
+    static let current = "0.1.0"
+}
+
+/// Coffer's exit statuses.
+enum ExitStatus {
+    /// A check ran and did not pass: a digest or tag mismatch.
+    static let checkFailed: Int32 = 1
+    /// A usage error or unusable input: bad flags, unreadable files, malformed data.
+    static let inputError: Int32 = 2
+}
