@@ -66,7 +66,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
-        .testTarget(name: "CofferCLITests", dependencies: ["coffer", "CofferTesting"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "CofferCLITests",
+            dependencies: ["coffer", "CofferTesting"],
+            exclude: ["Snapshots"],
+            swiftSettings: strictSwift
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -188,7 +188,7 @@ public enum ChecksumList {
         if Hex.isValid(text), let other = DigestAlgorithm.recommended.first(where: { $0.byteCount * 2 == text.utf8.count }) {
             throw CofferFormatsError(
                 .algorithmMismatch,
-                "expected a \(hexLength)-digit \(algorithm.standardName) digest, found \(text.utf8.count) digits (\(other.standardName)-sized; choose the algorithm with -a)",
+                "expected a \(hexLength)-digit \(algorithm.standardName) hex digest, found \(text.utf8.count) digits (\(other.standardName)-sized; choose the algorithm with -a)",
                 line: number
             )
         }

@@ -1,0 +1,27 @@
+import CofferTesting
+import Foundation
+import Testing
+
+/// Pins the command-line surface: every `--help` text is compared with a file under `Snapshots/`.
+/// After an intended change, regenerate with `COFFER_UPDATE_SNAPSHOTS=1 swift test --filter HelpSnapshot`.
+@Suite("--help snapshots")
+struct HelpSnapshotTests {
+    static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+
+    @Test(arguments: ["", "hash", "hmac", "random", "gravatar", "speed"])
+    func helpText(subcommand: String) throws {
+        let arguments = subcommand.isEmpty ? ["--help"] : [subcommand, "--help"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "100"
+        let result = try CommandRunner.run(CommandRunner.cofferExecutable(), arguments, environment: environment)
+        #expect(result.status == 0)
+        let file = Self.snapshots.appendingPathComponent("help-\(subcommand.isEmpty ? "coffer" : subcommand).txt")
+        if ProcessInfo.processInfo.environment["COFFER_UPDATE_SNAPSHOTS"] != nil {
+            try FileManager.default.createDirectory(at: Self.snapshots, withIntermediateDirectories: true)
+            try Data(result.standardOutput).write(to: file)
+            return
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(result.output == expected, "help changed; if intended, regenerate the snapshots (see this suite's comment)")
+    }
+}

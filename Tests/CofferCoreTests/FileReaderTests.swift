@@ -1,0 +1,130 @@
+import CofferCore
+import CofferTesting
+import Foundation
+import Testing
+
+@Suite("Chunked file reading")
+struct FileReaderTests {
+    @Test(arguments: [0, 1, 4095, 4096, 4097, 3 * 4096, 10_000])
+    func deliversFullChunksThenTheRest(size: Int) throws {
+        let folder = try TemporaryDirectory()
+        let bytes = Fixtures.randomBytes(count: size)
+        let path = try folder.write(bytes, to: "input")
+        let reader = try FileReader(path: path)
+        #expect(reader.size == Int64(size))
+        var received: [UInt8] = []
+        var chunkSizes: [Int] = []
+        let total = try reader.forEachChunk(chunkSize: 4096) { chunk in
+            received.append(contentsOf: chunk)
+            chunkSizes.append(chunk.count)
+        }
+        #expect(total == Int64(size))
+        #expect(received == bytes)
+        #expect(chunkSizes.dropLast().allSatisfy { $0 == 4096 })
+        #expect(chunkSizes.allSatisfy { $0 > 0 })
+        #expect(chunkSizes.count == (size + 4095) / 4096)
+    }
+
+    @Test func missingFileIsTypedAndNamed() throws {
+        let error = try #require(throws: CofferCoreError.self) { try FileReader(path: "/nonexistent/coffer-test") }
+        #expect(error.code == .fileNotFound)
+        #expect(error.reason == "cannot open '/nonexistent/coffer-test': no such file or directory")
+    }
+
+    @Test func directoryIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        let error = try #require(throws: CofferCoreError.self) { try FileReader(path: folder.path) }
+        #expect(error.code == .isDirectory)
+        #expect(error.reason.contains("it is a directory"))
+    }
+
+    // Root reads every file whatever its mode, so this runs only as an ordinary user.
+    @Test(.enabled(if: geteuid() != 0, "root bypasses file permissions"))
+    func unreadableFileIsPermissionDenied() throws {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("secret", to: "locked")
+        chmod(path, 0)
+        let error = try #require(throws: CofferCoreError.self) { try FileReader(path: path) }
+        #expect(error.code == .permissionDenied)
+    }
+
+    @Test func nonPositiveChunkSizeIsRejected() throws {
+        let folder = try TemporaryDirectory()
+        let reader = try FileReader(path: try folder.write("x", to: "x"))
+        #expect(throws: CofferCoreError.self) { try reader.forEachChunk(chunkSize: 0) { _ in } }
+    }
+
+    @Test func linesAreSplitAndNumbered() throws {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("one\ntwo\r\n\nlast", to: "lines")
+        var lines: [(String, Int)] = []
+        try FileReader(path: path).forEachLine { line, number in lines.append((String(line), number)) }
+        #expect(lines.map(\.0) == ["one", "two\r", "", "last"])
+        #expect(lines.map(\.1) == [1, 2, 3, 4])
+    }
+
+    @Test func overlongLinesAreCutNotBuffered() throws {
+        let folder = try TemporaryDirectory()
+        let long = String(repeating: "x", count: 200_000)
+        let path = try folder.write("short\n\(long)\nafter\n", to: "lines")
+        var lines: [String] = []
+        try FileReader(path: path).forEachLine(maximumLength: 1000) { line, _ in lines.append(String(line)) }
+        #expect(lines.count == 3)
+        #expect(lines[0] == "short")
+        #expect(lines[1].utf8.count == 1001)
+        #expect(lines[2] == "after")
+    }
+}
+
+@Suite("Atomic file writing")
+struct AtomicFileWriterTests {
+    @Test func committedFileIsPrivateAndComplete() throws {
+        let folder = try TemporaryDirectory()
+        let target = folder.path("key")
+        let writer = try AtomicFileWriter(destination: target)
+        try writer.write(Array("secret".utf8))
+        #expect(!FileManager.default.fileExists(atPath: target), "nothing appears before commit")
+        try writer.commit()
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "secret")
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(try folder.contents() == ["key"])
+    }
+
+    @Test func abandonedWriteLeavesDestinationUntouched() throws {
+        let folder = try TemporaryDirectory()
+        let target = try folder.write("original", to: "file")
+        do {
+            let writer = try AtomicFileWriter(destination: target, overwrite: true)
+            try writer.write(Array("half-written".utf8))
+            writer.abandon()
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "original")
+        #expect(try folder.contents() == ["file"], "no temporary file is left behind")
+    }
+
+    @Test func releasedWriterCleansUp() throws {
+        let folder = try TemporaryDirectory()
+        do {
+            let writer = try AtomicFileWriter(destination: folder.path("out"))
+            try writer.write(Array("partial".utf8))
+        }
+        #expect(try folder.contents() == [])
+    }
+
+    @Test func existingFileIsRefusedUnlessOverwriting() throws {
+        let folder = try TemporaryDirectory()
+        let target = try folder.write("keep", to: "file")
+        #expect(throws: CofferCoreError.self) { try AtomicFileWriter(destination: target) }
+        let writer = try AtomicFileWriter(destination: target, overwrite: true)
+        try writer.write(Array("new".utf8))
+        try writer.commit()
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "new")
+    }
+
+    @Test func directoryDestinationIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        let error = try #require(throws: CofferCoreError.self) { try AtomicFileWriter(destination: folder.path, overwrite: true) }
+        #expect(error.code == .isDirectory)
+    }
+}
