@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Chunked file reading")
 struct FileReaderTests {
-    @Test(arguments: [0, 1, 4095, 4096, 4097, 3 * 4096, 10_000])
+    // Sizes above four chunks take the read-ahead path (a second thread fills one buffer while the
+    // caller consumes the other); the guarantees are the same on both paths.
+    @Test(arguments: [0, 1, 4095, 4096, 4097, 3 * 4096, 10_000, 4 * 4096 + 1, 8 * 4096, 25 * 4096 + 123])
     func deliversFullChunksThenTheRest(size: Int) throws {
         let folder = try TemporaryDirectory()
         let bytes = Fixtures.randomBytes(count: size)
@@ -23,6 +25,45 @@ struct FileReaderTests {
         #expect(chunkSizes.dropLast().allSatisfy { $0 == 4096 })
         #expect(chunkSizes.allSatisfy { $0 > 0 })
         #expect(chunkSizes.count == (size + 4095) / 4096)
+    }
+
+    struct Stop: Error {}
+
+    @Test(arguments: [2 * 4096, 40 * 4096])
+    func throwingBodyStopsReadingAndPropagates(size: Int) throws {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write(Fixtures.randomBytes(count: size), to: "input")
+        let reader = try FileReader(path: path)
+        var calls = 0
+        #expect(throws: Stop.self) {
+            try reader.forEachChunk(chunkSize: 4096) { _ in
+                calls += 1
+                if calls == 2 { throw Stop() }
+            }
+        }
+        #expect(calls == 2)
+    }
+
+    @Test func standardInputStyleReadersWorkOnPipes() throws {
+        // A pipe has no size, so it is read inline; content still arrives whole and in order.
+        var descriptors: [Int32] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        let payload = Fixtures.randomBytes(count: 3000)
+        _ = payload.withUnsafeBytes { write(descriptors[1], $0.baseAddress, $0.count) }
+        close(descriptors[1])
+        let saved = dup(STDIN_FILENO)
+        dup2(descriptors[0], STDIN_FILENO)
+        defer {
+            dup2(saved, STDIN_FILENO)
+            close(saved)
+            close(descriptors[0])
+        }
+        let reader = FileReader.standardInput()
+        #expect(reader.size == nil)
+        #expect(reader.displayName == "-")
+        var received: [UInt8] = []
+        try reader.forEachChunk(chunkSize: 1024) { received.append(contentsOf: $0) }
+        #expect(received == payload)
     }
 
     @Test func missingFileIsTypedAndNamed() throws {
