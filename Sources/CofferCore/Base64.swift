@@ -20,28 +20,54 @@ public enum Base64 {
     /// Encodes bytes in the chosen alphabet (standard by default).
     public static func encode<Bytes: Collection>(_ bytes: Bytes, alphabet: Alphabet = .standard) -> String
     where Bytes.Element == UInt8 {
-        let table = alphabet == .standard ? standardTable : urlTable
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-            out.append(table[Int(group >> 18 & 0x3F)])
-            out.append(table[Int(group >> 12 & 0x3F)])
-            if second != nil {
-                out.append(table[Int(group >> 6 & 0x3F)])
-            } else if alphabet == .standard {
-                out.append(UInt8(ascii: "="))
-            }
-            if third != nil {
-                out.append(table[Int(group & 0x3F)])
-            } else if alphabet == .standard {
-                out.append(UInt8(ascii: "="))
+        // Generic code from another module runs unspecialised; one pass over a plain buffer keeps
+        // encoding allocation-free whatever collection the caller holds.
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(buffer: UnsafeRawBufferPointer($0), alphabet: alphabet) }) {
+            return encoded
+        }
+        return Array(bytes).withUnsafeBytes { encode(buffer: $0, alphabet: alphabet) }
+    }
+
+    private static func encode(buffer: UnsafeRawBufferPointer, alphabet: Alphabet) -> String {
+        let padded = alphabet == .standard
+        let fullGroups = buffer.count / 3
+        let remainder = buffer.count % 3
+        let length = fullGroups * 4 + (remainder == 0 ? 0 : (padded ? 4 : remainder + 1))
+        let table = padded ? standardTable : urlTable
+        return String(unsafeUninitializedCapacity: length) { output in
+            table.withUnsafeBufferPointer { table in
+                var written = 0
+                var index = 0
+                while index + 3 <= buffer.count {
+                    let group = UInt32(buffer[index]) << 16 | UInt32(buffer[index + 1]) << 8 | UInt32(buffer[index + 2])
+                    output[written] = table[Int(group >> 18 & 0x3F)]
+                    output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    output[written + 2] = table[Int(group >> 6 & 0x3F)]
+                    output[written + 3] = table[Int(group & 0x3F)]
+                    written += 4
+                    index += 3
+                }
+                if remainder > 0 {
+                    let second = remainder == 2 ? UInt32(buffer[index + 1]) : 0
+                    let group = UInt32(buffer[index]) << 16 | second << 8
+                    output[written] = table[Int(group >> 18 & 0x3F)]
+                    output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    written += 2
+                    if remainder == 2 {
+                        output[written] = table[Int(group >> 6 & 0x3F)]
+                        written += 1
+                    } else if padded {
+                        output[written] = UInt8(ascii: "=")
+                        written += 1
+                    }
+                    if padded {
+                        output[written] = UInt8(ascii: "=")
+                        written += 1
+                    }
+                }
+                return written
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Encodes bytes as unpadded base64url (RFC 4648 §5).

@@ -7,15 +7,29 @@ public enum ConstantTime {
     ///
     /// The time taken depends only on the lengths, which are public for every use in Coffer (tag lengths
     /// are fixed by the algorithm). Sequences of different lengths are unequal.
-    @inline(never)
     public static func equals<A: Collection, B: Collection>(_ lhs: A, _ rhs: B) -> Bool
     where A.Element == UInt8, B.Element == UInt8 {
+        // Generic code from another module runs unspecialised (slowly, and allocating); compare plain
+        // buffers instead, copying a non-contiguous input first.
+        let result = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in
+                equals(buffer: UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+            }
+        }
+        if let result = result ?? nil { return result }
+        return Array(lhs).withUnsafeBytes { left in
+            Array(rhs).withUnsafeBytes { right in equals(buffer: left, right) }
+        }
+    }
+
+    @inline(never)
+    private static func equals(buffer lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
         var difference: UInt8 = lhs.count == rhs.count ? 0 : 1
         let length = max(lhs.count, rhs.count)
-        var left = lhs.makeIterator()
-        var right = rhs.makeIterator()
-        for _ in 0..<length {
-            difference |= (left.next() ?? 0) ^ (right.next() ?? 0)
+        for index in 0..<length {
+            let left = index < lhs.count ? lhs[index] : 0
+            let right = index < rhs.count ? rhs[index] : 0
+            difference |= left ^ right
         }
         return opaque(difference) == 0
     }

@@ -7,13 +7,24 @@ public enum Hex {
 
     /// Encodes bytes as lower-case hex, two digits per byte.
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        // Generic code from another module runs unspecialised; one pass over a plain buffer keeps
+        // encoding allocation-free whatever collection the caller holds.
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(buffer: UnsafeRawBufferPointer($0)) }) {
+            return encoded
         }
-        return String(decoding: out, as: UTF8.self)
+        return Array(bytes).withUnsafeBytes { encode(buffer: $0) }
+    }
+
+    private static func encode(buffer: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: buffer.count * 2) { output in
+            digits.withUnsafeBufferPointer { digits in
+                for (index, byte) in buffer.enumerated() {
+                    output[2 * index] = digits[Int(byte >> 4)]
+                    output[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
+            }
+            return buffer.count * 2
+        }
     }
 
     /// Decodes hex text.

@@ -165,3 +165,33 @@ struct HashCommandTests {
         }
     }
 }
+
+@Suite("coffer hash progress")
+struct HashProgressTests {
+    /// Just over the 64 MiB threshold.
+    static func largeFile() throws -> (TemporaryDirectory, String) {
+        let folder = try TemporaryDirectory()
+        let path = try folder.write(Fixtures.randomBytes(count: (64 << 20) + 1), to: "large.bin")
+        return (folder, path)
+    }
+
+    @Test func silentWhenStandardErrorIsNotATerminal() throws {
+        let (folder, _) = try Self.largeFile()
+        let result = try coffer("hash", "large.bin", in: folder)
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        #expect(result.lines.count == 1)
+    }
+
+    /// `script` runs the command on a pseudo-terminal, the way a person at a shell would.
+    @Test(.enabled(if: CommandRunner.isAvailable("script")))
+    func drawsABarOnATerminal() throws {
+        let (folder, _) = try Self.largeFile()
+        let command = "'\(try CommandRunner.cofferExecutable())' hash large.bin"
+        let result = try tool("script", ["-qec", command, "/dev/null"], in: folder)
+        #expect(result.status == 0)
+        #expect(result.output.contains("100% 64.0 MiB/64.0 MiB"), "the bar reaches 100%")
+        #expect(result.output.contains("\r\u{1B}[2K"), "the bar is erased before the result is printed")
+        #expect(result.output.contains("  large.bin"))
+    }
+}

@@ -50,8 +50,10 @@ final class ProgressBar {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(done) / seconds : 0
         let percent = Int(fraction * 100)
+        let remaining = rate > 0 ? Double(total - done) / rate : 0
+        let eta = rate > 0 && done < total ? " ETA \(Int(remaining.rounded(.up)))s" : ""
         Terminal.writeError(
-            "\r\u{1B}[2K[\(bar)] \(percent)% \(formatBytes(done))/\(formatBytes(total)) \(formatBytes(Int64(rate)))/s \(label)"
+            "\r\u{1B}[2K[\(bar)] \(percent)% \(formatBytes(done))/\(formatBytes(total)) \(formatBytes(Int64(rate)))/s\(eta) \(label)"
         )
     }
 }

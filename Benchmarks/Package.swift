@@ -1,0 +1,30 @@
+// swift-tools-version:6.1
+//
+// In-process benchmarks of the Coffer library (ordo-one/benchmark). A separate package so that the
+// benchmark framework and its dependencies never enter users' builds or the main test run.
+//
+//   cd Benchmarks && swift package benchmark                 # run all
+//   swift package benchmark --filter "SHA-256.*"             # some
+import PackageDescription
+
+let package = Package(
+    name: "coffer-benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "coffer", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "CofferBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CofferCore", package: "coffer"),
+                .product(name: "CofferCrypto", package: "coffer"),
+            ],
+            path: "Benchmarks/CofferBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
