@@ -62,17 +62,7 @@ public final class AtomicFileWriter {
     /// Appends bytes to the temporary file.
     /// - Throws: ``CofferCoreError`` `.ioFailure` (the disk is full, say); the writer should then be abandoned.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(CofferCoreError) {
-        guard var base = bytes.baseAddress else { return }
-        var remaining = bytes.count
-        while remaining > 0 {
-            let written = systemWrite(descriptor, base, remaining)
-            if written > 0 {
-                remaining -= written
-                base += written
-            } else if written < 0 && errno != EINTR {
-                throw fileError(errno, action: "write", path: destination)
-            }
-        }
+        try writeAll(bytes, to: descriptor, name: destination)
     }
 
     /// Appends a byte sequence.
@@ -120,9 +110,4 @@ public final class AtomicFileWriter {
     }
 
     deinit { abandon() }
-}
-
-/// `write(2)`, named apart from `AtomicFileWriter.write`.
-private func systemWrite(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, base, count)
 }

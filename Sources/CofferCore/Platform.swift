@@ -36,3 +36,20 @@ extension String {
 func openForReading(_ path: String) -> Int32 {
     path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
 }
+
+/// Writes all of `bytes` to a file descriptor, retrying short writes and interrupted calls.
+/// - Throws: ``CofferCoreError`` `.ioFailure` naming `name`, e.g. when the disk is full or the reader
+///   of a pipe has gone.
+public func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(CofferCoreError) {
+    guard var base = bytes.baseAddress else { return }
+    var remaining = bytes.count
+    while remaining > 0 {
+        let written = write(descriptor, base, remaining)
+        if written > 0 {
+            remaining -= written
+            base += written
+        } else if written < 0 && errno != EINTR {
+            throw fileError(errno, action: "write", path: name)
+        }
+    }
+}

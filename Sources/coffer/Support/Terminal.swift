@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CofferCore
 
 /// Standard streams, written the way a Unix tool should: data on standard output (buffered), messages on
 /// standard error (unbuffered), nothing binary to a terminal.
@@ -75,20 +76,9 @@ enum Terminal {
         processExit(status)
     }
 
+    /// Writes to a standard stream. A failure (EPIPE: the reader is gone) leaves nothing useful to do.
     private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
-        guard var base = bytes.baseAddress else { return }
-        var remaining = bytes.count
-        while remaining > 0 {
-            let written = write(descriptor, base, remaining)
-            if written > 0 {
-                remaining -= written
-                base += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return  // EPIPE and the like: the reader is gone; nothing useful remains to do.
-            }
-        }
+        try? CofferCore.writeAll(bytes, to: descriptor, name: descriptor == STDOUT_FILENO ? "standard output" : "standard error")
     }
 }
 
