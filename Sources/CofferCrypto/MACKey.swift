@@ -16,7 +16,9 @@ public struct MACKey: Sendable, CustomStringConvertible {
     /// is always a mistake (an unset variable, an empty file).
     /// - Throws: ``CofferCryptoError`` `.invalidKey` for an empty key.
     public init<Bytes: Sequence>(bytes: Bytes) throws(CofferCryptoError) where Bytes.Element == UInt8 {
-        let array = Array(bytes)
+        var array = Array(bytes)
+        // The copy is scratch; the key lives on in SymmetricKey's storage, which zeroes itself.
+        defer { _ = array.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         guard !array.isEmpty else {
             throw CofferCryptoError(.invalidKey, "expected a non-empty HMAC key, found 0 bytes")
         }

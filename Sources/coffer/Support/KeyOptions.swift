@@ -72,7 +72,8 @@ struct KeyOptions: ParsableArguments {
             if text.last == UInt8(ascii: "\r") { text = text.dropLast() }
             let string = String(decoding: text, as: UTF8.self)
             do {
-                let decoded = keyEncoding == .hex ? try Hex.decode(string) : try Base64.decode(string)
+                var decoded = keyEncoding == .hex ? try Hex.decode(string) : try Base64.decode(string)
+                defer { _ = decoded.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
                 return try key(decoded, source: source)
             } catch let error as CofferCoreError {
                 throw CommandFailure("the \(source) is not valid \(keyEncoding.rawValue): \(error.reason)")
