@@ -43,3 +43,31 @@ public struct WycheproofMACFile: Decodable, Sendable {
         public let flags: [String]
     }
 }
+
+/// The parts of a Wycheproof signature-verification file (ECDSA DER and P1363, EdDSA, RSA PKCS#1 v1.5
+/// and PSS; schemas `*_verify_schema_v1.json`) that Coffer's tests read.
+public struct WycheproofSignatureFile: Decodable, Sendable {
+    public let algorithm: String
+    public let numberOfTests: Int
+    public let testGroups: [Group]
+
+    public struct Group: Decodable, Sendable {
+        public let type: String
+        /// The SubjectPublicKeyInfo DER, hex.
+        public let publicKeyDer: String
+        /// "SHA-256", "SHA-384", "SHA-512"; absent for EdDSA.
+        public let sha: String?
+        public let sLen: Int?
+        public let mgfSha: String?
+        public let tests: [Test]
+    }
+
+    public struct Test: Decodable, Sendable {
+        public let tcId: Int
+        public let comment: String
+        public let msg: String
+        public let sig: String
+        public let result: String
+        public let flags: [String]
+    }
+}

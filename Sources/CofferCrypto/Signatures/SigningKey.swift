@@ -1,0 +1,160 @@
+import CofferCore
+public import Crypto
+public import _CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A private key that signs, whichever algorithm is inside: RSA, ECDSA (P-256/384/521), Ed25519 or
+/// ML-DSA (65/87). Callers hold a `SigningKey` and need not care which.
+///
+/// ```swift
+/// let key = try SigningKey.generate(.ed25519)
+/// let signature = try key.signature(forFileAtPath: "release.tar.gz")
+/// let ok = key.verifyingKey.isValidSignature(signature, forFileAtPath: "release.tar.gz")
+/// ```
+///
+/// The private key never appears in `description`. Exporting it in the clear is a separate, plainly
+/// named operation in `CofferFormats`.
+public struct SigningKey: Sendable, CustomStringConvertible {
+    /// The swift-crypto key inside.
+    public enum Underlying: Sendable {
+        case rsa(_RSA.Signing.PrivateKey)
+        case p256(P256.Signing.PrivateKey)
+        case p384(P384.Signing.PrivateKey)
+        case p521(P521.Signing.PrivateKey)
+        case ed25519(Curve25519.Signing.PrivateKey)
+        case mldsa65(MLDSA65.PrivateKey)
+        case mldsa87(MLDSA87.PrivateKey)
+    }
+
+    /// The smallest RSA modulus Coffer will sign with.
+    public static let minimumRSABits = 2048
+
+    /// The swift-crypto key.
+    public let underlying: Underlying
+
+    /// Wraps a swift-crypto key.
+    /// - Throws: ``CofferCryptoError`` `.invalidKey` for an RSA key below 2048 bits.
+    public init(_ underlying: Underlying) throws(CofferCryptoError) {
+        if case .rsa(let key) = underlying, key.keySizeInBits < Self.minimumRSABits {
+            throw CofferCryptoError(
+                .invalidKey,
+                "expected an RSA key of at least \(Self.minimumRSABits) bits for signing, found \(key.keySizeInBits) bits"
+            )
+        }
+        self.underlying = underlying
+    }
+
+    /// Generates a new key from the system's secure random generator.
+    public static func generate(_ type: KeyType) throws -> SigningKey {
+        switch type {
+        case .rsa2048: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048)))
+        case .rsa3072: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits3072)))
+        case .rsa4096: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits4096)))
+        case .p256: try SigningKey(.p256(P256.Signing.PrivateKey()))
+        case .p384: try SigningKey(.p384(P384.Signing.PrivateKey()))
+        case .p521: try SigningKey(.p521(P521.Signing.PrivateKey()))
+        case .ed25519: try SigningKey(.ed25519(Curve25519.Signing.PrivateKey()))
+        case .mldsa65: try SigningKey(.mldsa65(MLDSA65.PrivateKey()))
+        case .mldsa87: try SigningKey(.mldsa87(MLDSA87.PrivateKey()))
+        }
+    }
+
+    /// The kind of key.
+    public var algorithm: KeyAlgorithm { verifyingKey.algorithm }
+
+    /// The matching public key.
+    public var verifyingKey: VerifyingKey {
+        switch underlying {
+        case .rsa(let key): VerifyingKey(trusted: .rsa(key.publicKey))
+        case .p256(let key): VerifyingKey(trusted: .p256(key.publicKey))
+        case .p384(let key): VerifyingKey(trusted: .p384(key.publicKey))
+        case .p521(let key): VerifyingKey(trusted: .p521(key.publicKey))
+        case .ed25519(let key): VerifyingKey(trusted: .ed25519(key.publicKey))
+        case .mldsa65(let key): VerifyingKey(trusted: .mldsa65(key.publicKey))
+        case .mldsa87(let key): VerifyingKey(trusted: .mldsa87(key.publicKey))
+        }
+    }
+
+    /// Names the key by its public half, never revealing the private one.
+    public var description: String { "SigningKey(\(algorithm), id \(verifyingKey.fingerprint.keyID))" }
+
+    // MARK: - Signing
+
+    /// Signs a message held in memory.
+    ///
+    /// RSA and ECDSA hash the message (``SignatureOptions/hash``, by default SHA-512 for RSA and the
+    /// curve's own for ECDSA) and sign the digest; Ed25519 and ML-DSA sign the message itself, exactly
+    /// as `openssl pkeyutl -sign -rawin` does for Ed25519.
+    public func signature<Message: Sequence>(
+        for message: Message,
+        options: SignatureOptions = SignatureOptions()
+    ) throws -> [UInt8] where Message.Element == UInt8 {
+        switch underlying {
+        case .ed25519(let key):
+            return try Array(key.signature(for: Array(message)))
+        case .mldsa65(let key):
+            return try Array(key.signature(for: Array(message)))
+        case .mldsa87(let key):
+            return try Array(key.signature(for: Array(message)))
+        case .rsa, .p256, .p384, .p521:
+            return try signature(for: MessageDigest(of: message, algorithm: options.hash ?? algorithm.defaultHash), options: options)
+        }
+    }
+
+    /// Signs a digest Coffer computed. RSA and ECDSA sign it as a digest (interoperable with
+    /// `openssl dgst -sha512 -sign`); Ed25519 and ML-DSA sign the digest's bytes as their message.
+    public func signature(for digest: MessageDigest, options: SignatureOptions = SignatureOptions()) throws -> [UInt8] {
+        switch underlying {
+        case .rsa(let key):
+            let padding: _RSA.Signing.Padding = options.rsaPadding == .pss ? .PSS : .insecurePKCS1v1_5
+            let signature: _RSA.Signing.RSASignature
+            switch digest.typed {
+            case .sha256(let value): signature = try key.signature(for: value, padding: padding)
+            case .sha384(let value): signature = try key.signature(for: value, padding: padding)
+            case .sha512(let value): signature = try key.signature(for: value, padding: padding)
+            }
+            return Array(signature.rawRepresentation)
+        case .p256(let key):
+            let signature = try digest.withTyped { try key.signature(for: $0) }
+            return Array(options.ecdsaEncoding == .der ? signature.derRepresentation : signature.rawRepresentation)
+        case .p384(let key):
+            let signature = try digest.withTyped { try key.signature(for: $0) }
+            return Array(options.ecdsaEncoding == .der ? signature.derRepresentation : signature.rawRepresentation)
+        case .p521(let key):
+            let signature = try digest.withTyped { try key.signature(for: $0) }
+            return Array(options.ecdsaEncoding == .der ? signature.derRepresentation : signature.rawRepresentation)
+        case .ed25519(let key):
+            return try Array(key.signature(for: digest.bytes))
+        case .mldsa65(let key):
+            return try Array(key.signature(for: digest.bytes))
+        case .mldsa87(let key):
+            return try Array(key.signature(for: digest.bytes))
+        }
+    }
+
+    /// Signs a file (or `-` for standard input) in constant memory: it is hashed in a stream with
+    /// ``SignatureOptions/hash`` (SHA-512 by default) and the digest is signed.
+    public func signature(
+        forFileAtPath path: String,
+        options: SignatureOptions = SignatureOptions(hash: .sha512),
+        progress: ((Int64) -> Void)? = nil
+    ) throws -> [UInt8] {
+        let digest = try MessageDigest(ofFileAtPath: path, algorithm: options.hash ?? .sha512, progress: progress)
+        return try signature(for: digest, options: options)
+    }
+}
+
+extension MessageDigest {
+    /// Calls `body` with the swift-crypto digest value, for APIs generic over `Digest`.
+    func withTyped<Result>(_ body: (any Digest) throws -> Result) rethrows -> Result {
+        switch typed {
+        case .sha256(let value): try body(value)
+        case .sha384(let value): try body(value)
+        case .sha512(let value): try body(value)
+        }
+    }
+}
