@@ -46,7 +46,16 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        .target(name: "CofferFormats", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
+        .target(
+            name: "CofferFormats",
+            dependencies: [
+                "CofferCore", "CofferCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
         .executableTarget(
             name: "coffer",

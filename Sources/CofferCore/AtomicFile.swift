@@ -75,6 +75,12 @@ public final class AtomicFileWriter {
         if let failure { throw failure }
     }
 
+    /// Widens or narrows the final file's mode (it starts as 0600); for files that hold no secret, such
+    /// as public keys (0644).
+    public func setPermissions(_ mode: UInt16) throws(CofferCoreError) {
+        guard fchmod(descriptor, mode_t(mode)) == 0 else { throw fileError(errno, action: "set permissions on", path: destination) }
+    }
+
     /// Flushes the data to stable storage and renames the temporary file onto the destination.
     /// - Throws: ``CofferCoreError``; on failure the temporary file is removed.
     public func commit() throws(CofferCoreError) {

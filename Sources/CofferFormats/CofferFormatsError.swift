@@ -13,6 +13,20 @@ public struct CofferFormatsError: Error, Hashable, Sendable, CustomStringConvert
         public static let algorithmMismatch = Code(rawValue: "algorithm-mismatch")
         /// An email address is empty or has no `@`.
         public static let invalidEmail = Code(rawValue: "invalid-email")
+        /// Key bytes or text are not in any format Coffer reads, or are damaged.
+        public static let malformedKey = Code(rawValue: "malformed-key")
+        /// The key is well-formed but not what the operation needs (a public key where a private one is needed).
+        public static let wrongKeyKind = Code(rawValue: "wrong-key-kind")
+        /// An encrypted key needs a password and none was given.
+        public static let passwordRequired = Code(rawValue: "password-required")
+        /// The password does not decrypt the key (or the encrypted key is damaged; the two cannot be told apart).
+        public static let wrongPassword = Code(rawValue: "wrong-password")
+        /// A key-derivation cost is above the limit the reader enforces.
+        public static let costTooHigh = Code(rawValue: "cost-too-high")
+        /// The key uses an algorithm or option Coffer does not support.
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// A signature file is malformed, truncated, or of an unknown version or algorithm.
+        public static let malformedSignature = Code(rawValue: "malformed-signature")
         /// A parameter is outside its documented range.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
     }

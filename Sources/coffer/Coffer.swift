@@ -19,7 +19,7 @@ struct Coffer: ParsableCommand {
             environment variable.
             """,
         version: CofferVersion.current,
-        subcommands: [Hash.self, HMACCommand.self, Random.self, GravatarCommand.self, Speed.self]
+        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Random.self, GravatarCommand.self, Speed.self]
     )
 
     /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.

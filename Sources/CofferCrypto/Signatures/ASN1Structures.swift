@@ -1,31 +1,31 @@
-import SwiftASN1
+package import SwiftASN1
 
 /// Object identifiers Coffer reads and writes in key structures.
-enum KeyOID {
-    static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
-    static let ecPublicKey: ASN1ObjectIdentifier = [1, 2, 840, 10045, 2, 1]
-    static let secp256r1: ASN1ObjectIdentifier = [1, 2, 840, 10045, 3, 1, 7]
-    static let secp384r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 34]
-    static let secp521r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 35]
-    static let ed25519: ASN1ObjectIdentifier = [1, 3, 101, 112]
-    static let mldsa44: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 3, 17]
-    static let mldsa65: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 3, 18]
-    static let mldsa87: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 3, 19]
+package enum KeyOID {
+    package static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
+    package static let ecPublicKey: ASN1ObjectIdentifier = [1, 2, 840, 10045, 2, 1]
+    package static let secp256r1: ASN1ObjectIdentifier = [1, 2, 840, 10045, 3, 1, 7]
+    package static let secp384r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 34]
+    package static let secp521r1: ASN1ObjectIdentifier = [1, 3, 132, 0, 35]
+    package static let ed25519: ASN1ObjectIdentifier = [1, 3, 101, 112]
+    package static let mldsa44: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 3, 17]
+    package static let mldsa65: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 3, 18]
+    package static let mldsa87: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 3, 19]
 }
 
 /// `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }` (RFC 5280).
-struct AlgorithmIdentifier: DERImplicitlyTaggable, Hashable {
-    static var defaultIdentifier: ASN1Identifier { .sequence }
+package struct AlgorithmIdentifier: DERImplicitlyTaggable, Hashable {
+    package static var defaultIdentifier: ASN1Identifier { .sequence }
 
-    var algorithm: ASN1ObjectIdentifier
-    var parameters: ASN1Any?
+    package var algorithm: ASN1ObjectIdentifier
+    package var parameters: ASN1Any?
 
-    init(algorithm: ASN1ObjectIdentifier, parameters: ASN1Any? = nil) {
+    package init(algorithm: ASN1ObjectIdentifier, parameters: ASN1Any? = nil) {
         self.algorithm = algorithm
         self.parameters = parameters
     }
 
-    init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+    package init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try DER.sequence(rootNode, identifier: identifier) { nodes in
             let algorithm = try ASN1ObjectIdentifier(derEncoded: &nodes)
             let parameters = nodes.next().map { ASN1Any(derEncoded: $0) }
@@ -33,7 +33,7 @@ struct AlgorithmIdentifier: DERImplicitlyTaggable, Hashable {
         }
     }
 
-    func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
+    package func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(algorithm)
             if let parameters { try coder.serialize(parameters) }
@@ -42,18 +42,18 @@ struct AlgorithmIdentifier: DERImplicitlyTaggable, Hashable {
 }
 
 /// `SubjectPublicKeyInfo ::= SEQUENCE { algorithm AlgorithmIdentifier, subjectPublicKey BIT STRING }`.
-struct SubjectPublicKeyInfo: DERImplicitlyTaggable {
-    static var defaultIdentifier: ASN1Identifier { .sequence }
+package struct SubjectPublicKeyInfo: DERImplicitlyTaggable {
+    package static var defaultIdentifier: ASN1Identifier { .sequence }
 
-    var algorithm: AlgorithmIdentifier
-    var key: ASN1BitString
+    package var algorithm: AlgorithmIdentifier
+    package var key: ASN1BitString
 
-    init(algorithm: AlgorithmIdentifier, key: [UInt8]) {
+    package init(algorithm: AlgorithmIdentifier, key: [UInt8]) {
         self.algorithm = algorithm
         self.key = ASN1BitString(bytes: key[...])
     }
 
-    init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+    package init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try DER.sequence(rootNode, identifier: identifier) { nodes in
             let algorithm = try AlgorithmIdentifier(derEncoded: &nodes)
             let key = try ASN1BitString(derEncoded: &nodes)
@@ -66,7 +66,7 @@ struct SubjectPublicKeyInfo: DERImplicitlyTaggable {
         self.key = bitString
     }
 
-    func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
+    package func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(algorithm)
             try coder.serialize(key)
@@ -77,20 +77,20 @@ struct SubjectPublicKeyInfo: DERImplicitlyTaggable {
 /// `OneAsymmetricKey` (RFC 5958, PKCS#8 v1/v2), keeping the fields Coffer uses:
 /// `SEQUENCE { version INTEGER, privateKeyAlgorithm AlgorithmIdentifier, privateKey OCTET STRING,
 /// attributes [0] IMPLICIT … OPTIONAL, publicKey [1] IMPLICIT BIT STRING OPTIONAL }`.
-struct OneAsymmetricKey: DERImplicitlyTaggable {
-    static var defaultIdentifier: ASN1Identifier { .sequence }
+package struct OneAsymmetricKey: DERImplicitlyTaggable {
+    package static var defaultIdentifier: ASN1Identifier { .sequence }
 
-    var version: Int
-    var algorithm: AlgorithmIdentifier
-    var privateKey: ASN1OctetString
+    package var version: Int
+    package var algorithm: AlgorithmIdentifier
+    package var privateKey: ASN1OctetString
 
-    init(algorithm: AlgorithmIdentifier, privateKey: [UInt8]) {
+    package init(algorithm: AlgorithmIdentifier, privateKey: [UInt8]) {
         self.version = 0
         self.algorithm = algorithm
         self.privateKey = ASN1OctetString(contentBytes: privateKey[...])
     }
 
-    init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
+    package init(derEncoded rootNode: ASN1Node, withIdentifier identifier: ASN1Identifier) throws {
         self = try DER.sequence(rootNode, identifier: identifier) { nodes in
             let version = try Int(derEncoded: &nodes)
             guard version == 0 || version == 1 else {
@@ -107,7 +107,7 @@ struct OneAsymmetricKey: DERImplicitlyTaggable {
         }
     }
 
-    func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
+    package func serialize(into coder: inout DER.Serializer, withIdentifier identifier: ASN1Identifier) throws {
         try coder.appendConstructedNode(identifier: identifier) { coder in
             try coder.serialize(version)
             try coder.serialize(algorithm)

@@ -1,6 +1,6 @@
 /// A failure a command reports to the user: printed as `coffer: error: MESSAGE` (and `hint: …`), then the
 /// process exits with `exitCode`.
-struct CommandFailure: Error {
+struct CommandFailure: Error, CustomStringConvertible {
     let message: String
     let hint: String?
     let exitCode: Int32
@@ -10,6 +10,8 @@ struct CommandFailure: Error {
         self.hint = hint
         self.exitCode = exitCode
     }
+
+    var description: String { message }
 }
 
 extension String {

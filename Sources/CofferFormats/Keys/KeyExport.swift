@@ -1,0 +1,85 @@
+import CofferCore
+public import CofferCrypto
+import Crypto
+import _CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension VerifyingKey {
+    /// The public key in `format`: `.spki` (the default), `.pkcs1Public` (RSA), `.jwk`, `.appleExternal`
+    /// (EC and RSA) or `.openSSH`.
+    /// - Parameters:
+    ///   - encoding: PEM or DER for the ASN.1 formats; ignored for the others.
+    ///   - comment: the comment of an OpenSSH line (default: the key id).
+    /// - Throws: ``CofferFormatsError`` when the format cannot hold this key (an OpenSSH ML-DSA key, say).
+    public func exported(as format: KeyFormat = .spki, encoding: KeyEncoding = .pem, comment: String? = nil) throws(CofferFormatsError) -> [UInt8] {
+        switch format {
+        case .spki:
+            return encoding == .pem ? Array(pemRepresentation.utf8) : derRepresentation
+        case .pkcs1Public:
+            guard case .rsa(let rsa) = underlying else {
+                throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(algorithm) key")
+            }
+            let der = Array(rsa.pkcs1DERRepresentation)
+            return encoding == .pem ? Array(PEMArmor.encode(der, label: "RSA PUBLIC KEY").utf8) : der
+        case .jwk:
+            return try JWKCodec.write(public: self)
+        case .appleExternal:
+            return try AppleCodec.publicBytes(self)
+        case .openSSH:
+            return Array((try OpenSSHCodec.write(self, comment: comment ?? "coffer-\(fingerprint.keyID)") + "\n").utf8)
+        case .pkcs8, .encryptedPKCS8, .pkcs1Private, .sec1:
+            throw CofferFormatsError(.wrongKeyKind, "\(format) is a private-key format; export the public key as SPKI, PKCS#1, JWK, Apple or OpenSSH")
+        }
+    }
+}
+
+extension SigningKey {
+    /// The private key in the clear, in `format`: `.pkcs8` (the default), `.pkcs1Private` (RSA), `.sec1` (EC),
+    /// `.jwk` or `.appleExternal` (EC and RSA).
+    ///
+    /// - Warning: the result is the private key itself. Prefer ``exportEncrypted(password:protection:encoding:)``;
+    ///   otherwise write it only to a file created with mode 0600, and never log it.
+    public func exportUnencrypted(as format: KeyFormat = .pkcs8, encoding: KeyEncoding = .pem) throws(CofferFormatsError) -> [UInt8] {
+        let der: [UInt8]
+        let label: String
+        switch format {
+        case .pkcs8:
+            (der, label) = (exportUnencryptedPKCS8DER(), "PRIVATE KEY")
+        case .pkcs1Private:
+            guard case .rsa(let rsa) = underlying else {
+                throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(algorithm) key")
+            }
+            (der, label) = (Array(rsa.derRepresentation), "RSA PRIVATE KEY")
+        case .sec1:
+            (der, label) = (try SEC1Codec.write(self), "EC PRIVATE KEY")
+        case .jwk:
+            return try JWKCodec.write(private: self)
+        case .appleExternal:
+            return try AppleCodec.privateBytes(self)
+        case .encryptedPKCS8:
+            throw CofferFormatsError(.invalidArgument, "use exportEncrypted(password:) for encrypted PKCS#8")
+        case .spki, .pkcs1Public, .openSSH:
+            throw CofferFormatsError(.wrongKeyKind, "\(format) is a public-key format; export verifyingKey instead")
+        }
+        return encoding == .pem ? Array(PEMArmor.encode(der, label: label).utf8) : der
+    }
+
+    /// The private key as password-encrypted PKCS#8 (PBES2 with AES-256-CBC), readable by
+    /// `openssl pkey -in FILE -passin …` and by ``SigningKey/init(importing:password:appleKeyClass:)``.
+    /// - Parameter protection: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default; scrypt on request.
+    public func exportEncrypted(
+        password: [UInt8],
+        protection: PasswordProtection = .default,
+        encoding: KeyEncoding = .pem
+    ) throws -> [UInt8] {
+        guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
+        var pkcs8 = exportUnencryptedPKCS8DER()
+        defer { _ = pkcs8.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, protection: protection)
+        return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
+    }
+}

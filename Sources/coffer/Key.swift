@@ -1,0 +1,290 @@
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+import CofferFormats
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+struct KeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key",
+        abstract: "Generate, inspect and convert signing keys.",
+        discussion: """
+            Coffer reads keys in every format people meet and says which one it found: PEM or DER \
+            SubjectPublicKeyInfo, PKCS#8 (plain or password-encrypted), PKCS#1 (RSA), SEC1 (EC), JWK, \
+            Apple's SecKeyCopyExternalRepresentation bytes, and OpenSSH public-key lines.
+
+            Every key is named by its key id (the first 16 hex digits of its fingerprint, the SHA-256 \
+            of its SubjectPublicKeyInfo DER, the same value 'openssl pkey -pubout -outform DER | \
+            openssl dgst -sha256' prints).
+            """,
+        subcommands: [KeyGenerate.self, KeyShow.self, KeyConvert.self]
+    )
+}
+
+func parseKeyType(_ name: String) throws -> KeyType {
+    guard let type = KeyType(rawValue: name.lowercased()) else {
+        throw ValidationError("unknown key type '\(name)'; expected one of: \(KeyType.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return type
+}
+
+func parseAppleKeyClass(_ name: String) throws -> AppleKeyClass {
+    guard let keyClass = AppleKeyClass(rawValue: name.lowercased()) else {
+        throw ValidationError("expected 'public' or 'private', found '\(name)'")
+    }
+    return keyClass
+}
+
+struct KeyGenerate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate a key pair.",
+        discussion: """
+            Types: ed25519 (default), p256, p384, p521, rsa2048, rsa3072, rsa4096, mldsa65, mldsa87 \
+            (post-quantum). The private key is written as PKCS#8 PEM with mode 0600; with --encrypt it \
+            is protected by a password (PBKDF2-HMAC-SHA-256, 600,000 iterations, AES-256-CBC — the form \
+            'openssl pkey' reads).
+
+            Examples:
+              coffer key generate -o release.key --public release.pub
+              coffer key generate -t p256 -o api.key --encrypt --password-file pass.txt
+            """
+    )
+
+    @Option(
+        name: [.customShort("t"), .customLong("type")],
+        help: ArgumentHelp("The key type (default: ed25519).", valueName: "type"),
+        transform: parseKeyType
+    )
+    var type: KeyType = .ed25519
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the private key (mode 0600).", valueName: "file"))
+    var output: String
+
+    @Option(name: .customLong("public"), help: ArgumentHelp("Also write the public key (SPKI PEM) here.", valueName: "file"))
+    var publicOutput: String?
+
+    @Flag(help: "Encrypt the private key with a password.")
+    var encrypt = false
+
+    @Flag(help: "With --encrypt, use scrypt (N=2^14, r=8, p=1) instead of PBKDF2.")
+    var scrypt = false
+
+    @OptionGroup(title: "Password (with --encrypt)")
+    var passwords: PasswordOptions
+
+    @Flag(help: "Replace existing files.")
+    var force = false
+
+    func validate() throws {
+        if scrypt && !encrypt { throw ValidationError("--scrypt only applies with --encrypt") }
+        if output == "-" { throw ValidationError("the private key goes to a file; '-' is not accepted for -o") }
+    }
+
+    func run() throws {
+        for path in [output] + (publicOutput.map { [$0] } ?? []) where !force && KeyFiles.exists(path) {
+            throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
+        }
+        let password = encrypt ? try passwords.read(prompt: "New password for \(output): ", confirm: true) : nil
+        let key = try SigningKey.generate(type)
+        let privateBytes: [UInt8]
+        if let password {
+            privateBytes = try key.exportEncrypted(password: password, protection: scrypt ? .scryptOpenSSLCompatible : .default)
+        } else {
+            privateBytes = try key.exportUnencrypted(as: .pkcs8)
+        }
+        try KeyFiles.write(privateBytes, to: output, secret: true, overwrite: force)
+        if let publicOutput {
+            try KeyFiles.write(try key.verifyingKey.exported(as: .spki), to: publicOutput, secret: false, overwrite: force)
+        }
+        let fingerprint = key.verifyingKey.fingerprint
+        Terminal.writeLine("generated \(key.algorithm) key \(fingerprint.keyID)")
+        Terminal.writeLine("  private key:  \(output) (\(encrypt ? "encrypted " : "")PKCS#8 PEM, mode 0600)")
+        if let publicOutput { Terminal.writeLine("  public key:   \(publicOutput) (SubjectPublicKeyInfo PEM)") }
+        Terminal.writeLine("  fingerprint:  \(fingerprint.hex)")
+        Terminal.writeLine("  read aloud:   \(fingerprint.readAloud)")
+    }
+}
+
+
+struct KeyShow: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Describe a key: type, size, format found, fingerprint and key id.",
+        discussion: """
+            Reads any supported format, public or private. Encrypted keys ask for their password; \
+            Apple's 97-byte EC data needs --apple-key-class, since it is a P-384 public key or a P-256 \
+            private key.
+
+            Example:
+              coffer key show release.pub
+            """
+    )
+
+    @Argument(help: "The key file ('-' for standard input).")
+    var file: String
+
+    @OptionGroup(title: "Password (for encrypted keys)")
+    var passwords: PasswordOptions
+
+    @Option(help: ArgumentHelp("For Apple EC bytes: public or private.", valueName: "class"), transform: parseAppleKeyClass)
+    var appleKeyClass: AppleKeyClass?
+
+    @Flag(help: "Accept RSA keys of 1024 to 2047 bits (insecure; for old signatures only).")
+    var insecureAllowLegacyRSA = false
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() throws {
+        let imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA)
+        let publicKey = imported.verifyingKey
+        let fingerprint = publicKey.fingerprint
+        let kind = imported.signingKey == nil ? "public" : "private"
+        let size: Int = switch publicKey.algorithm {
+        case .rsa(let bits): bits
+        case .p256: 256
+        case .p384: 384
+        case .p521: 521
+        case .ed25519: 256
+        case .mldsa65: 1952 * 8
+        case .mldsa87: 2592 * 8
+        }
+        if json {
+            try JSONLines.write(KeyDescription(
+                type: publicKey.algorithm.description, kind: kind, bits: size, format: imported.formatDescription,
+                keyID: fingerprint.keyID, fingerprint: fingerprint.hex, readAloud: fingerprint.readAloud
+            ))
+            return
+        }
+        Terminal.writeLine("key:          \(publicKey.algorithm) \(kind) key")
+        Terminal.writeLine("format:       \(imported.formatDescription)")
+        Terminal.writeLine("key id:       \(fingerprint.keyID)")
+        Terminal.writeLine("fingerprint:  \(fingerprint.hex)")
+        Terminal.writeLine("              \(fingerprint.base64)")
+        Terminal.writeLine("read aloud:   \(fingerprint.readAloud)")
+    }
+}
+
+struct KeyDescription: Encodable {
+    let type: String
+    let kind: String
+    let bits: Int
+    let format: String
+    let keyID: String
+    let fingerprint: String
+    let readAloud: String
+}
+
+struct KeyConvert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert a key to another format.",
+        discussion: """
+            Targets: pem (PKCS#8 for private keys, SubjectPublicKeyInfo for public), der (the same in \
+            DER), pkcs1 (RSA), sec1 (EC private), jwk, apple (SecKeyCreateWithData bytes), ssh (an \
+            OpenSSH public-key line). --public converts the public half of a private key.
+
+            A private key is written only to a file (-o, mode 0600), or to standard output with -o -. \
+            With --encrypt the output is password-encrypted PKCS#8.
+
+            Examples:
+              coffer key convert release.key --to ssh --public
+              coffer key convert app.pub --to jwk
+              coffer key convert device.key --to apple -o device.bin
+            """
+    )
+
+    enum Target: String, ExpressibleByArgument, CaseIterable {
+        case pem, der, pkcs1, sec1, jwk, apple, ssh
+    }
+
+    @Argument(help: "The key file ('-' for standard input).")
+    var file: String
+
+    @Option(help: "The format to write.")
+    var to: Target
+
+    @Flag(name: .customLong("public"), help: "Write the public key of a private key.")
+    var publicOnly = false
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write (default: standard output for public keys).", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Encrypt the private key output (PKCS#8 PEM or DER) with a password.")
+    var encrypt = false
+
+    @OptionGroup(title: "Passwords (input key, and the new one with --encrypt)")
+    var passwords: PasswordOptions
+
+    @Option(help: ArgumentHelp("For Apple EC bytes: public or private.", valueName: "class"), transform: parseAppleKeyClass)
+    var appleKeyClass: AppleKeyClass?
+
+    @Option(help: ArgumentHelp("The comment of an OpenSSH line (default: coffer-KEYID).", valueName: "text"))
+    var comment: String?
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    func run() throws {
+        let imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass)
+        let isPrivateOutput = imported.signingKey != nil && !publicOnly && to != .ssh
+        if isPrivateOutput && output == nil {
+            throw CommandFailure(
+                "refusing to print a private key to standard output by default",
+                hint: "write it to a file with -o FILE (mode 0600), say -o - to print it anyway, or add --public"
+            )
+        }
+        let bytes: [UInt8]
+        do {
+            if isPrivateOutput, let key = imported.signingKey {
+                if encrypt {
+                    guard to == .pem || to == .der else {
+                        throw CommandFailure("--encrypt writes encrypted PKCS#8; use --to pem or --to der")
+                    }
+                    let password = try passwords.read(prompt: "New password: ", confirm: true)
+                    bytes = try key.exportEncrypted(password: password, encoding: to == .der ? .der : .pem)
+                } else {
+                    bytes = try key.exportUnencrypted(as: privateFormat, encoding: to == .der ? .der : .pem)
+                }
+            } else {
+                if encrypt { throw CommandFailure("--encrypt applies to private keys; a public key needs no password") }
+                bytes = try imported.verifyingKey.exported(as: publicFormat, encoding: to == .der ? .der : .pem, comment: comment)
+            }
+        } catch let error as CofferFormatsError {
+            throw CommandFailure(error.reason)
+        }
+        let binary = to == .der || to == .apple
+        let destination = output ?? "-"
+        if destination == "-" && binary && Terminal.standardOutputIsTerminal {
+            throw CommandFailure("refusing to write binary key data to a terminal", hint: "redirect to a file or use -o FILE")
+        }
+        try KeyFiles.write(bytes, to: destination, secret: isPrivateOutput, overwrite: force)
+    }
+
+    private var privateFormat: KeyFormat {
+        switch to {
+        case .pem, .der: .pkcs8
+        case .pkcs1: .pkcs1Private
+        case .sec1: .sec1
+        case .jwk: .jwk
+        case .apple: .appleExternal
+        case .ssh: .openSSH
+        }
+    }
+
+    private var publicFormat: KeyFormat {
+        switch to {
+        case .pem, .der: .spki
+        case .pkcs1: .pkcs1Public
+        case .sec1: .sec1
+        case .jwk: .jwk
+        case .apple: .appleExternal
+        case .ssh: .openSSH
+        }
+    }
+}

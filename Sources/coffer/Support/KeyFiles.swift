@@ -1,0 +1,71 @@
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+import CofferFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading key files and writing key and signature files the way the CLI promises: whole small files,
+/// atomic writes, 0600 for secrets.
+enum KeyFiles {
+    /// Reads a small file (a key or a signature) whole, refusing anything over 1 MiB.
+    static func readSmallFile(_ path: String, what: String) throws -> [UInt8] {
+        let reader = try FileReader.open(path)
+        var bytes: [UInt8] = []
+        try reader.forEachChunk(chunkSize: 64 * 1024) { chunk in
+            guard bytes.count + chunk.count <= KeyImporter.maximumInputSize else {
+                throw CommandFailure("\(what) '\(path)' is larger than 1 MiB; it is not a \(what)")
+            }
+            bytes.append(contentsOf: chunk)
+        }
+        return bytes
+    }
+
+    /// Reads a key file, asking for a password only if the key is encrypted.
+    static func importKey(
+        _ path: String,
+        passwords: PasswordOptions,
+        appleKeyClass: AppleKeyClass? = nil,
+        allowingLegacyRSA: Bool = false
+    ) throws -> ImportedKey {
+        let bytes = try readSmallFile(path, what: "key file")
+        do {
+            return try KeyImporter.read(
+                bytes,
+                password: { try passwords.read(prompt: "Password for \(path): ") },
+                appleKeyClass: appleKeyClass,
+                allowingLegacyRSA: allowingLegacyRSA
+            )
+        } catch {
+            let hint: String? = switch error.code {
+            case .passwordRequired: "pass --password-file FILE or --password-env VAR"
+            case .costTooHigh: "the key demands more work than Coffer allows by default; re-encrypt it with lower cost"
+            default: nil
+            }
+            throw CommandFailure("\(path): \(error.reason)", hint: hint)
+        }
+    }
+
+    /// Whether anything exists at `path`.
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Writes bytes atomically; `secret` files get mode 0600, others 0644.
+    static func write(_ bytes: [UInt8], to path: String, secret: Bool, overwrite: Bool) throws {
+        if path == "-" {
+            bytes.withUnsafeBytes { Terminal.writeOut($0) }
+            return
+        }
+        if !overwrite && access(path, F_OK) == 0 {
+            throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
+        }
+        let writer = try AtomicFileWriter(destination: path, overwrite: overwrite)
+        try writer.write(bytes)
+        if !secret { try writer.setPermissions(0o644) }
+        try writer.commit()
+    }
+}

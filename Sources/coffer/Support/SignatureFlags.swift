@@ -1,0 +1,72 @@
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+import CofferFormats
+
+/// Choices shared by `sign` and `verify`.
+struct SignatureFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("The file hash: sha256, sha384 or sha512 (default: sha512).", valueName: "hash"), transform: parseSignatureHash)
+    var hash: DigestAlgorithm = .sha512
+
+    @Flag(help: "Read or write the bare signature bytes, as 'openssl dgst -sign' and 'openssl pkeyutl -rawin' do.")
+    var raw = false
+
+    @Flag(help: "RSA: PSS padding (the default in Coffer signature files; --raw defaults to PKCS#1 v1.5).")
+    var pss = false
+
+    @Flag(help: "RSA: PKCS#1 v1.5 padding.")
+    var pkcs1 = false
+
+    @Flag(help: "With --raw, ECDSA signatures as r||s instead of DER.")
+    var ecdsaRaw = false
+
+    func validate() throws {
+        if pss && pkcs1 { throw ValidationError("--pss and --pkcs1 are alternatives") }
+        if ecdsaRaw && !raw { throw ValidationError("--ecdsa-raw applies to --raw signatures (Coffer signature files always store r||s)") }
+    }
+
+    /// The padding: explicit flags win; otherwise PSS in Coffer files and PKCS#1 v1.5 in raw mode.
+    var rsaPadding: RSAPadding {
+        if pss { return .pss }
+        if pkcs1 { return .pkcs1v15 }
+        return raw ? .pkcs1v15 : .pss
+    }
+
+    var options: SignatureOptions {
+        SignatureOptions(hash: hash, rsaPadding: rsaPadding, ecdsaEncoding: ecdsaRaw ? .raw : .der)
+    }
+
+    /// Largest message Ed25519 and ML-DSA sign in raw mode, where the whole file must be in memory.
+    static let maximumRawMessage = 256 << 20
+}
+
+func parseSignatureHash(_ name: String) throws -> DigestAlgorithm {
+    guard let hash = DigestAlgorithm(name: name), MessageDigest.supportedAlgorithms.contains(hash) else {
+        throw ValidationError("expected sha256, sha384 or sha512, found '\(name)'")
+    }
+    return hash
+}
+
+extension KeyAlgorithm {
+    /// Whether raw mode signs the message itself (Ed25519, ML-DSA) rather than its digest.
+    var signsWholeMessage: Bool { self == .ed25519 || self == .mldsa65 || self == .mldsa87 }
+}
+
+/// Reads a whole file for algorithms that sign the message itself, refusing huge inputs.
+func readWholeMessage(_ path: String, algorithm: KeyAlgorithm) throws -> [UInt8] {
+    let reader = try FileReader.open(path)
+    if let size = reader.size, size > Int64(SignatureFlags.maximumRawMessage) {
+        throw CommandFailure(
+            "\(algorithm) in --raw mode signs the whole file in memory, and '\(path)' is larger than 256 MiB",
+            hint: "drop --raw: Coffer signature files hash the file in a stream and sign the digest"
+        )
+    }
+    var bytes: [UInt8] = []
+    try reader.forEachChunk { chunk in
+        guard bytes.count + chunk.count <= SignatureFlags.maximumRawMessage else {
+            throw CommandFailure("\(algorithm) in --raw mode signs the whole input in memory; the input exceeds 256 MiB", hint: "drop --raw")
+        }
+        bytes.append(contentsOf: chunk)
+    }
+    return bytes
+}
