@@ -23,6 +23,9 @@ public enum PasswordProtection: Sendable, Hashable {
     /// scrypt at N = 2^14, r = 8, p = 1: what `openssl pkcs8 -scrypt` writes, and the largest cost
     /// OpenSSL's default 32 MiB scrypt memory limit lets it read back.
     public static let scryptOpenSSLCompatible = PasswordProtection.scrypt(n: 1 << 14, r: 8, p: 1)
+    /// The fewest PBKDF2 iterations Coffer uses for a new key. (Reading accepts what others wrote, down
+    /// to OpenSSL's 2,048, up to ``PasswordKeyLimits/maximumPBKDF2Iterations``.)
+    public static let minimumPBKDF2Iterations = 100_000
 }
 
 /// Limits a reader enforces on password-protected keys, so a hostile file cannot make Coffer spend
@@ -49,10 +52,15 @@ enum EncryptedPKCS8 {
         let key: SymmetricKey
         switch protection {
         case .pbkdf2(let iterations):
-            guard iterations >= 1000 else {
-                throw CofferFormatsError(.invalidArgument, "expected at least 1,000 PBKDF2 iterations, found \(iterations)")
+            guard iterations >= PasswordProtection.minimumPBKDF2Iterations else {
+                throw CofferFormatsError(
+                    .invalidArgument,
+                    "expected at least \(PasswordProtection.minimumPBKDF2Iterations) PBKDF2 iterations for a new key, found \(iterations)"
+                )
             }
-            key = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, rounds: iterations)
+            key = try KDF.Insecure.PBKDF2.deriveKey(
+                from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations
+            )
             let parameters = PBKDF2Parameters(salt: salt, iterations: iterations, keyLength: nil, prf: PBEOID.hmacWithSHA256)
             keyDerivation = AlgorithmIdentifier(algorithm: PBEOID.pbkdf2, parameters: try ASN1Any(erasing: parameters))
         case .scrypt(let n, let r, let p):

@@ -1,0 +1,151 @@
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferTesting
+import Foundation
+import Testing
+
+@Suite("Key formats")
+struct KeyFormatTests {
+    static let types: [KeyType] = [.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
+
+    static func formats(for type: KeyType) -> [KeyFormat] {
+        switch type {
+        case .rsa2048, .rsa3072, .rsa4096: [.pkcs8, .pkcs1Private, .jwk, .appleExternal]
+        case .p256, .p384, .p521: [.pkcs8, .sec1, .jwk, .appleExternal]
+        case .ed25519, .mldsa65, .mldsa87: [.pkcs8, .jwk]
+        }
+    }
+
+    static func publicFormats(for type: KeyType) -> [KeyFormat] {
+        switch type {
+        case .rsa2048, .rsa3072, .rsa4096: [.spki, .pkcs1Public, .jwk, .appleExternal, .openSSH]
+        case .p256, .p384, .p521: [.spki, .jwk, .appleExternal, .openSSH]
+        case .ed25519: [.spki, .jwk, .openSSH]
+        case .mldsa65, .mldsa87: [.spki, .jwk]
+        }
+    }
+
+    @Test(arguments: types)
+    func privateFormatsRoundTripAndAreDetected(type: KeyType) throws {
+        let key = try SigningKey.generate(type)
+        for format in Self.formats(for: type) {
+            for encoding in [KeyEncoding.pem, .der] where encoding == .pem || ![.jwk, .appleExternal].contains(format) {
+                let bytes = try key.exportUnencrypted(as: format, encoding: encoding)
+                let imported = try KeyImporter.read(bytes, appleKeyClass: format == .appleExternal ? .privateKey : nil)
+                #expect(imported.signingKey != nil, "\(type) \(format)")
+                #expect(imported.verifyingKey == key.verifyingKey, "\(type) \(format) \(encoding)")
+                // RSA's Apple representation is PKCS#1 DER, and is reported as such.
+                let expected = (format == .appleExternal && type == .rsa2048) ? KeyFormat.pkcs1Private : format
+                #expect(imported.format == expected, "\(type) \(format)")
+            }
+        }
+    }
+
+    @Test(arguments: types)
+    func publicFormatsRoundTripAndAreDetected(type: KeyType) throws {
+        let key = try SigningKey.generate(type).verifyingKey
+        for format in Self.publicFormats(for: type) {
+            let bytes = try key.exported(as: format)
+            let imported = try KeyImporter.read(bytes, appleKeyClass: format == .appleExternal ? .publicKey : nil)
+            #expect(imported.signingKey == nil)
+            #expect(imported.verifyingKey == key, "\(type) \(format)")
+        }
+        #expect(try VerifyingKey(importing: key.exported(as: .spki, encoding: .der)) == key)
+    }
+
+    @Test(arguments: [PasswordProtection.pbkdf2(iterations: 100_000), .scrypt(n: 1 << 10, r: 8, p: 1)])
+    func encryptedPKCS8RoundTrips(protection: PasswordProtection) throws {
+        let key = try SigningKey.generate(.p256)
+        let password = Array("correct horse".utf8)
+        for encoding in [KeyEncoding.pem, .der] {
+            let bytes = try key.exportEncrypted(password: password, protection: protection, encoding: encoding)
+            var asked = 0
+            let imported = try KeyImporter.read(bytes, password: { asked += 1; return password })
+            #expect(asked == 1)
+            #expect(imported.format == .encryptedPKCS8)
+            #expect(imported.verifyingKey == key.verifyingKey)
+            #expect { try KeyImporter.read(bytes, password: { Array("wrong".utf8) }) } throws: {
+                ($0 as? CofferFormatsError)?.code == .wrongPassword
+            }
+            #expect { try KeyImporter.read(bytes) } throws: { ($0 as? CofferFormatsError)?.code == .passwordRequired }
+        }
+    }
+
+    @Test func unencryptedKeysNeverAskForAPassword() throws {
+        let bytes = try SigningKey.generate(.ed25519).exportUnencrypted()
+        _ = try KeyImporter.read(bytes, password: { Issue.record("asked for a password"); return [] })
+    }
+
+    @Test func keyDerivationCostIsCapped() throws {
+        let key = try SigningKey.generate(.ed25519)
+        let heavy = try key.exportEncrypted(password: Array("pw".utf8), protection: .pbkdf2(iterations: 120_000))
+        #expect {
+            try KeyImporter.read(heavy, password: { Array("pw".utf8) }, limits: PasswordKeyLimits(maximumPBKDF2Iterations: 100_000))
+        } throws: { error in
+            guard let error = error as? CofferFormatsError else { return false }
+            return error.code == .costTooHigh && error.reason.contains("120000 PBKDF2 iterations")
+        }
+        let scrypt = try key.exportEncrypted(password: Array("pw".utf8), protection: .scrypt(n: 1 << 12, r: 8, p: 1))
+        #expect {
+            try KeyImporter.read(scrypt, password: { Array("pw".utf8) }, limits: PasswordKeyLimits(maximumScryptMemory: 1 << 20))
+        } throws: { ($0 as? CofferFormatsError)?.code == .costTooHigh }
+    }
+
+    @Test func publicKeyWhereAPrivateOneIsNeeded() throws {
+        let publicPEM = try SigningKey.generate(.p384).verifyingKey.exported()
+        let error = try #require(throws: CofferFormatsError.self) { try SigningKey(importing: publicPEM) }
+        #expect(error.code == .wrongKeyKind)
+        #expect(error.reason == "found a public key (PEM SubjectPublicKeyInfo, P-384) where a private key is needed")
+    }
+
+    @Test func appleBytesOfAmbiguousLengthNeedAKeyClass() throws {
+        let p256Private = try SigningKey.generate(.p256).exportUnencrypted(as: .appleExternal)
+        let p384Public = try SigningKey.generate(.p384).verifyingKey.exported(as: .appleExternal)
+        #expect(p256Private.count == 97 && p384Public.count == 97)
+        for bytes in [p256Private, p384Public] {
+            let error = try #require(throws: CofferFormatsError.self) { try KeyImporter.read(bytes) }
+            #expect(error.reason.contains("P-384 public key or a P-256 private key"))
+        }
+        #expect(try KeyImporter.read(p256Private, appleKeyClass: .privateKey).verifyingKey.algorithm == .p256)
+        #expect(try KeyImporter.read(p384Public, appleKeyClass: .publicKey).verifyingKey.algorithm == .p384)
+    }
+
+    @Test func malformedInputsAreTypedErrors() throws {
+        let good = try SigningKey.generate(.p256).exportUnencrypted()
+        let text = String(decoding: good, as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        let cases: [(String, [UInt8])] = [
+            ("empty", []),
+            ("garbage", Fixtures.randomBytes(count: 300)),
+            ("truncated PEM", Array(lines.dropLast().joined(separator: "\n").utf8)),
+            ("truncated body", Array((lines.prefix(2) + [lines.last ?? ""]).joined(separator: "\n").utf8)),
+            ("bad base64", Array(text.replacingOccurrences(of: "M", with: "*").utf8)),
+            ("wrong label", Array(text.replacingOccurrences(of: "PRIVATE KEY", with: "SECRET THING").utf8)),
+            ("mismatched labels", Array(text.replacingOccurrences(of: "END PRIVATE", with: "END PUBLIC").utf8)),
+            ("truncated DER", Array(try SigningKey.generate(.p256).exportUnencrypted(encoding: .der).dropLast(5))),
+            ("JSON that is not a JWK", Array(#"{"hello": "world"}"#.utf8)),
+            ("JWK with bad base64url", Array(#"{"kty":"OKP","crv":"Ed25519","x":"not base64!"}"#.utf8)),
+            ("JWK set", Array(#"{"keys":[]}"#.utf8)),
+            ("JWK with a foreign x", Array(#"{"kty":"OKP","crv":"Ed25519","x":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"}"#.utf8)),
+            ("OpenSSH private key", Array("-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n".utf8)),
+            ("traditional encrypted PEM", Array("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n".utf8)),
+            ("ssh line with bad blob", Array("ssh-ed25519 AAAA comment".utf8)),
+            ("Apple bytes not on the curve", [0x04] + [UInt8](repeating: 1, count: 64)),
+        ]
+        for (name, bytes) in cases {
+            #expect(throws: CofferFormatsError.self, "\(name)") { try KeyImporter.read(bytes) }
+        }
+    }
+
+    @Test func ed25519JWKFromRFC8037() throws {
+        // RFC 8037 Appendix A.1/A.2.
+        let jwk = #"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
+        let key = try SigningKey(importing: Array(jwk.utf8))
+        #expect(key.algorithm == .ed25519)
+        // RFC 8037 A.4 signs "Example of Ed25519 signing" in JWS form; the message and signature:
+        let message = Array("eyJhbGciOiJFZERTQSJ9.RXhhbXBsZSBvZiBFZDI1NTE5IHNpZ25pbmc".utf8)
+        let expected = "hgyY0il_MGCjP0JzlnLWG1PPOt7-09PGcvMg3AIbQR6dWbhijcNR4ki4iylGjg5BhVsPt9g7sVvpAr_MuM0KAg"
+        #expect(Base64.encodeURLSafe(try key.signature(for: message)) == expected)
+    }
+}
