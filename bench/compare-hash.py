@@ -14,71 +14,11 @@ import argparse
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
-
-
-def run(argv):
-    """Runs argv with output discarded; returns (wall seconds, peak RSS in KiB).
-
-    Peak memory comes from GNU time (apt package `time`), which reads it after exec. The rusage of a
-    child forked from Python would also count Python's own pages from before the exec.
-    """
-    with tempfile.NamedTemporaryFile("r") as report:
-        wrapped = [GNU_TIME, "-q", "-f", "%M", "-o", report.name] + argv if GNU_TIME else argv
-        start = time.perf_counter()
-        process = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wall = time.perf_counter() - start
-        if process.returncode != 0:
-            sys.exit(f"{' '.join(argv)} failed ({process.returncode}): {process.stderr.decode(errors='replace')}")
-        peak = int(report.read().strip().splitlines()[-1]) if GNU_TIME else 0
-    return wall, peak
-
-
-def build_coffer():
-    print("building coffer (release)...", file=sys.stderr)
-    subprocess.run(["swift", "build", "-c", "release", "--product", "coffer"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout.strip()
-    return os.path.join(path, "coffer")
-
-
-def make_file(path, size):
-    block = 1 << 20
-    with open(path, "wb") as out:
-        for _ in range(size // block):
-            out.write(os.urandom(block))
-        out.write(os.urandom(size % block))
-
-
-def compare(label, commands, rounds):
-    """commands: list of (name, argv). Returns {name: (median wall, median rss)}."""
-    walls = {name: [] for name, _ in commands}
-    rss = {name: [] for name, _ in commands}
-    for argv in [c[1] for c in commands]:
-        run(argv)  # warm-up: page cache, dynamic loader, CPU frequency
-    for round_number in range(rounds):
-        order = commands if round_number % 2 == 0 else list(reversed(commands))
-        for name, argv in order:
-            wall, peak = run(argv)
-            walls[name].append(wall)
-            rss[name].append(peak)
-    result = {name: (statistics.median(walls[name]), statistics.median(rss[name])) for name in walls}
-    anchor = result.get("openssl dgst", next(iter(result.values())))[0]
-    print(f"\n{label} ({rounds} rounds, medians)")
-    print(f"  {'tool':<22}{'wall s':>10}{'peak MiB':>11}{'vs openssl':>12}")
-    for name, (wall, peak) in result.items():
-        print(f"  {name:<22}{wall:>10.3f}{peak / 1024:>11.1f}{wall / anchor:>11.2f}x")
-    return result
+from benchlib import build_coffer, compare, make_file
 
 
 def speed(coffer, algorithm, seconds):

@@ -15,6 +15,10 @@ struct Speed: ParsableCommand {
             hmac-sha384, hmac-sha512 (all of these by default); insecure-sha1, insecure-md5 and \
             insecure-hmac-sha1 when named.
 
+            Signatures (sign and verify operations per second, like 'openssl speed rsa2048 ecdsap256 \
+            ed25519'): rsa2048, rsa4096, p256, p384, ed25519, mldsa65 by default; rsa3072, p521 and \
+            mldsa87 when named. RSA and ECDSA sign a SHA-256 digest; Ed25519 and ML-DSA a 64-byte message.
+
             Examples:
               coffer speed sha256
               coffer speed --seconds 1 --json
@@ -45,22 +49,27 @@ struct Speed: ParsableCommand {
     enum Primitive {
         case digest(DigestAlgorithm)
         case mac(MACAlgorithm)
+        case signature(KeyType)
 
         var name: String {
             switch self {
             case .digest(let algorithm): algorithm.rawValue
             case .mac(let algorithm): algorithm.rawValue
+            case .signature(let type): type.rawValue
             }
         }
     }
 
     static let recommended: [Primitive] = DigestAlgorithm.recommended.map { .digest($0) }
         + [.mac(.hmacSHA256), .mac(.hmacSHA384), .mac(.hmacSHA512)]
+        + [KeyType.rsa2048, .rsa4096, .p256, .p384, .ed25519, .mldsa65].map { .signature($0) }
     static let allNames = DigestAlgorithm.allCases.map(\.rawValue) + MACAlgorithm.allCases.map(\.rawValue)
+        + KeyType.allCases.map(\.rawValue)
 
     static func primitive(named name: String) -> Primitive? {
         if let digest = DigestAlgorithm(name: name) { return .digest(digest) }
         if let mac = MACAlgorithm(rawValue: name.lowercased()) { return .mac(mac) }
+        if let type = KeyType(rawValue: name.lowercased()) { return .signature(type) }
         return nil
     }
 
@@ -72,14 +81,18 @@ struct Speed: ParsableCommand {
         let input = UnsafeRawBufferPointer(block)
         let key = try MACKey.generate()
 
-        if !json {
+        let throughput = chosen.filter { if case .signature = $0 { false } else { true } }
+        let signatures = chosen.compactMap { if case .signature(let type) = $0 { type } else { nil } }
+        if !json && !throughput.isEmpty {
             Terminal.writeLine("coffer \(CofferVersion.current) speed: \(bytes)-byte blocks, \(formatDecimal(seconds, places: 1)) s per algorithm")
             Terminal.writeLine(pad("algorithm", 20) + padLeft("ops/s", 14) + padLeft("MB/s", 12) + padLeft("1000s of bytes/s", 20))
             Terminal.flushStandardOutput()
         }
-        for primitive in chosen {
+        for primitive in throughput {
             let result: Measurement
             switch primitive {
+            case .signature:
+                continue
             case .digest(let algorithm):
                 result = measure { _ = algorithm.hash(input) }
             case .mac(let algorithm):
@@ -101,6 +114,45 @@ struct Speed: ParsableCommand {
                         + padLeft(formatDecimal(result.operationsPerSecond, places: 1), 14)
                         + padLeft(formatDecimal(bytesPerSecond / 1e6, places: 1), 12)
                         + padLeft(formatDecimal(bytesPerSecond / 1e3, places: 2) + "k", 20)
+                )
+            }
+            Terminal.flushStandardOutput()
+        }
+        if !signatures.isEmpty { try measureSignatures(signatures, afterTable: !throughput.isEmpty) }
+    }
+
+    /// Sign and verify operations per second, each for `seconds`.
+    private func measureSignatures(_ types: [KeyType], afterTable: Bool) throws {
+        if !json {
+            if afterTable { Terminal.writeLine("") }
+            Terminal.writeLine(pad("signature", 20) + padLeft("sign/s", 14) + padLeft("verify/s", 14))
+            Terminal.flushStandardOutput()
+        }
+        let message = Array(repeating: UInt8(0x5A), count: 64)
+        let digest = try MessageDigest(of: message, algorithm: .sha256)
+        for type in types {
+            let key = try SigningKey.generate(type)
+            let publicKey = key.verifyingKey
+            let signsWholeMessage = type.algorithm.signsWholeMessage
+            let options = SignatureOptions(hash: .sha256)
+            let signature = signsWholeMessage ? try key.signature(for: message) : try key.signature(for: digest, options: options)
+            let signing = measure {
+                _ = signsWholeMessage ? try? key.signature(for: message) : try? key.signature(for: digest, options: options)
+            }
+            let verifying = measure {
+                _ = signsWholeMessage
+                    ? publicKey.isValidSignature(signature, for: message)
+                    : publicKey.isValidSignature(signature, for: digest, options: options)
+            }
+            if json {
+                try JSONLines.write(SignatureSpeedRecord(
+                    algorithm: type.rawValue, signsPerSecond: signing.operationsPerSecond, verifiesPerSecond: verifying.operationsPerSecond
+                ))
+            } else {
+                Terminal.writeLine(
+                    pad(type.rawValue, 20)
+                        + padLeft(formatDecimal(signing.operationsPerSecond, places: 1), 14)
+                        + padLeft(formatDecimal(verifying.operationsPerSecond, places: 1), 14)
                 )
             }
             Terminal.flushStandardOutput()
@@ -140,6 +192,13 @@ struct Speed: ParsableCommand {
     private func padLeft(_ text: String, _ width: Int) -> String {
         text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
     }
+}
+
+/// The `--json` shape of one signature measurement.
+struct SignatureSpeedRecord: Encodable {
+    let algorithm: String
+    let signsPerSecond: Double
+    let verifiesPerSecond: Double
 }
 
 /// The `--json` shape of one measurement.

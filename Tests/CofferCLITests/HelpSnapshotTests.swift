@@ -8,14 +8,16 @@ import Testing
 struct HelpSnapshotTests {
     static let snapshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
 
-    @Test(arguments: ["", "hash", "hmac", "random", "gravatar", "speed"])
+    @Test(arguments: [
+        "", "hash", "hmac", "random", "gravatar", "speed", "key", "key generate", "key show", "key convert", "sign", "verify",
+    ])
     func helpText(subcommand: String) throws {
-        let arguments = subcommand.isEmpty ? ["--help"] : [subcommand, "--help"]
+        let arguments = subcommand.split(separator: " ").map(String.init) + ["--help"]
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
         let result = try CommandRunner.run(CommandRunner.cofferExecutable(), arguments, environment: environment)
         #expect(result.status == 0)
-        let file = Self.snapshots.appendingPathComponent("help-\(subcommand.isEmpty ? "coffer" : subcommand).txt")
+        let file = Self.snapshots.appendingPathComponent("help-\(subcommand.isEmpty ? "coffer" : subcommand.replacingOccurrences(of: " ", with: "-")).txt")
         if ProcessInfo.processInfo.environment["COFFER_UPDATE_SNAPSHOTS"] != nil {
             try FileManager.default.createDirectory(at: Self.snapshots, withIntermediateDirectories: true)
             try Data(result.standardOutput).write(to: file)
