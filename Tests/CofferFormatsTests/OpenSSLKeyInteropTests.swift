@@ -155,3 +155,29 @@ struct OpenSSLKeyInteropTests {
         #expect(throws: CofferCryptoError.self) { try ECDSASignatureConversion.der(fromRaw: Array(raw.dropLast()), algorithm: .p521) }
     }
 }
+
+@Suite("Legacy RSA", .enabled(if: CommandRunner.isAvailable("openssl")))
+struct LegacyRSATests {
+    @Test func rsa1024VerifiesOnlyBehindTheUnsafeOptionAndNeverSigns() throws {
+        let folder = try TemporaryDirectory()
+        let run = { (arguments: [String]) throws -> CommandResult in
+            let result = try CommandRunner.run("openssl", arguments, currentDirectory: folder.path)
+            try #require(result.status == 0, "\(result.standardError)")
+            return result
+        }
+        _ = try run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "old.pem"])
+        _ = try run(["pkey", "-in", "old.pem", "-pubout", "-out", "old.pub"])
+        try folder.write("old message", to: "message")
+        _ = try run(["dgst", "-sha256", "-sign", "old.pem", "-out", "message.sig", "message"])
+        let publicPEM = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("old.pub"))))
+        let privatePEM = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("old.pem"))))
+        let signature = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("message.sig"))))
+
+        let refused = try #require(throws: CofferFormatsError.self) { try VerifyingKey(importing: publicPEM) }
+        #expect(refused.reason.contains("at least 2048 bits, found 1024 bits"))
+        let legacy = try VerifyingKey(importing: publicPEM, allowingLegacyRSA: true)
+        #expect(legacy.algorithm == .rsa(bits: 1024))
+        #expect(legacy.isValidSignature(signature, for: Array("old message".utf8), options: SignatureOptions(hash: .sha256)))
+        #expect(throws: CofferFormatsError.self) { try SigningKey(importing: privatePEM) }
+    }
+}

@@ -69,9 +69,9 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
         do {
             switch oid {
             case KeyOID.rsaEncryption:
-                let rsa = allowingLegacyRSA
-                    ? try _RSA.Signing.PublicKey(unsafeDERRepresentation: der)
-                    : try _RSA.Signing.PublicKey(derRepresentation: der)
+                // Parsed without swift-crypto's size check so that the policy below (2048 bits, or 1024
+                // with the explicit legacy option) decides, with a message that says so.
+                let rsa = try _RSA.Signing.PublicKey(unsafeDERRepresentation: der)
                 try self.init(.rsa(rsa), allowingLegacyRSA: allowingLegacyRSA)
             case KeyOID.ecPublicKey:
                 switch try Self.curve(of: spki.algorithm) {
