@@ -179,6 +179,17 @@ public final class FileReader {
         return total
     }
 
+    /// Reads up to `count` bytes from the current position: fewer only at the end of the input. Use it
+    /// for a header before streaming the rest with ``forEachChunk(chunkSize:_:)``, which continues
+    /// from where this stopped.
+    public func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        defer { buffer.deallocate() }
+        let filled = try Self.fill(buffer, from: descriptor, name: readableName)
+        return Array(buffer[0..<filled])
+    }
+
     /// The name used in read errors.
     private var readableName: String { displayName == "-" ? "standard input" : displayName }
 

@@ -27,6 +27,12 @@ public struct CofferFormatsError: Error, Hashable, Sendable, CustomStringConvert
         public static let unsupported = Code(rawValue: "unsupported")
         /// A signature file is malformed, truncated, or of an unknown version or algorithm.
         public static let malformedSignature = Code(rawValue: "malformed-signature")
+        /// Encrypted input is malformed, truncated, or of an unknown version, before any secret was used.
+        public static let malformedCiphertext = Code(rawValue: "malformed-ciphertext")
+        /// The password or key is wrong, or the data was altered: deliberately one error.
+        public static let authenticationFailed = Code(rawValue: "authentication-failed")
+        /// No stanza of the file can be opened with the key given (another key or recipient).
+        public static let noMatchingKey = Code(rawValue: "no-matching-key")
         /// A parameter is outside its documented range.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
     }

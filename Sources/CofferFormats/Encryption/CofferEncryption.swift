@@ -1,0 +1,487 @@
+public import CofferCore
+public import CofferCrypto
+import Crypto
+import _CryptoExtras
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How a password is stretched into a key-encryption key.
+public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
+    /// scrypt with N = 2^logN.
+    case scrypt(logN: Int, r: Int, p: Int)
+    /// PBKDF2-HMAC-SHA-256.
+    case pbkdf2(iterations: Int)
+
+    /// scrypt at N = 2^17, r = 8, p = 1: 128 MiB and about half a second here.
+    public static let `default` = PasswordKDF.scrypt(logN: 17, r: 8, p: 1)
+    /// The fewest PBKDF2 iterations Coffer writes (OWASP 2023 for PBKDF2-HMAC-SHA-256).
+    public static let minimumPBKDF2Iterations = 600_000
+
+    public var description: String {
+        switch self {
+        case .scrypt(let logN, let r, let p): "scrypt N=2^\(logN) r=\(r) p=\(p)"
+        case .pbkdf2(let iterations): "PBKDF2-HMAC-SHA-256 \(iterations) iterations"
+        }
+    }
+}
+
+/// Who will be able to open a file.
+public enum EncryptionProtection: Sendable {
+    /// Anyone with this password.
+    case password([UInt8], PasswordKDF = .default)
+    /// Anyone with this 256-bit key.
+    case key(EncryptionKey)
+    /// Any holder of one of these private keys.
+    case recipients([RecipientPublicKey])
+}
+
+/// What opens a file.
+public enum DecryptionCredential: Sendable {
+    case password([UInt8])
+    case key(EncryptionKey)
+    case identity(RecipientPrivateKey)
+}
+
+/// The most work a reader agrees to do for a password-protected file before knowing whether the password
+/// is right, so that a hostile header cannot exhaust memory or time.
+public struct DecryptionLimits: Sendable, Hashable {
+    /// Largest scrypt log2 N accepted (20 by default: 1 GiB at r = 8). `coffer decrypt --max-scrypt-log-n`.
+    public var maximumScryptLogN: Int
+    /// Largest scrypt memory accepted, 128·N·r bytes (1 GiB by default).
+    public var maximumScryptMemory: Int
+    /// Most PBKDF2 iterations accepted (10,000,000 by default). `coffer decrypt --max-iterations`.
+    public var maximumPBKDF2Iterations: Int
+
+    public init(maximumScryptLogN: Int = 20, maximumScryptMemory: Int = 1 << 30, maximumPBKDF2Iterations: Int = 10_000_000) {
+        self.maximumScryptLogN = maximumScryptLogN
+        self.maximumScryptMemory = maximumScryptMemory
+        self.maximumPBKDF2Iterations = maximumPBKDF2Iterations
+    }
+}
+
+/// A source of bytes the encryption engine reads: a file, standard input, or memory.
+protocol ByteSource: AnyObject {
+    /// Up to `count` bytes; fewer only at the end.
+    func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8]
+    /// The rest, in chunks of exactly `chunkSize` bytes but the last.
+    @discardableResult
+    func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64
+}
+
+extension FileReader: ByteSource {}
+
+/// Bytes in memory behind the same interface as a file.
+final class MemorySource: ByteSource {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
+        let end = min(bytes.count, offset + count)
+        defer { offset = end }
+        return Array(bytes[offset..<end])
+    }
+
+    func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+        let start = offset
+        try bytes.withUnsafeBytes { all in
+            while offset < all.count {
+                let end = min(all.count, offset + chunkSize)
+                try body(UnsafeRawBufferPointer(rebasing: all[offset..<end]))
+                offset = end
+            }
+        }
+        return Int64(offset - start)
+    }
+}
+
+/// Coffer's streaming authenticated encryption (docs/FORMAT-ENCRYPTION.md).
+///
+/// ```swift
+/// let sealed = try CofferEncryption.encrypt(Array("secret".utf8), to: .password(password))
+/// let opened = try CofferEncryption.decrypt(sealed, with: .password(password))
+/// try CofferEncryption.encryptFile(atPath: "backup.tar", toPath: "backup.tar.coffer", to: .recipients([alice, bob]))
+/// ```
+public enum CofferEncryption {
+    /// log2 of the segment size Coffer writes: 64 KiB.
+    public static let defaultSegmentLog: UInt8 = 16
+
+    // MARK: - Public entry points
+
+    /// Encrypts bytes in memory.
+    public static func encrypt(
+        _ plaintext: [UInt8],
+        to protection: EncryptionProtection,
+        cipher: EncryptionCipher = .aes256GCM
+    ) throws -> [UInt8] {
+        var output: [UInt8] = []
+        try encrypt(source: MemorySource(plaintext), to: protection, cipher: cipher) { output.append(contentsOf: $0) }
+        return output
+    }
+
+    /// Decrypts bytes in memory; returns the plaintext only if every segment authenticated.
+    public static func decrypt(
+        _ ciphertext: [UInt8],
+        with credential: DecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits()
+    ) throws -> [UInt8] {
+        var output: [UInt8] = []
+        try decrypt(source: MemorySource(ciphertext), with: credential, limits: limits) { output.append(contentsOf: $0) }
+        return output
+    }
+
+    /// Encrypts a file (or `-`) to a new file, written beside it under a temporary name and renamed when
+    /// complete. On failure nothing is left behind.
+    public static func encryptFile(
+        atPath input: String,
+        toPath output: String,
+        to protection: EncryptionProtection,
+        cipher: EncryptionCipher = .aes256GCM,
+        overwrite: Bool = false,
+        progress: ((Int64) -> Void)? = nil
+    ) throws {
+        let reader = try FileReader.open(input)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite)
+        try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress) { try writer.write($0) }
+        try writer.commit()
+    }
+
+    /// Decrypts a file (or `-`) to a new file, renamed into place only after the last segment
+    /// authenticated. On any failure the temporary file is removed and the destination untouched.
+    public static func decryptFile(
+        atPath input: String,
+        toPath output: String,
+        with credential: DecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits(),
+        overwrite: Bool = false,
+        progress: ((Int64) -> Void)? = nil
+    ) throws {
+        let reader = try FileReader.open(input)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite)
+        try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { try writer.write($0) }
+        try writer.commit()
+    }
+
+    /// Encrypts everything a reader yields, handing ciphertext to `output` in order.
+    public static func encrypt(
+        reader: FileReader,
+        to protection: EncryptionProtection,
+        cipher: EncryptionCipher = .aes256GCM,
+        progress: ((Int64) -> Void)? = nil,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try encrypt(source: reader, to: protection, cipher: cipher, progress: progress, output: output)
+    }
+
+    /// Decrypts everything a reader yields, handing each authenticated segment's plaintext to `output`.
+    /// When it throws, what `output` received is incomplete: file callers discard it (see
+    /// ``decryptFile(atPath:toPath:with:limits:overwrite:progress:)``).
+    public static func decrypt(
+        reader: FileReader,
+        with credential: DecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits(),
+        progress: ((Int64) -> Void)? = nil,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try decrypt(source: reader, with: credential, limits: limits, progress: progress, output: output)
+    }
+
+    /// Reads only the header, for `coffer inspect`.
+    public static func inspect(reader: FileReader) throws -> EncryptedFileHeader {
+        try EncryptedFileHeader.parse { try reader.readPrefix(upTo: $0) }
+    }
+
+    // MARK: - Engine
+
+    static func encrypt(
+        source: some ByteSource,
+        to protection: EncryptionProtection,
+        cipher: EncryptionCipher,
+        segmentLog: UInt8 = defaultSegmentLog,
+        progress: ((Int64) -> Void)? = nil,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let fileKey = SymmetricKey(size: .bits256)
+        let stanzas = try wrap(fileKey, for: protection)
+        let payloadNonce = try SecureRandom.bytes(count: 16)
+        let unsigned = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: [])
+        let mac = HMAC<SHA256>.authenticationCode(for: unsigned.authenticatedBytes, using: headerKey(fileKey))
+        let header = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: Array(mac))
+        try header.encoded.withUnsafeBytes(output)
+
+        var sealer = SegmentSealer(cipher: cipher, key: payloadKey(fileKey, nonce: payloadNonce))
+        let segmentSize = header.segmentSize
+        // One segment is held back until the next arrives, so the last one can be marked as such.
+        let pending = UnsafeMutableRawBufferPointer.allocate(byteCount: segmentSize, alignment: 16)
+        defer {
+            pending.initializeMemory(as: UInt8.self, repeating: 0)
+            pending.deallocate()
+        }
+        var pendingCount = -1
+        var done: Int64 = 0
+        try source.forEachChunk(chunkSize: segmentSize) { chunk in
+            if pendingCount >= 0 {
+                try sealer.seal(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]), last: false, output: output)
+            }
+            pending.copyMemory(from: chunk)
+            pendingCount = chunk.count
+            done += Int64(chunk.count)
+            progress?(done)
+        }
+        try sealer.seal(UnsafeRawBufferPointer(rebasing: pending[0..<max(pendingCount, 0)]), last: true, output: output)
+    }
+
+    static func decrypt(
+        source: some ByteSource,
+        with credential: DecryptionCredential,
+        limits: DecryptionLimits,
+        progress: ((Int64) -> Void)? = nil,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let header = try EncryptedFileHeader.parse { try source.readPrefix(upTo: $0) }
+        let fileKey = try unwrap(header, with: credential, limits: limits)
+        let expected = HMAC<SHA256>.authenticationCode(for: header.authenticatedBytes, using: headerKey(fileKey))
+        guard ConstantTime.equals(Array(expected), header.mac) else { throw authenticationFailure }
+
+        var opener = SegmentSealer(cipher: header.cipher, key: payloadKey(fileKey, nonce: header.payloadNonce))
+        let sealedSize = header.segmentSize + 16
+        let pending = UnsafeMutableRawBufferPointer.allocate(byteCount: sealedSize, alignment: 16)
+        defer { pending.deallocate() }
+        var pendingCount = -1
+        var done: Int64 = 0
+        try source.forEachChunk(chunkSize: sealedSize) { chunk in
+            if pendingCount >= 0 {
+                try opener.open(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]), last: false, output: output)
+            }
+            pending.copyMemory(from: chunk)
+            pendingCount = chunk.count
+            done += Int64(chunk.count)
+            progress?(done)
+        }
+        guard pendingCount >= 16 else {
+            throw CofferFormatsError(.authenticationFailed, "wrong password or key, or the data is corrupted or truncated")
+        }
+        if pendingCount == 16 && opener.counter > 0 {
+            // An empty last segment after full ones is a second encoding of the same plaintext: refused.
+            throw authenticationFailure
+        }
+        try opener.open(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]), last: true, output: output)
+    }
+
+    static var authenticationFailure: CofferFormatsError {
+        CofferFormatsError(.authenticationFailed, "wrong password or key, or the data is corrupted or truncated")
+    }
+
+    // MARK: - Keys
+
+    static func headerKey(_ fileKey: SymmetricKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey, info: Array("coffer-v1 header".utf8), outputByteCount: 32)
+    }
+
+    static func payloadKey(_ fileKey: SymmetricKey, nonce: [UInt8]) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey, salt: nonce, info: Array("coffer-v1 payload".utf8), outputByteCount: 32)
+    }
+
+    static let zeroNonce = [UInt8](repeating: 0, count: 12)
+    static let recipientInfo = Data("coffer-v1 recipient".utf8)
+
+    static func wrap(_ fileKey: SymmetricKey, for protection: EncryptionProtection) throws -> [EncryptedFileHeader.Stanza] {
+        let fileKeyBytes = fileKey.withUnsafeBytes { Array($0) }
+        func seal(_ kek: SymmetricKey, _ additionalData: [UInt8]) throws -> [UInt8] {
+            let box = try AES.GCM.seal(fileKeyBytes, using: kek, nonce: AES.GCM.Nonce(data: zeroNonce), authenticating: additionalData)
+            return Array(box.ciphertext) + Array(box.tag)
+        }
+        switch protection {
+        case .password(let password, let kdf):
+            guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
+            let salt = try SecureRandom.bytes(count: 16)
+            switch kdf {
+            case .scrypt(let logN, let r, let p):
+                guard (10...30).contains(logN), (1...255).contains(r), (1...255).contains(p) else {
+                    throw CofferFormatsError(.invalidArgument, "expected scrypt log2 N from 10 to 30 and r, p from 1 to 255")
+                }
+                let kek = try KDF.Scrypt.deriveKey(
+                    from: password, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r, parallelism: p,
+                    maxMemory: 128 * r * (1 << logN) + (1 << 20)
+                )
+                let stanza = EncryptedFileHeader.Stanza.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: [])
+                return [.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: try seal(kek, stanza.additionalDataFor(wrappedLength: 48)))]
+            case .pbkdf2(let iterations):
+                guard iterations >= PasswordKDF.minimumPBKDF2Iterations, iterations <= Int(UInt32.max) else {
+                    throw CofferFormatsError(.invalidArgument, "expected at least \(PasswordKDF.minimumPBKDF2Iterations) PBKDF2 iterations, found \(iterations)")
+                }
+                let kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
+                let stanza = EncryptedFileHeader.Stanza.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: [])
+                return [.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: try seal(kek, stanza.additionalDataFor(wrappedLength: 48)))]
+            }
+        case .key(let key):
+            let salt = try SecureRandom.bytes(count: 16)
+            let kek = HKDF<SHA256>.deriveKey(inputKeyMaterial: key.key, salt: salt, info: Array("coffer-v1 key-wrap".utf8), outputByteCount: 32)
+            let stanza = EncryptedFileHeader.Stanza.key(keyID: key.keyID, salt: salt, wrapped: [])
+            return [.key(keyID: key.keyID, salt: salt, wrapped: try seal(kek, stanza.additionalDataFor(wrappedLength: 48)))]
+        case .recipients(let recipients):
+            guard (1...EncryptedFileHeader.maximumStanzas).contains(recipients.count) else {
+                throw CofferFormatsError(.invalidArgument, "expected 1 to \(EncryptedFileHeader.maximumStanzas) recipients, found \(recipients.count)")
+            }
+            return try recipients.map { recipient in
+                let keyID = recipient.keyID
+                switch recipient {
+                case .x25519(let key):
+                    var sender = try HPKE.Sender(recipientKey: key, ciphersuite: .Curve25519_SHA256_ChachaPoly, info: recipientInfo)
+                    let sealed = try sender.seal(fileKeyBytes, authenticating: [4] + keyID)
+                    return .x25519(keyID: keyID, encapsulated: Array(sender.encapsulatedKey), sealed: Array(sealed))
+                case .p256(let key):
+                    var sender = try HPKE.Sender(recipientKey: key, ciphersuite: .P256_SHA256_AES_GCM_256, info: recipientInfo)
+                    let sealed = try sender.seal(fileKeyBytes, authenticating: [5] + keyID)
+                    return .p256(keyID: keyID, encapsulated: Array(sender.encapsulatedKey), sealed: Array(sealed))
+                }
+            }
+        }
+    }
+
+    static func unwrap(_ header: EncryptedFileHeader, with credential: DecryptionCredential, limits: DecryptionLimits) throws -> SymmetricKey {
+        func open(_ kek: SymmetricKey, _ stanza: EncryptedFileHeader.Stanza) -> SymmetricKey? {
+            let wrapped = stanza.wrapped
+            guard wrapped.count == 48,
+                let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: zeroNonce), ciphertext: wrapped[0..<32], tag: wrapped[32...]),
+                let key = try? AES.GCM.open(box, using: kek, authenticating: stanza.additionalData)
+            else { return nil }
+            return SymmetricKey(data: key)
+        }
+        switch credential {
+        case .password(let password):
+            guard let stanza = header.stanzas.first, stanza.kind == 0 else {
+                throw CofferFormatsError(.noMatchingKey, "the file is not encrypted with a password; it needs \(header.stanzas.first?.summary ?? "a key")")
+            }
+            let kek: SymmetricKey
+            switch stanza {
+            case .scrypt(let salt, let logN, let r, let p, _):
+                let memory = 128 * Int(r) * (1 << Int(logN))
+                guard Int(logN) <= limits.maximumScryptLogN, memory <= limits.maximumScryptMemory, p > 0, r > 0, logN > 0 else {
+                    throw CofferFormatsError(
+                        .costTooHigh,
+                        "the file asks for scrypt N=2^\(logN), r=\(r) (\(memory >> 20) MiB), above this reader's limit of 2^\(limits.maximumScryptLogN) and \(limits.maximumScryptMemory >> 20) MiB; if you trust the file, raise it with --max-scrypt-log-n"
+                    )
+                }
+                kek = try KDF.Scrypt.deriveKey(
+                    from: password, salt: salt, outputByteCount: 32, rounds: 1 << Int(logN), blockSize: Int(r), parallelism: Int(p),
+                    maxMemory: memory + (1 << 20)
+                )
+            case .pbkdf2(let salt, let iterations, _):
+                guard iterations >= 1, Int(iterations) <= limits.maximumPBKDF2Iterations else {
+                    throw CofferFormatsError(
+                        .costTooHigh,
+                        "the file asks for \(iterations) PBKDF2 iterations, above this reader's limit of \(limits.maximumPBKDF2Iterations); if you trust the file, raise it with --max-iterations"
+                    )
+                }
+                kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: Int(iterations))
+            default:
+                throw authenticationFailure
+            }
+            guard let fileKey = open(kek, stanza) else { throw authenticationFailure }
+            return fileKey
+        case .key(let key):
+            let candidates = header.stanzas.filter { if case .key(let id, _, _) = $0 { ConstantTime.equals(id, key.keyID) } else { false } }
+            guard !candidates.isEmpty else {
+                throw CofferFormatsError(.noMatchingKey, "the file is not encrypted to this key (key id \(Hex.encode(key.keyID))); it needs \(header.stanzas.map(\.summary).joined(separator: "; "))")
+            }
+            for stanza in candidates {
+                guard case .key(_, let salt, _) = stanza else { continue }
+                let kek = HKDF<SHA256>.deriveKey(inputKeyMaterial: key.key, salt: salt, info: Array("coffer-v1 key-wrap".utf8), outputByteCount: 32)
+                if let fileKey = open(kek, stanza) { return fileKey }
+            }
+            throw authenticationFailure
+        case .identity(let identity):
+            let keyID = identity.publicKey.keyID
+            for stanza in header.stanzas {
+                switch (stanza, identity) {
+                case (.x25519(let id, let encapsulated, let sealed), .x25519(let key)) where ConstantTime.equals(id, keyID):
+                    guard var recipient = try? HPKE.Recipient(
+                        privateKey: key, ciphersuite: .Curve25519_SHA256_ChachaPoly, info: recipientInfo, encapsulatedKey: Data(encapsulated)
+                    ), let fileKey = try? recipient.open(sealed, authenticating: [4] + id), fileKey.count == 32
+                    else { throw authenticationFailure }
+                    return SymmetricKey(data: fileKey)
+                case (.p256(let id, let encapsulated, let sealed), .p256(let key)) where ConstantTime.equals(id, keyID):
+                    guard var recipient = try? HPKE.Recipient(
+                        privateKey: key, ciphersuite: .P256_SHA256_AES_GCM_256, info: recipientInfo, encapsulatedKey: Data(encapsulated)
+                    ), let fileKey = try? recipient.open(sealed, authenticating: [5] + id), fileKey.count == 32
+                    else { throw authenticationFailure }
+                    return SymmetricKey(data: fileKey)
+                default:
+                    continue
+                }
+            }
+            throw CofferFormatsError(
+                .noMatchingKey,
+                "the file is not encrypted to this key (key id \(Hex.encode(keyID))); it needs \(header.stanzas.map(\.summary).joined(separator: "; "))"
+            )
+        }
+    }
+}
+
+extension EncryptedFileHeader.Stanza {
+    /// The additional data of a stanza whose wrapped key will be `wrappedLength` bytes (used while
+    /// building it, before the wrapped key exists).
+    func additionalDataFor(wrappedLength: Int) -> [UInt8] {
+        let length = parameters.count + wrappedLength
+        return [type, UInt8(length >> 8), UInt8(length & 0xFF)] + parameters
+    }
+}
+
+/// Seals or opens consecutive segments with the STREAM nonce: an 11-byte counter and a last-segment flag.
+struct SegmentSealer {
+    let cipher: EncryptionCipher
+    let key: SymmetricKey
+    private(set) var counter: UInt64 = 0
+    private var nonce = [UInt8](repeating: 0, count: 12)
+
+    init(cipher: EncryptionCipher, key: SymmetricKey) {
+        self.cipher = cipher
+        self.key = key
+    }
+
+    private mutating func nextNonce(last: Bool) -> [UInt8] {
+        for index in 0..<8 { nonce[3 + index] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64(index))) }
+        nonce[11] = last ? 1 : 0
+        counter += 1
+        return nonce
+    }
+
+    mutating func seal(_ plaintext: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let nonce = nextNonce(last: last)
+        switch cipher {
+        case .aes256GCM:
+            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: nonce))
+            try box.ciphertext.withUnsafeBytes(output)
+            try box.tag.withUnsafeBytes(output)
+        case .chaCha20Poly1305:
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: ChaChaPoly.Nonce(data: nonce))
+            try box.ciphertext.withUnsafeBytes(output)
+            try box.tag.withUnsafeBytes(output)
+        }
+    }
+
+    mutating func open(_ sealed: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let nonce = nextNonce(last: last)
+        let body = UnsafeRawBufferPointer(rebasing: sealed[0..<(sealed.count - 16)])
+        let tag = UnsafeRawBufferPointer(rebasing: sealed[(sealed.count - 16)...])
+        let plaintext: Data
+        switch cipher {
+        case .aes256GCM:
+            guard let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: body, tag: tag),
+                let opened = try? AES.GCM.open(box, using: key)
+            else { throw CofferEncryption.authenticationFailure }
+            plaintext = opened
+        case .chaCha20Poly1305:
+            guard let box = try? ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: body, tag: tag),
+                let opened = try? ChaChaPoly.open(box, using: key)
+            else { throw CofferEncryption.authenticationFailure }
+            plaintext = opened
+        }
+        try plaintext.withUnsafeBytes(output)
+    }
+}

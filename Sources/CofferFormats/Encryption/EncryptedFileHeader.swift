@@ -1,0 +1,214 @@
+import CofferCore
+import CofferCrypto
+
+/// The AEAD that seals a Coffer file's segments.
+public enum EncryptionCipher: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// AES-256-GCM, the default: hardware-accelerated on every current CPU.
+    case aes256GCM = 1
+    /// ChaCha20-Poly1305: constant time without AES instructions.
+    case chaCha20Poly1305 = 2
+
+    public var description: String {
+        switch self {
+        case .aes256GCM: "AES-256-GCM"
+        case .chaCha20Poly1305: "ChaCha20-Poly1305"
+        }
+    }
+}
+
+/// The parsed header of a Coffer encrypted file (docs/FORMAT-ENCRYPTION.md), readable without any secret.
+public struct EncryptedFileHeader: Sendable, Hashable {
+    /// One way the file key is wrapped.
+    public enum Stanza: Sendable, Hashable {
+        case scrypt(salt: [UInt8], logN: UInt8, r: UInt8, p: UInt8, wrapped: [UInt8])
+        case pbkdf2(salt: [UInt8], iterations: UInt32, wrapped: [UInt8])
+        case key(keyID: [UInt8], salt: [UInt8], wrapped: [UInt8])
+        case x25519(keyID: [UInt8], encapsulated: [UInt8], sealed: [UInt8])
+        case p256(keyID: [UInt8], encapsulated: [UInt8], sealed: [UInt8])
+
+        var type: UInt8 {
+            switch self {
+            case .scrypt: 1
+            case .pbkdf2: 2
+            case .key: 3
+            case .x25519: 4
+            case .p256: 5
+            }
+        }
+
+        /// The body's fields before the wrapped key.
+        var parameters: [UInt8] {
+            switch self {
+            case .scrypt(let salt, let logN, let r, let p, _): salt + [logN, r, p]
+            case .pbkdf2(let salt, let iterations, _): salt + bigEndian(iterations)
+            case .key(let keyID, let salt, _): keyID + salt
+            case .x25519(let keyID, let encapsulated, _): keyID + encapsulated
+            case .p256(let keyID, let encapsulated, _): keyID + encapsulated
+            }
+        }
+
+        var wrapped: [UInt8] {
+            switch self {
+            case .scrypt(_, _, _, _, let wrapped), .pbkdf2(_, _, let wrapped), .key(_, _, let wrapped),
+                .x25519(_, _, let wrapped), .p256(_, _, let wrapped):
+                wrapped
+            }
+        }
+
+        var body: [UInt8] { parameters + wrapped }
+
+        /// The additional data the wrap authenticates: type, length and the parameters.
+        var additionalData: [UInt8] {
+            switch self {
+            case .x25519(let keyID, _, _), .p256(let keyID, _, _):
+                return [type] + keyID
+            default:
+                let length = body.count
+                return [type, UInt8(length >> 8), UInt8(length & 0xFF)] + parameters
+            }
+        }
+
+        var encoded: [UInt8] {
+            let body = self.body
+            return [type, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+        }
+
+        /// Whether the stanza is for a password, a key, or a recipient (a file holds one kind).
+        var kind: Int {
+            switch self {
+            case .scrypt, .pbkdf2: 0
+            case .key: 1
+            case .x25519, .p256: 2
+            }
+        }
+
+        /// A line for `coffer inspect`.
+        public var summary: String {
+            switch self {
+            case .scrypt(_, let logN, let r, let p, _): "password, scrypt N=2^\(logN) r=\(r) p=\(p) (\((128 << Int(logN)) * Int(r) >> 20) MiB)"
+            case .pbkdf2(_, let iterations, _): "password, PBKDF2-HMAC-SHA-256, \(iterations) iterations"
+            case .key(let keyID, _, _): "256-bit key, key id \(Hex.encode(keyID))"
+            case .x25519(let keyID, _, _): "X25519 recipient, key id \(Hex.encode(keyID))"
+            case .p256(let keyID, _, _): "P-256 recipient, key id \(Hex.encode(keyID))"
+            }
+        }
+    }
+
+    public static let magic: [UInt8] = [0x43, 0x4F, 0x46, 0x46, 0x45, 0x52, 0x00, 0x45]
+    public static let version: UInt8 = 1
+    public static let maximumStanzas = 32
+    public static let maximumStanzaBody = 1024
+    public static let segmentLogRange: ClosedRange<UInt8> = 12...24
+
+    /// The segment cipher.
+    public let cipher: EncryptionCipher
+    /// log2 of the plaintext segment size.
+    public let segmentLog: UInt8
+    /// How the file key is wrapped.
+    public let stanzas: [Stanza]
+    /// The random salt of the payload key.
+    public let payloadNonce: [UInt8]
+    /// HMAC-SHA-256 of the header under the header key.
+    public let mac: [UInt8]
+
+    /// The plaintext segment size in bytes.
+    public var segmentSize: Int { 1 << Int(segmentLog) }
+
+    init(cipher: EncryptionCipher, segmentLog: UInt8, stanzas: [Stanza], payloadNonce: [UInt8], mac: [UInt8]) {
+        self.cipher = cipher
+        self.segmentLog = segmentLog
+        self.stanzas = stanzas
+        self.payloadNonce = payloadNonce
+        self.mac = mac
+    }
+
+    /// Every header byte the MAC covers.
+    var authenticatedBytes: [UInt8] {
+        Self.magic + [Self.version, cipher.rawValue, segmentLog, UInt8(stanzas.count)] + stanzas.flatMap(\.encoded) + payloadNonce
+    }
+
+    /// The header as written.
+    var encoded: [UInt8] { authenticatedBytes + mac }
+
+    /// Whether bytes start like a Coffer encrypted file.
+    static func isCoffer(_ prefix: [UInt8]) -> Bool { prefix.starts(with: magic) }
+
+    /// Parses a header, asking `read` for exactly the bytes it needs (it returns fewer only at the end).
+    /// - Throws: ``CofferFormatsError`` `.malformedCiphertext` naming the problem.
+    static func parse(_ read: (Int) throws -> [UInt8]) throws -> EncryptedFileHeader {
+        func take(_ count: Int) throws -> [UInt8] {
+            let bytes = try read(count)
+            guard bytes.count == count else {
+                throw CofferFormatsError(.malformedCiphertext, "the encrypted file's header is truncated")
+            }
+            return bytes
+        }
+        let fixed = try take(12)
+        guard fixed.starts(with: magic) else {
+            throw CofferFormatsError(.malformedCiphertext, "this is not a Coffer encrypted file (bad magic)")
+        }
+        guard fixed[8] == version else {
+            throw CofferFormatsError(.malformedCiphertext, "unsupported encrypted-file version \(fixed[8]); this Coffer reads version \(version)")
+        }
+        guard let cipher = EncryptionCipher(rawValue: fixed[9]) else {
+            throw CofferFormatsError(.malformedCiphertext, "unknown cipher \(fixed[9])")
+        }
+        guard segmentLogRange.contains(fixed[10]) else {
+            throw CofferFormatsError(.malformedCiphertext, "segment size 2^\(fixed[10]) is outside 2^12 to 2^24")
+        }
+        let count = Int(fixed[11])
+        guard (1...maximumStanzas).contains(count) else {
+            throw CofferFormatsError(.malformedCiphertext, "the header names \(count) key stanzas; 1 to \(maximumStanzas) are allowed")
+        }
+        var stanzas: [Stanza] = []
+        for _ in 0..<count {
+            let head = try take(3)
+            let length = Int(head[1]) << 8 | Int(head[2])
+            guard length <= maximumStanzaBody else {
+                throw CofferFormatsError(.malformedCiphertext, "a key stanza of \(length) bytes exceeds the limit of \(maximumStanzaBody)")
+            }
+            stanzas.append(try stanza(type: head[0], body: take(length)))
+        }
+        guard Set(stanzas.map(\.kind)).count == 1,
+            stanzas.first.map({ $0.kind == 2 || stanzas.count == 1 }) ?? false
+        else {
+            throw CofferFormatsError(
+                .malformedCiphertext,
+                "the header mixes ways of opening the file; it must hold one password, one key, or recipients only"
+            )
+        }
+        return EncryptedFileHeader(cipher: cipher, segmentLog: fixed[10], stanzas: stanzas, payloadNonce: try take(16), mac: try take(32))
+    }
+
+    private static func stanza(type: UInt8, body: [UInt8]) throws -> Stanza {
+        func expect(_ length: Int, _ name: String) throws {
+            guard body.count == length else {
+                throw CofferFormatsError(.malformedCiphertext, "a \(name) stanza must be \(length) bytes, found \(body.count)")
+            }
+        }
+        switch type {
+        case 1:
+            try expect(67, "scrypt")
+            return .scrypt(salt: Array(body[0..<16]), logN: body[16], r: body[17], p: body[18], wrapped: Array(body[19...]))
+        case 2:
+            try expect(68, "PBKDF2")
+            let iterations = body[16..<20].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            return .pbkdf2(salt: Array(body[0..<16]), iterations: iterations, wrapped: Array(body[20...]))
+        case 3:
+            try expect(72, "key")
+            return .key(keyID: Array(body[0..<8]), salt: Array(body[8..<24]), wrapped: Array(body[24...]))
+        case 4:
+            try expect(88, "X25519 recipient")
+            return .x25519(keyID: Array(body[0..<8]), encapsulated: Array(body[8..<40]), sealed: Array(body[40...]))
+        case 5:
+            try expect(121, "P-256 recipient")
+            return .p256(keyID: Array(body[0..<8]), encapsulated: Array(body[8..<73]), sealed: Array(body[73...]))
+        default:
+            throw CofferFormatsError(.malformedCiphertext, "unknown key stanza type \(type)")
+        }
+    }
+}
+
+func bigEndian(_ value: UInt32) -> [UInt8] {
+    [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+}

@@ -1,0 +1,200 @@
+import CofferCore
+public import CofferCrypto
+public import Crypto
+import _CryptoExtras
+import SwiftASN1
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A 256-bit symmetric key for Coffer's key mode. Never printed.
+public struct EncryptionKey: Sendable, CustomStringConvertible {
+    let key: SymmetricKey
+
+    /// Wraps exactly 32 bytes.
+    /// - Throws: ``CofferFormatsError`` `.invalidArgument` for any other length.
+    public init<Bytes: Collection>(bytes: Bytes) throws(CofferFormatsError) where Bytes.Element == UInt8 {
+        guard bytes.count == 32 else {
+            throw CofferFormatsError(.invalidArgument, "expected a 32-byte (256-bit) key, found \(bytes.count) bytes")
+        }
+        key = SymmetricKey(data: Array(bytes))
+    }
+
+    /// A new key from the system's secure generator.
+    public static func generate() -> EncryptionKey {
+        EncryptionKey(SymmetricKey(size: .bits256))
+    }
+
+    private init(_ key: SymmetricKey) { self.key = key }
+
+    /// The key's id, as stored in file headers: 8 bytes of HKDF-SHA-256(key, info "coffer-v1 key-id").
+    public var keyID: [UInt8] {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Array("coffer-v1 key-id".utf8), outputByteCount: 8).withUnsafeBytes { Array($0) }
+    }
+
+    /// The raw key bytes. - Warning: a secret; store only in a 0600 file or a keychain.
+    public func withUnsafeKeyBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try key.withUnsafeBytes(body)
+    }
+
+    public var description: String { "EncryptionKey(id \(Hex.encode(keyID)))" }
+}
+
+/// A public key files can be encrypted to: X25519, or P-256 (a P-256 signing key serves too).
+public enum RecipientPublicKey: Sendable, Hashable {
+    case x25519(Curve25519.KeyAgreement.PublicKey)
+    case p256(P256.KeyAgreement.PublicKey)
+
+    /// SubjectPublicKeyInfo DER.
+    public var derRepresentation: [UInt8] {
+        switch self {
+        case .x25519(let key): Array(key.derRepresentation)
+        case .p256(let key): Array(key.derRepresentation)
+        }
+    }
+
+    /// The first 8 bytes of SHA-256 over the SubjectPublicKeyInfo: the key id `coffer key show` prints.
+    public var keyID: [UInt8] { Array(DigestAlgorithm.sha256.hash(derRepresentation).bytes.prefix(8)) }
+
+    /// "X25519" or "P-256".
+    public var algorithmName: String {
+        switch self {
+        case .x25519: "X25519"
+        case .p256: "P-256"
+        }
+    }
+
+    /// Reads a recipient from any public- or private-key file Coffer understands (an X25519 SPKI or
+    /// PKCS#8, or any P-256 key format).
+    /// - Throws: ``CofferFormatsError`` `.wrongKeyKind` for keys that cannot receive (RSA, Ed25519, ML-DSA).
+    public init(importing bytes: [UInt8]) throws(CofferFormatsError) {
+        if let identity = try? RecipientPrivateKey(x25519Bytes: bytes) {
+            self = identity.publicKey
+            return
+        }
+        if let der = X25519Codec.spkiDER(bytes), let key = try? Curve25519.KeyAgreement.PublicKey(derRepresentation: der) {
+            self = .x25519(key)
+            return
+        }
+        let verifying = try VerifyingKey(importing: bytes)
+        guard case .p256(let key) = verifying.underlying else {
+            throw CofferFormatsError(.wrongKeyKind, "a \(verifying.algorithm) key cannot be an encryption recipient; use an X25519 or P-256 key")
+        }
+        do {
+            self = .p256(try P256.KeyAgreement.PublicKey(rawRepresentation: key.rawRepresentation))
+        } catch {
+            throw CofferFormatsError(.malformedKey, "the P-256 key is invalid")
+        }
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.derRepresentation == rhs.derRepresentation }
+    public func hash(into hasher: inout Hasher) { hasher.combine(derRepresentation) }
+}
+
+/// A private key that opens files encrypted to its public half (an identity, in age's words).
+public enum RecipientPrivateKey: Sendable {
+    case x25519(Curve25519.KeyAgreement.PrivateKey)
+    case p256(P256.KeyAgreement.PrivateKey)
+
+    /// A new X25519 identity.
+    public static func generateX25519() -> RecipientPrivateKey { .x25519(Curve25519.KeyAgreement.PrivateKey()) }
+
+    /// The public half.
+    public var publicKey: RecipientPublicKey {
+        switch self {
+        case .x25519(let key): .x25519(key.publicKey)
+        case .p256(let key): .p256(key.publicKey)
+        }
+    }
+
+    /// PKCS#8 PEM. - Warning: the private key in the clear; write it only to a 0600 file.
+    public func exportUnencryptedPEM() -> [UInt8] {
+        switch self {
+        case .x25519(let key): Array(key.pemRepresentation.utf8)
+        case .p256(let key): Array(key.pemRepresentation.utf8)
+        }
+    }
+
+    /// PKCS#8 DER, for encrypting with a password.
+    func pkcs8DER() -> [UInt8] {
+        switch self {
+        case .x25519(let key): Array(key.derRepresentation)
+        case .p256(let key): Array(key.derRepresentation)
+        }
+    }
+
+    init(x25519Bytes bytes: [UInt8]) throws {
+        guard let der = X25519Codec.pkcs8DER(bytes) else { throw CofferFormatsError(.malformedKey, "not an X25519 private key") }
+        self = .x25519(try Curve25519.KeyAgreement.PrivateKey(derRepresentation: der))
+    }
+
+    /// Reads an identity: an X25519 PKCS#8 key (PEM or DER, optionally password-encrypted), or any P-256
+    /// private key format Coffer reads.
+    public init(importing bytes: [UInt8], password: KeyImporter.PasswordProvider? = nil) throws(CofferFormatsError) {
+        if let key = try? RecipientPrivateKey(x25519Bytes: bytes) {
+            self = key
+            return
+        }
+        if let der = X25519Codec.encryptedDER(bytes) {
+            guard let password else { throw CofferFormatsError(.passwordRequired, "the key is encrypted; a password is needed to read it") }
+            var secret: [UInt8]
+            do { secret = try password() } catch { throw CofferFormatsError(.passwordRequired, "no password was given (\(error))") }
+            defer { _ = secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            let pkcs8 = try EncryptedPKCS8.decrypt(der, password: secret, limits: PasswordKeyLimits())
+            if let key = try? RecipientPrivateKey(x25519Bytes: pkcs8) {
+                self = key
+                return
+            }
+        }
+        let signing = try SigningKey(importing: bytes, password: password)
+        guard case .p256(let key) = signing.underlying else {
+            throw CofferFormatsError(.wrongKeyKind, "a \(signing.algorithm) key cannot decrypt; use an X25519 or P-256 key")
+        }
+        do {
+            self = .p256(try P256.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation))
+        } catch {
+            throw CofferFormatsError(.malformedKey, "the P-256 key is invalid")
+        }
+    }
+
+    /// The private key as password-encrypted PKCS#8 PEM (see ``SigningKey/exportEncrypted(password:protection:encoding:)``).
+    public func exportEncrypted(password: [UInt8], protection: PasswordProtection = .default) throws -> [UInt8] {
+        var der = pkcs8DER()
+        defer { _ = der.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let encrypted = try EncryptedPKCS8.encrypt(der, password: password, protection: protection)
+        return Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8)
+    }
+}
+
+/// Recognising X25519 keys (OID 1.3.101.110) in PEM or DER, which the signing-key importer does not handle.
+enum X25519Codec {
+    static let oid: ASN1ObjectIdentifier = [1, 3, 101, 110]
+
+    static func der(_ bytes: [UInt8], label: String) -> [UInt8]? {
+        if let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") {
+            return (try? PEMBlock.blocks(in: text))?.first { $0.label == label }?.der
+        }
+        return bytes
+    }
+
+    static func spkiDER(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let der = der(bytes, label: "PUBLIC KEY"), let spki = try? SubjectPublicKeyInfo(derEncoded: der),
+            spki.algorithm.algorithm == oid
+        else { return nil }
+        return der
+    }
+
+    static func pkcs8DER(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let der = der(bytes, label: "PRIVATE KEY"), let info = try? OneAsymmetricKey(derEncoded: der),
+            info.algorithm.algorithm == oid
+        else { return nil }
+        return der
+    }
+
+    static func encryptedDER(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let der = der(bytes, label: "ENCRYPTED PRIVATE KEY"), EncryptedPKCS8.looksEncrypted(der) else { return nil }
+        return der
+    }
+}

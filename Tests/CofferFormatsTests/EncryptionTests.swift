@@ -1,0 +1,153 @@
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferTesting
+import Foundation
+import Testing
+
+@Suite("Coffer encrypted files")
+struct EncryptionTests {
+    static let segment = 1 << Int(CofferEncryption.defaultSegmentLog)
+    /// Cheap password settings so that the suite stays fast; production defaults are tested once below.
+    static let fastPassword = EncryptionProtection.password(Array("correct horse".utf8), .scrypt(logN: 10, r: 8, p: 1))
+
+    static func protections() -> [(EncryptionProtection, DecryptionCredential, String)] {
+        let key = EncryptionKey.generate()
+        let x25519 = RecipientPrivateKey.generateX25519()
+        let p256 = RecipientPrivateKey.p256(.init())
+        return [
+            (fastPassword, .password(Array("correct horse".utf8)), "password"),
+            (.key(key), .key(key), "key"),
+            (.recipients([x25519.publicKey, p256.publicKey]), .identity(x25519), "X25519 recipient"),
+            (.recipients([x25519.publicKey, p256.publicKey]), .identity(p256), "P-256 recipient"),
+        ]
+    }
+
+    @Test(arguments: [0, 1, segment - 1, segment, segment + 1, 3 * segment, 3 * segment + 7])
+    func roundTripsEveryModeAndCipher(size: Int) throws {
+        let plaintext = Fixtures.randomBytes(count: size)
+        for (protection, credential, name) in Self.protections() {
+            for cipher in EncryptionCipher.allCases {
+                let sealed = try CofferEncryption.encrypt(plaintext, to: protection, cipher: cipher)
+                let segments = max(1, (size + Self.segment - 1) / Self.segment) + (size > 0 && size % Self.segment == 0 ? 0 : 0)
+                #expect(sealed.count > size + 16 * segments, "\(name) \(cipher)")
+                #expect(try CofferEncryption.decrypt(sealed, with: credential) == plaintext, "\(name) \(cipher) \(size)")
+            }
+        }
+    }
+
+    @Test func hundredMebibyteFilesInConstantMemory() throws {
+        let folder = try TemporaryDirectory()
+        let input = try folder.write(Fixtures.randomBytes(count: 100 << 20), to: "big.bin")
+        let key = EncryptionKey.generate()
+        try CofferEncryption.encryptFile(atPath: input, toPath: folder.path("big.coffer"), to: .key(key))
+        try CofferEncryption.decryptFile(atPath: folder.path("big.coffer"), toPath: folder.path("big.out"), with: .key(key))
+        #expect(try DigestAlgorithm.sha256.hash(fileAtPath: folder.path("big.out")) == DigestAlgorithm.sha256.hash(fileAtPath: input))
+        #expect(try FileManager.default.attributesOfItem(atPath: folder.path("big.out"))[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func everySingleBitFlipIsRejected() throws {
+        let key = EncryptionKey.generate()
+        let sealed = try CofferEncryption.encrypt(Array("a small secret".utf8), to: .key(key))
+        for offset in sealed.indices {
+            for bit in [0, 7] {
+                var tampered = sealed
+                tampered[offset] ^= UInt8(1 << bit)
+                #expect(throws: CofferFormatsError.self, "flip at \(offset)") { try CofferEncryption.decrypt(tampered, with: .key(key)) }
+            }
+        }
+    }
+
+    @Test func truncationReorderingDuplicationAndAppendingAreRejected() throws {
+        let key = EncryptionKey.generate()
+        let plaintext = Fixtures.randomBytes(count: 3 * Self.segment + 100)
+        let sealed = try CofferEncryption.encrypt(plaintext, to: .key(key))
+        let headerLength = sealed.count - (plaintext.count + 4 * 16)
+        let sealedSegment = Self.segment + 16
+        let segments = (0..<4).map { index -> [UInt8] in
+            let start = headerLength + index * sealedSegment
+            return Array(sealed[start..<min(sealed.count, start + sealedSegment)])
+        }
+        let header = Array(sealed[0..<headerLength])
+        var variants: [(String, [UInt8])] = [
+            ("header only", header),
+            ("swapped", header + segments[1] + segments[0] + segments[2] + segments[3]),
+            ("duplicated", header + segments[0] + segments[0] + segments[1] + segments[2] + segments[3]),
+            ("appended byte", sealed + [0]),
+            ("appended segment", sealed + segments[1]),
+            ("last segment dropped", header + segments[0] + segments[1] + segments[2]),
+        ]
+        for cut in stride(from: headerLength, to: sealed.count, by: 4099) { variants.append(("cut at \(cut)", Array(sealed[0..<cut]))) }
+        for boundary in 1...3 { variants.append(("cut at boundary \(boundary)", Array(sealed[0..<(headerLength + boundary * sealedSegment)]))) }
+        for (name, bytes) in variants {
+            #expect(throws: CofferFormatsError.self, "\(name)") { try CofferEncryption.decrypt(bytes, with: .key(key)) }
+        }
+    }
+
+    @Test func wrongSecretsAreOneErrorOrNameTheKey() throws {
+        let sealed = try CofferEncryption.encrypt(Array("x".utf8), to: Self.fastPassword)
+        let wrong = try #require(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(sealed, with: .password(Array("wrong".utf8))) }
+        #expect(wrong.code == .authenticationFailed)
+        #expect(wrong.reason == "wrong password or key, or the data is corrupted or truncated")
+        let keyed = try CofferEncryption.encrypt(Array("x".utf8), to: .key(EncryptionKey.generate()))
+        let other = try #require(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(keyed, with: .key(EncryptionKey.generate())) }
+        #expect(other.code == .noMatchingKey)
+        let recipientSealed = try CofferEncryption.encrypt(Array("x".utf8), to: .recipients([RecipientPrivateKey.generateX25519().publicKey]))
+        let stranger = try #require(throws: CofferFormatsError.self) {
+            try CofferEncryption.decrypt(recipientSealed, with: .identity(RecipientPrivateKey.generateX25519()))
+        }
+        #expect(stranger.code == .noMatchingKey)
+        #expect(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(sealed, with: .key(EncryptionKey.generate())) }
+    }
+
+    @Test func readerLimitsRefuseCostlyHeadersBeforeDerivingAnything() throws {
+        let sealed = try CofferEncryption.encrypt(Array("x".utf8), to: .password(Array("pw".utf8), .scrypt(logN: 12, r: 8, p: 1)))
+        let error = try #require(throws: CofferFormatsError.self) {
+            try CofferEncryption.decrypt(sealed, with: .password(Array("pw".utf8)), limits: DecryptionLimits(maximumScryptLogN: 11))
+        }
+        #expect(error.code == .costTooHigh)
+        #expect(error.reason.contains("--max-scrypt-log-n"))
+        #expect(try CofferEncryption.decrypt(sealed, with: .password(Array("pw".utf8))) == Array("x".utf8))
+    }
+
+    @Test func defaultPasswordSettingsAndPBKDF2() throws {
+        let scrypt = try CofferEncryption.encrypt(Array("x".utf8), to: .password(Array("pw".utf8)))
+        #expect(try CofferEncryption.decrypt(scrypt, with: .password(Array("pw".utf8))) == Array("x".utf8))
+        let pbkdf2 = try CofferEncryption.encrypt(Array("x".utf8), to: .password(Array("pw".utf8), .pbkdf2(iterations: 600_000)))
+        #expect(try CofferEncryption.decrypt(pbkdf2, with: .password(Array("pw".utf8))) == Array("x".utf8))
+        #expect(throws: CofferFormatsError.self) { try CofferEncryption.encrypt([], to: .password(Array("pw".utf8), .pbkdf2(iterations: 1000))) }
+    }
+
+    @Test func malformedHeadersAreTypedErrors() throws {
+        let key = EncryptionKey.generate()
+        let sealed = try CofferEncryption.encrypt([1, 2, 3], to: .key(key))
+        var version = sealed
+        version[8] = 2
+        var segmentLog = sealed
+        segmentLog[10] = 40
+        var stanzaCount = sealed
+        stanzaCount[11] = 0
+        for (name, bytes) in [("empty", []), ("not coffer", Array("hello world, this is text".utf8)), ("version", version),
+                              ("segment size", segmentLog), ("no stanzas", stanzaCount), ("short", Array(sealed.prefix(20)))] {
+            #expect(throws: CofferFormatsError.self, "\(name)") { try CofferEncryption.decrypt(bytes, with: .key(key)) }
+        }
+        let error = try #require(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(version, with: .key(key)) }
+        #expect(error.reason == "unsupported encrypted-file version 2; this Coffer reads version 1")
+    }
+
+    @Test func failedFileDecryptionLeavesNothingBehind() throws {
+        let folder = try TemporaryDirectory()
+        let key = EncryptionKey.generate()
+        let input = try folder.write(Fixtures.randomBytes(count: 5 * Self.segment), to: "plain")
+        try CofferEncryption.encryptFile(atPath: input, toPath: folder.path("sealed"), to: .key(key))
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("sealed"))))
+        bytes[bytes.count - 10] ^= 1
+        try folder.write(bytes, to: "sealed")
+        try folder.write("keep me", to: "out")
+        #expect(throws: CofferFormatsError.self) {
+            try CofferEncryption.decryptFile(atPath: folder.path("sealed"), toPath: folder.path("out"), with: .key(key), overwrite: true)
+        }
+        #expect(try String(contentsOfFile: folder.path("out"), encoding: .utf8) == "keep me")
+        #expect(try folder.contents() == ["out", "plain", "sealed"])
+    }
+}
