@@ -71,3 +71,28 @@ public struct WycheproofSignatureFile: Decodable, Sendable {
         public let flags: [String]
     }
 }
+
+/// Wycheproof AEAD (`aead_test_schema_v1.json`) and IND-CPA (`ind_cpa_test_schema_v1.json`) files.
+public struct WycheproofCipherFile: Decodable, Sendable {
+    public let numberOfTests: Int
+    public let testGroups: [Group]
+
+    public struct Group: Decodable, Sendable {
+        public let keySize: Int
+        public let ivSize: Int
+        public let tagSize: Int?
+        public let tests: [Test]
+    }
+
+    public struct Test: Decodable, Sendable {
+        public let tcId: Int
+        public let comment: String
+        public let key: String
+        public let iv: String
+        public let aad: String?
+        public let msg: String
+        public let ct: String
+        public let tag: String?
+        public let result: String
+    }
+}

@@ -452,33 +452,52 @@ struct SegmentSealer {
     }
 
     mutating func seal(_ plaintext: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try Self.seal(cipher: cipher, key: key, nonce: nextNonce(last: last), additionalData: [], plaintext: plaintext, output: output)
+    }
+
+    mutating func open(_ sealed: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
         let nonce = nextNonce(last: last)
+        guard sealed.count >= 16 else { throw CofferEncryption.authenticationFailure }
+        try Self.open(
+            cipher: cipher, key: key, nonce: nonce, additionalData: [],
+            ciphertext: UnsafeRawBufferPointer(rebasing: sealed[0..<(sealed.count - 16)]),
+            tag: UnsafeRawBufferPointer(rebasing: sealed[(sealed.count - 16)...]),
+            output: output
+        )
+    }
+
+    /// One AEAD seal with swift-crypto, writing ciphertext then tag: the operation every segment uses.
+    static func seal(
+        cipher: EncryptionCipher, key: SymmetricKey, nonce: [UInt8], additionalData: [UInt8],
+        plaintext: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         switch cipher {
         case .aes256GCM:
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: nonce))
+            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: nonce), authenticating: additionalData)
             try box.ciphertext.withUnsafeBytes(output)
             try box.tag.withUnsafeBytes(output)
         case .chaCha20Poly1305:
-            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: ChaChaPoly.Nonce(data: nonce))
+            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: additionalData)
             try box.ciphertext.withUnsafeBytes(output)
             try box.tag.withUnsafeBytes(output)
         }
     }
 
-    mutating func open(_ sealed: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let nonce = nextNonce(last: last)
-        let body = UnsafeRawBufferPointer(rebasing: sealed[0..<(sealed.count - 16)])
-        let tag = UnsafeRawBufferPointer(rebasing: sealed[(sealed.count - 16)...])
+    /// One AEAD open; any failure (tag, nonce, lengths) is the single authentication error.
+    static func open(
+        cipher: EncryptionCipher, key: SymmetricKey, nonce: [UInt8], additionalData: [UInt8],
+        ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let plaintext: Data
         switch cipher {
         case .aes256GCM:
-            guard let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: body, tag: tag),
-                let opened = try? AES.GCM.open(box, using: key)
+            guard let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag),
+                let opened = try? AES.GCM.open(box, using: key, authenticating: additionalData)
             else { throw CofferEncryption.authenticationFailure }
             plaintext = opened
         case .chaCha20Poly1305:
-            guard let box = try? ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: body, tag: tag),
-                let opened = try? ChaChaPoly.open(box, using: key)
+            guard let box = try? ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag),
+                let opened = try? ChaChaPoly.open(box, using: key, authenticating: additionalData)
             else { throw CofferEncryption.authenticationFailure }
             plaintext = opened
         }
