@@ -19,7 +19,7 @@ struct Coffer: ParsableCommand {
             environment variable.
             """,
         version: CofferVersion.current,
-        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Random.self, GravatarCommand.self, Speed.self]
+        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, Speed.self]
     )
 
     /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.
@@ -62,10 +62,14 @@ struct Coffer: ParsableCommand {
 
     /// The `--help` invocation that explains the subcommand the user was calling.
     private static func helpCommand(for error: any Error) -> String {
-        let arguments = CommandLine.arguments.dropFirst()
-        let known = Set(configuration.subcommands.map { $0._commandName })
-        if let first = arguments.first, known.contains(first) { return "coffer \(first) --help" }
-        return "coffer --help"
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let first = arguments.first,
+            let command = configuration.subcommands.first(where: { $0._commandName == first })
+        else { return "coffer --help" }
+        if arguments.count > 1, command.configuration.subcommands.contains(where: { $0._commandName == arguments[1] }) {
+            return "coffer \(first) \(arguments[1]) --help"
+        }
+        return "coffer \(first) --help"
     }
 }
 

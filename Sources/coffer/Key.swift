@@ -25,11 +25,18 @@ struct KeyCommand: ParsableCommand {
     )
 }
 
-func parseKeyType(_ name: String) throws -> KeyType {
+/// What `coffer key generate` makes: a signing key, or an X25519 key for receiving encrypted files.
+enum GeneratedKeyType: Equatable {
+    case signing(KeyType)
+    case x25519
+}
+
+func parseKeyType(_ name: String) throws -> GeneratedKeyType {
+    if name.lowercased() == "x25519" { return .x25519 }
     guard let type = KeyType(rawValue: name.lowercased()) else {
-        throw ValidationError("unknown key type '\(name)'; expected one of: \(KeyType.allCases.map(\.rawValue).joined(separator: ", "))")
+        throw ValidationError("unknown key type '\(name)'; expected one of: \((KeyType.allCases.map(\.rawValue) + ["x25519"]).joined(separator: ", "))")
     }
-    return type
+    return .signing(type)
 }
 
 func parseAppleKeyClass(_ name: String) throws -> AppleKeyClass {
@@ -45,7 +52,8 @@ struct KeyGenerate: ParsableCommand {
         abstract: "Generate a key pair.",
         discussion: """
             Types: ed25519 (default), p256, p384, p521, rsa2048, rsa3072, rsa4096, mldsa65, mldsa87 \
-            (post-quantum). The private key is written as PKCS#8 PEM with mode 0600; with --encrypt it \
+            (post-quantum) for signing; x25519 for receiving encrypted files ('coffer encrypt -r'; P-256 \
+            keys can receive too). The private key is written as PKCS#8 PEM with mode 0600; with --encrypt it \
             is protected by a password (PBKDF2-HMAC-SHA-256, 600,000 iterations, AES-256-CBC — the form \
             'openssl pkey' reads).
 
@@ -60,7 +68,7 @@ struct KeyGenerate: ParsableCommand {
         help: ArgumentHelp("The key type (default: ed25519).", valueName: "type"),
         transform: parseKeyType
     )
-    var type: KeyType = .ed25519
+    var type: GeneratedKeyType = .signing(.ed25519)
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the private key (mode 0600).", valueName: "file"))
     var output: String
@@ -90,19 +98,30 @@ struct KeyGenerate: ParsableCommand {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
         }
         let password = encrypt ? try passwords.read(prompt: "New password for \(output): ", confirm: true) : nil
-        let key = try SigningKey.generate(type)
+        let protection: PasswordProtection = scrypt ? .scryptOpenSSLCompatible : .default
         let privateBytes: [UInt8]
-        if let password {
-            privateBytes = try key.exportEncrypted(password: password, protection: scrypt ? .scryptOpenSSLCompatible : .default)
-        } else {
-            privateBytes = try key.exportUnencrypted(as: .pkcs8)
+        let publicBytes: [UInt8]
+        let fingerprint: KeyFingerprint
+        let name: String
+        switch type {
+        case .signing(let keyType):
+            let key = try SigningKey.generate(keyType)
+            privateBytes = try password.map { try key.exportEncrypted(password: $0, protection: protection) } ?? key.exportUnencrypted(as: .pkcs8)
+            publicBytes = try key.verifyingKey.exported(as: .spki)
+            fingerprint = key.verifyingKey.fingerprint
+            name = key.algorithm.description
+        case .x25519:
+            let key = RecipientPrivateKey.generateX25519()
+            privateBytes = try password.map { try key.exportEncrypted(password: $0, protection: protection) } ?? key.exportUnencryptedPEM()
+            publicBytes = Array(PEMArmor.encode(key.publicKey.derRepresentation, label: "PUBLIC KEY").utf8)
+            fingerprint = KeyFingerprint(subjectPublicKeyInfo: key.publicKey.derRepresentation)
+            name = "X25519"
         }
         try KeyFiles.write(privateBytes, to: output, secret: true, overwrite: force)
         if let publicOutput {
-            try KeyFiles.write(try key.verifyingKey.exported(as: .spki), to: publicOutput, secret: false, overwrite: force)
+            try KeyFiles.write(publicBytes, to: publicOutput, secret: false, overwrite: force)
         }
-        let fingerprint = key.verifyingKey.fingerprint
-        Terminal.writeLine("generated \(key.algorithm) key \(fingerprint.keyID)")
+        Terminal.writeLine("generated \(name) key \(fingerprint.keyID)")
         Terminal.writeLine("  private key:  \(output) (\(encrypt ? "encrypted " : "")PKCS#8 PEM, mode 0600)")
         if let publicOutput { Terminal.writeLine("  public key:   \(publicOutput) (SubjectPublicKeyInfo PEM)") }
         Terminal.writeLine("  fingerprint:  \(fingerprint.hex)")
@@ -141,7 +160,18 @@ struct KeyShow: ParsableCommand {
     var json = false
 
     func run() throws {
-        let imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA)
+        let imported: ImportedKey
+        do {
+            imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA)
+        } catch let failure as CommandFailure {
+            // X25519 keys receive encrypted files; the signing-key reader does not know them.
+            let bytes = try KeyFiles.readSmallFile(file, what: "key file")
+            let recipient = (try? RecipientPublicKey(importing: bytes))
+                ?? (try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }))?.publicKey
+            guard let recipient, case .x25519 = recipient else { throw failure }
+            showRecipient(recipient, isPrivate: (try? RecipientPublicKey(importing: bytes)) == nil || bytes.count > 200)
+            return
+        }
         let publicKey = imported.verifyingKey
         let fingerprint = publicKey.fingerprint
         let kind = imported.signingKey == nil ? "public" : "private"
@@ -166,6 +196,16 @@ struct KeyShow: ParsableCommand {
         Terminal.writeLine("key id:       \(fingerprint.keyID)")
         Terminal.writeLine("fingerprint:  \(fingerprint.hex)")
         Terminal.writeLine("              \(fingerprint.base64)")
+        Terminal.writeLine("read aloud:   \(fingerprint.readAloud)")
+    }
+}
+
+extension KeyShow {
+    func showRecipient(_ recipient: RecipientPublicKey, isPrivate: Bool) {
+        let fingerprint = KeyFingerprint(subjectPublicKeyInfo: recipient.derRepresentation)
+        Terminal.writeLine("key:          \(recipient.algorithmName) \(isPrivate ? "private" : "public") key (encryption recipient)")
+        Terminal.writeLine("key id:       \(fingerprint.keyID)")
+        Terminal.writeLine("fingerprint:  \(fingerprint.hex)")
         Terminal.writeLine("read aloud:   \(fingerprint.readAloud)")
     }
 }

@@ -11,6 +11,12 @@ public struct KeyFingerprint: Sendable, Hashable, CustomStringConvertible {
         sha256 = DigestAlgorithm.sha256.hash(spki).bytes
     }
 
+    /// The fingerprint of any key given as SubjectPublicKeyInfo DER (for keys that are not signing keys,
+    /// such as X25519 encryption recipients).
+    public init(subjectPublicKeyInfo der: [UInt8]) {
+        self.init(spki: der)
+    }
+
     /// The fingerprint in lower-case hex.
     public var hex: String { Hex.encode(sha256) }
 

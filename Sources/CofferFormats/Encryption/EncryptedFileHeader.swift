@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import CofferCrypto
 
 /// The AEAD that seals a Coffer file's segments.
@@ -85,7 +85,7 @@ public struct EncryptedFileHeader: Sendable, Hashable {
         /// A line for `coffer inspect`.
         public var summary: String {
             switch self {
-            case .scrypt(_, let logN, let r, let p, _): "password, scrypt N=2^\(logN) r=\(r) p=\(p) (\((128 << Int(logN)) * Int(r) >> 20) MiB)"
+            case .scrypt(_, let logN, let r, let p, _): "password, scrypt N=2^\(logN) r=\(r) p=\(p) (\((128 << Int(logN)) * Int(r) >> 10) KiB of memory)"
             case .pbkdf2(_, let iterations, _): "password, PBKDF2-HMAC-SHA-256, \(iterations) iterations"
             case .key(let keyID, _, _): "256-bit key, key id \(Hex.encode(keyID))"
             case .x25519(let keyID, _, _): "X25519 recipient, key id \(Hex.encode(keyID))"
@@ -211,4 +211,15 @@ public struct EncryptedFileHeader: Sendable, Hashable {
 
 func bigEndian(_ value: UInt32) -> [UInt8] {
     [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+}
+
+extension EncryptedFileHeader {
+    /// Parses a header whose first bytes were already read (to detect the format).
+    public static func parse(prefix: [UInt8], reader: FileReader) throws -> EncryptedFileHeader {
+        let source = PrefixedSource(prefix: prefix, rest: reader)
+        return try parse { try source.readPrefix(upTo: $0) }
+    }
+
+    /// The header's size on disk.
+    public var encodedSize: Int { encoded.count }
 }

@@ -1,0 +1,151 @@
+public import CofferCore
+import CofferCrypto
+
+/// The encrypted formats Coffer reads, told apart by their first bytes.
+public enum EncryptedFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// Coffer's own format (docs/FORMAT-ENCRYPTION.md).
+    case coffer
+    /// RNCryptor v3.
+    case rncryptor
+    /// OpenSSL `enc` with a salt (`Salted__`).
+    case openssl
+
+    public var description: String {
+        switch self {
+        case .coffer: "Coffer v1"
+        case .rncryptor: "RNCryptor v3"
+        case .openssl: "OpenSSL enc (Salted__)"
+        }
+    }
+
+    /// The format whose signature `prefix` (16 bytes or fewer at the end of a file) starts with.
+    public static func detect(_ prefix: [UInt8]) -> EncryptedFormat? {
+        if prefix.starts(with: EncryptedFileHeader.magic) { return .coffer }
+        if prefix.starts(with: OpenSSLEnc.magic) { return .openssl }
+        if prefix.count >= 2, prefix[0] == 3, prefix[1] <= 1 { return .rncryptor }
+        return nil
+    }
+}
+
+/// What opens an encrypted file, across formats.
+public enum AnyDecryptionCredential: Sendable {
+    /// A password: Coffer password files, RNCryptor password mode, OpenSSL enc (with its iteration count).
+    case password([UInt8], openSSLIterations: Int = OpenSSLEnc.defaultIterations)
+    /// 32 bytes: a Coffer key; 64 bytes: RNCryptor's encryption key then HMAC key.
+    case keyBytes([UInt8])
+    /// A recipient's private key (Coffer files only).
+    case identity(RecipientPrivateKey)
+}
+
+/// Decrypts any format Coffer reads, detected from the data.
+public enum AnyFormatDecryptor {
+    /// Detects the format from the first bytes of `reader`, then decrypts the rest, handing plaintext to
+    /// `output`. As with every streaming decryption, the caller keeps the output only if this returns.
+    /// - Returns: the format found.
+    @discardableResult
+    public static func decrypt(
+        reader: FileReader,
+        with credential: AnyDecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits(),
+        progress: ((Int64) -> Void)? = nil,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> EncryptedFormat {
+        let prefix = try reader.readPrefix(upTo: 16)
+        guard let format = EncryptedFormat.detect(prefix) else {
+            throw CofferFormatsError(
+                .malformedCiphertext,
+                prefix.isEmpty ? "the input is empty" : "the input is not in a format Coffer decrypts (Coffer, RNCryptor v3, OpenSSL Salted__)"
+            )
+        }
+        let source = PrefixedSource(prefix: prefix, rest: reader)
+        switch (format, credential) {
+        case (.coffer, .password(let password, _)):
+            try CofferEncryption.decrypt(source: source, with: .password(password), limits: limits, progress: progress, output: output)
+        case (.coffer, .keyBytes(let bytes)):
+            try CofferEncryption.decrypt(source: source, with: .key(EncryptionKey(bytes: bytes)), limits: limits, progress: progress, output: output)
+        case (.coffer, .identity(let identity)):
+            try CofferEncryption.decrypt(source: source, with: .identity(identity), limits: limits, progress: progress, output: output)
+        case (.rncryptor, .password(let password, _)):
+            try RNCryptor.decrypt(source: source, with: .password(password), progress: progress, output: output)
+        case (.rncryptor, .keyBytes(let bytes)):
+            guard bytes.count == 64 else {
+                throw CofferFormatsError(.invalidArgument, "RNCryptor key mode needs 64 key bytes (encryption key, then HMAC key); found \(bytes.count)")
+            }
+            let keys = try RNCryptor.Keys(encryptionKey: Array(bytes[0..<32]), hmacKey: Array(bytes[32...]))
+            try RNCryptor.decrypt(source: source, with: .keys(keys), progress: progress, output: output)
+        case (.openssl, .password(let password, let iterations)):
+            try OpenSSLEnc.decrypt(source: source, password: password, iterations: iterations, limits: limits, progress: progress, output: output)
+        case (.openssl, _), (.rncryptor, .identity):
+            throw CofferFormatsError(.noMatchingKey, "\(format) files open with a password\(format == .rncryptor ? " or keys" : ""), not this credential")
+        }
+        return format
+    }
+}
+
+/// Bytes already read (to detect the format) in front of the rest of a reader.
+final class PrefixedSource: ByteSource {
+    private var prefix: ArraySlice<UInt8>
+    private let rest: FileReader
+
+    init(prefix: [UInt8], rest: FileReader) {
+        self.prefix = prefix[...]
+        self.rest = rest
+    }
+
+    func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
+        let fromPrefix = Array(prefix.prefix(count))
+        prefix = prefix.dropFirst(fromPrefix.count)
+        guard fromPrefix.count < count else { return fromPrefix }
+        return fromPrefix + (try rest.readPrefix(upTo: count - fromPrefix.count))
+    }
+
+    func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+        guard !prefix.isEmpty else { return try rest.forEachChunk(chunkSize: chunkSize, body) }
+        // Headers always consume the detected prefix before the body is streamed; should one not, the
+        // stream is re-cut into chunks so the exact-size guarantee still holds.
+        var pending = Array(prefix)
+        prefix = []
+        var total: Int64 = 0
+        try rest.forEachChunk(chunkSize: chunkSize) { chunk in
+            pending.append(contentsOf: chunk)
+            while pending.count >= chunkSize {
+                try pending[0..<chunkSize].withUnsafeBytes(body)
+                pending.removeFirst(chunkSize)
+                total += Int64(chunkSize)
+            }
+        }
+        if !pending.isEmpty {
+            try pending.withUnsafeBytes(body)
+            total += Int64(pending.count)
+        }
+        return total
+    }
+}
+
+extension CofferEncryption {
+    /// Encrypts a reader's contents in a legacy format, for apps and tools that need them.
+    public static func encryptLegacy(
+        reader: FileReader,
+        format: EncryptedFormat,
+        password: [UInt8]?,
+        keyBytes: [UInt8]?,
+        openSSLIterations: Int = OpenSSLEnc.defaultIterations,
+        progress: ((Int64) -> Void)? = nil,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        switch (format, password, keyBytes) {
+        case (.rncryptor, .some(let password), _):
+            try RNCryptor.encrypt(source: reader, with: .password(password), progress: progress, output: output)
+        case (.rncryptor, nil, .some(let bytes)):
+            guard bytes.count == 64 else {
+                throw CofferFormatsError(.invalidArgument, "RNCryptor key mode needs 64 key bytes (encryption key, then HMAC key); found \(bytes.count)")
+            }
+            let keys = try RNCryptor.Keys(encryptionKey: Array(bytes[0..<32]), hmacKey: Array(bytes[32...]))
+            try RNCryptor.encrypt(source: reader, with: .keys(keys), progress: progress, output: output)
+        case (.openssl, .some(let password), _):
+            try OpenSSLEnc.encrypt(source: reader, password: password, iterations: openSSLIterations, progress: progress, output: output)
+        default:
+            throw CofferFormatsError(.invalidArgument, "\(format) needs a password\(format == .rncryptor ? " or a 64-byte key file" : "")")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+import CofferFormats
+
+struct Decrypt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decrypt a Coffer, RNCryptor v3 or OpenSSL enc file (the format is detected).",
+        discussion: """
+            The plaintext is written only after all of it authenticated: to a temporary file beside \
+            the destination that is renamed at the end, or, for standard output, released once complete. \
+            On failure nothing is written.
+
+            Exit status: 0 decrypted; 1 wrong password or key, or the data was altered or truncated (one \
+            message, which on purpose does not say which); 2 a usage or input error.
+
+            A password-protected file may ask for more work than this reader allows by default (scrypt \
+            2^20, 10 million PBKDF2 iterations); --max-scrypt-log-n and --max-iterations raise the limits \
+            for files you trust.
+
+            Examples:
+              coffer decrypt -p backup.tar.coffer
+              coffer decrypt -i alice.key report.pdf.coffer -o report.pdf
+              coffer decrypt --password-file pass.txt --iter 100000 legacy.enc -o legacy.txt
+            """
+    )
+
+    @Flag(name: .customShort("p"), help: "Ask for the password (without echo).")
+    var askPassword = false
+
+    @OptionGroup(title: "Password")
+    var passwords: PasswordOptions
+
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Decrypt with the key in this file (32 bytes; 64 for RNCryptor).", valueName: "file"))
+    var keyFile: String?
+
+    @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp("Decrypt with this private key.", valueName: "key"))
+    var identity: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write (default: IN without .coffer; standard output for '-').", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("OpenSSL format: the iteration count used to encrypt (default 10,000).", valueName: "n"))
+    var iter: Int = OpenSSLEnc.defaultIterations
+
+    @Option(help: ArgumentHelp("Accept scrypt costs up to 2^N (default 20).", valueName: "n"))
+    var maxScryptLogN: Int = 20
+
+    @Option(help: ArgumentHelp("Accept up to this many PBKDF2 iterations (default 10,000,000).", valueName: "n"))
+    var maxIterations: Int = 10_000_000
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @Argument(help: "The file to decrypt ('-' or nothing: standard input).")
+    var input: String = "-"
+
+    private var usesPassword: Bool { askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil }
+
+    func validate() throws {
+        let modes = [usesPassword, keyFile != nil, identity != nil].filter { $0 }.count
+        guard modes == 1 else {
+            throw ValidationError("say how to open the file: a password (-p, --password-file, --password-env), --key-file, or -i identity; exactly one of them")
+        }
+    }
+
+    func run() throws {
+        let destination: String
+        if let output {
+            destination = output
+        } else if input == "-" {
+            destination = "-"
+        } else if let stripped = [".coffer", ".rncryptor", ".enc"].first(where: { input.hasSuffix($0) }).map({ String(input.dropLast($0.count)) }) {
+            destination = stripped
+        } else {
+            throw CommandFailure("cannot guess the output name for '\(input)'", hint: "name it with -o FILE, or -o - for standard output")
+        }
+        if destination != "-" && !force && KeyFiles.exists(destination) {
+            throw CommandFailure("'\(destination)' already exists", hint: "choose another name with -o, or pass --force to replace it")
+        }
+        let credential: AnyDecryptionCredential
+        if let identity {
+            let bytes = try KeyFiles.readSmallFile(identity, what: "key file")
+            do {
+                credential = .identity(try RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(identity): ") }))
+            } catch {
+                throw CommandFailure("\(identity): \(error.reason)")
+            }
+        } else if let keyFile {
+            credential = .keyBytes(try readKeyFile(keyFile))
+        } else {
+            credential = .password(try passwords.read(prompt: "Password: "), openSSLIterations: iter)
+        }
+        let limits = DecryptionLimits(maximumScryptLogN: maxScryptLogN, maximumPBKDF2Iterations: maxIterations)
+        let reader = try FileReader.open(input)
+        let progress = ProgressBar(total: reader.size, label: input)
+        defer { progress.finish() }
+        var found = EncryptedFormat.coffer
+        do {
+            try OutputTarget(path: destination, overwrite: force, holdUntilComplete: true).write { output in
+                found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, output: output)
+            }
+        } catch let error as CofferFormatsError {
+            progress.finish()
+            switch error.code {
+            case .authenticationFailed, .noMatchingKey:
+                throw CommandFailure(error.reason, exitCode: ExitStatus.checkFailed)
+            case .costTooHigh:
+                throw CommandFailure(error.reason, hint: "only raise the limit for a file you trust: a hostile file can ask for any amount of work")
+            default:
+                throw CommandFailure("\(input == "-" ? "standard input" : input): \(error.reason)")
+            }
+        }
+        progress.finish()
+        if found == .openssl {
+            Terminal.warn("the OpenSSL enc format is not authenticated; the data decrypted, but nothing proves it was not altered")
+        }
+        if destination != "-" { Terminal.writeError("decrypted \(input == "-" ? "standard input" : input) (\(found)) -> \(destination)\n") }
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+import CofferFormats
+
+struct Encrypt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Encrypt a file with a password, a key, or for public-key recipients.",
+        discussion: """
+            Coffer's format (docs/FORMAT-ENCRYPTION.md) authenticates everything and streams any size in \
+            constant memory: 64 KiB segments of AES-256-GCM (or --cipher chacha), each detected if \
+            altered, reordered, truncated or extended.
+
+            Who can open the file:
+              -p / --password-file F / --password-env VAR   a password (scrypt N=2^17 by default)
+              --key-file K                                  a 32-byte key ('coffer random --raw --output K')
+              -r PUB (repeatable)                           holders of these X25519 or P-256 private keys
+                                                            ('coffer key generate -t x25519')
+
+            Legacy formats for existing apps and tools: --format rncryptor (RNCryptor v3, authenticated) \
+            and --format openssl ('openssl enc -aes-256-cbc -pbkdf2 -iter N' files; NOT authenticated, \
+            with a warning). The output goes to IN.coffer (or -o); standard input goes to standard \
+            output, never to a terminal.
+
+            Examples:
+              coffer encrypt -p backup.tar
+              coffer encrypt -r alice.pub -r bob.pub report.pdf -o report.pdf.coffer
+              tar c photos | coffer encrypt --key-file photos.key > photos.tar.coffer
+            """
+    )
+
+    @Flag(name: .customShort("p"), help: "Ask for a password (without echo, twice).")
+    var askPassword = false
+
+    @OptionGroup(title: "Password")
+    var passwords: PasswordOptions
+
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Encrypt with the 32-byte key in this file.", valueName: "file"))
+    var keyFile: String?
+
+    @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp("Encrypt for this public key (repeatable).", valueName: "pub"))
+    var recipients: [String] = []
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write (default: IN.coffer, or standard output for '-').", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("coffer (default), rncryptor or openssl.", valueName: "format"), transform: parseEncryptedFormat)
+    var format: EncryptedFormat = .coffer
+
+    @Option(help: ArgumentHelp("aes-gcm (default) or chacha.", valueName: "cipher"), transform: EncryptionCipher.parse)
+    var cipher: EncryptionCipher = .aes256GCM
+
+    @Option(help: ArgumentHelp("Password KDF: scrypt (default) or pbkdf2.", valueName: "kdf"))
+    var kdf: String = "scrypt"
+
+    @Option(help: ArgumentHelp("scrypt cost as log2 N (default 17: 128 MiB).", valueName: "n"))
+    var scryptLogN: Int = 17
+
+    @Option(help: ArgumentHelp("PBKDF2 iterations (at least and by default 600,000).", valueName: "n"))
+    var iterations: Int = PasswordKDF.minimumPBKDF2Iterations
+
+    @Option(help: ArgumentHelp("OpenSSL format: PBKDF2 iterations, as 'openssl enc -iter' (default 10,000).", valueName: "n"))
+    var iter: Int = OpenSSLEnc.defaultIterations
+
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    @Argument(help: "The file to encrypt ('-' or nothing: standard input).")
+    var input: String = "-"
+
+    private var usesPassword: Bool { askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil }
+
+    func validate() throws {
+        let modes = [usesPassword, keyFile != nil, !recipients.isEmpty].filter { $0 }.count
+        guard modes == 1 else {
+            throw ValidationError("say who can open the file: a password (-p, --password-file, --password-env), --key-file, or -r recipients; exactly one of them")
+        }
+        guard kdf == "scrypt" || kdf == "pbkdf2" else { throw ValidationError("--kdf must be scrypt or pbkdf2, found '\(kdf)'") }
+        if format != .coffer && !recipients.isEmpty { throw ValidationError("recipients need the coffer format") }
+        if format == .openssl && keyFile != nil { throw ValidationError("the openssl format takes a password, not a key file") }
+    }
+
+    func run() throws {
+        let destination = output ?? (input == "-" ? "-" : input + (format == .coffer ? ".coffer" : format == .rncryptor ? ".rncryptor" : ".enc"))
+        if destination == "-" && Terminal.standardOutputIsTerminal {
+            throw CommandFailure("refusing to write ciphertext to a terminal", hint: "redirect to a file, or use -o FILE")
+        }
+        if destination != "-" && !force && KeyFiles.exists(destination) {
+            throw CommandFailure("'\(destination)' already exists", hint: "choose another name with -o, or pass --force to replace it")
+        }
+        if format == .openssl {
+            Terminal.warn("the OpenSSL enc format is not authenticated: anyone can alter the file undetected; use it only for tools that read nothing else")
+        }
+        var password = usesPassword ? try passwords.read(prompt: "Password: ", confirm: true) : nil
+        defer { if password != nil { _ = password?.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } } }
+        let keyBytes = try keyFile.map(readKeyFile)
+        let reader = try FileReader.open(input)
+        let progress = ProgressBar(total: reader.size, label: input)
+        defer { progress.finish() }
+
+        let target = OutputTarget(path: destination, overwrite: force, holdUntilComplete: false)
+        try target.write { output in
+            if format == .coffer {
+                let protection: EncryptionProtection
+                if let password {
+                    protection = .password(password, kdf == "scrypt" ? .scrypt(logN: scryptLogN, r: 8, p: 1) : .pbkdf2(iterations: iterations))
+                } else if let keyBytes {
+                    protection = .key(try EncryptionKey(bytes: keyBytes))
+                } else {
+                    protection = .recipients(try recipients.map { path in
+                        do {
+                            return try RecipientPublicKey(importing: KeyFiles.readSmallFile(path, what: "key file"))
+                        } catch let error as CofferFormatsError {
+                            throw CommandFailure("\(path): \(error.reason)")
+                        }
+                    })
+                }
+                try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, output: output)
+            } else {
+                try CofferEncryption.encryptLegacy(
+                    reader: reader, format: format, password: password, keyBytes: keyBytes, openSSLIterations: iter,
+                    progress: { progress.update($0) }, output: output
+                )
+            }
+        }
+        progress.finish()
+        if destination != "-" { Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format))\n") }
+    }
+}
