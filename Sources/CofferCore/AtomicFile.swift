@@ -20,12 +20,22 @@ public final class AtomicFileWriter {
     private let temporaryPath: String
     private var descriptor: Int32
     private var finished = false
+    private let durable: Bool
+    /// Small writes are gathered here and reach the file in 1 MiB system calls.
+    private var buffer: UnsafeMutableRawBufferPointer?
+    private var buffered = 0
+    private static let bufferSize = 1 << 20
 
     /// Creates the temporary file beside `destination`.
-    /// - Parameter overwrite: when `false`, an existing destination is refused up front.
+    /// - Parameters:
+    ///   - overwrite: when `false`, an existing destination is refused up front.
+    ///   - durable: when `true` (the default), ``commit()`` waits for the data to reach stable storage
+    ///     before renaming, so that even a system crash cannot leave a damaged file under the final name.
+    ///     Large streamed outputs may pass `false`: the rename still happens only after everything was
+    ///     written, as `cp`, `age` and `openssl` leave it to the operating system to flush.
     /// - Throws: ``CofferCoreError`` if the destination exists (without `overwrite`), is a directory, or the
     ///   folder cannot be written.
-    public init(destination: String, overwrite: Bool = false) throws(CofferCoreError) {
+    public init(destination: String, overwrite: Bool = false, durable: Bool = true) throws(CofferCoreError) {
         var info = stat()
         if stat(destination, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFDIR {
@@ -57,12 +67,29 @@ public final class AtomicFileWriter {
             String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         self.destination = destination
+        self.durable = durable
     }
 
     /// Appends bytes to the temporary file.
     /// - Throws: ``CofferCoreError`` `.ioFailure` (the disk is full, say); the writer should then be abandoned.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(CofferCoreError) {
-        try writeAll(bytes, to: descriptor, name: destination)
+        guard bytes.count < Self.bufferSize else {
+            try flush()
+            try writeAll(bytes, to: descriptor, name: destination)
+            return
+        }
+        let buffer = self.buffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64)
+        self.buffer = buffer
+        if buffered + bytes.count > buffer.count { try flush() }
+        UnsafeMutableRawBufferPointer(rebasing: buffer[buffered..<(buffered + bytes.count)]).copyMemory(from: bytes)
+        buffered += bytes.count
+    }
+
+    private func flush() throws(CofferCoreError) {
+        guard let buffer, buffered > 0 else { return }
+        let pending = buffered
+        buffered = 0
+        try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<pending]), to: descriptor, name: destination)
     }
 
     /// Appends a byte sequence.
@@ -85,14 +112,26 @@ public final class AtomicFileWriter {
     /// - Throws: ``CofferCoreError``; on failure the temporary file is removed.
     public func commit() throws(CofferCoreError) {
         guard !finished else { return }
+        do {
+            try flush()
+        } catch {
+            finished = true
+            cleanUp()
+            throw error
+        }
         finished = true
-        if fsync(descriptor) != 0 {
+        if durable && fsync(descriptor) != 0 {
             let code = errno
             cleanUp()
             throw fileError(code, action: "flush", path: destination)
         }
         close(descriptor)
         descriptor = -1
+        if let buffer {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.deallocate()
+            self.buffer = nil
+        }
         if rename(temporaryPath, destination) != 0 {
             let code = errno
             unlink(temporaryPath)
@@ -108,6 +147,12 @@ public final class AtomicFileWriter {
     }
 
     private func cleanUp() {
+        if let buffer {
+            // The buffer may hold plaintext: wipe it before giving it back.
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.deallocate()
+            self.buffer = nil
+        }
         if descriptor >= 0 {
             close(descriptor)
             descriptor = -1

@@ -15,6 +15,8 @@ public struct CofferCryptoError: Error, Hashable, Sendable, CustomStringConverti
         public static let invalidTagLength = Code(rawValue: "invalid-tag-length")
         /// An algorithm name was not recognised.
         public static let unknownAlgorithm = Code(rawValue: "unknown-algorithm")
+        /// A sealed message did not authenticate.
+        public static let authenticationFailed = Code(rawValue: "authentication-failed")
         /// A numeric argument (a byte count, a size) was out of range.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
     }

@@ -166,10 +166,15 @@ struct KeyShow: ParsableCommand {
         } catch let failure as CommandFailure {
             // X25519 keys receive encrypted files; the signing-key reader does not know them.
             let bytes = try KeyFiles.readSmallFile(file, what: "key file")
-            let recipient = (try? RecipientPublicKey(importing: bytes))
-                ?? (try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }))?.publicKey
-            guard let recipient, case .x25519 = recipient else { throw failure }
-            showRecipient(recipient, isPrivate: (try? RecipientPublicKey(importing: bytes)) == nil || bytes.count > 200)
+            if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
+                case .x25519 = identity
+            {
+                showRecipient(identity.publicKey, isPrivate: true)
+            } else if let recipient = try? RecipientPublicKey(importing: bytes), case .x25519 = recipient {
+                showRecipient(recipient, isPrivate: false)
+            } else {
+                throw failure
+            }
             return
         }
         let publicKey = imported.verifyingKey

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CofferCore
 import CofferCrypto
+import CofferFormats
 
 struct Speed: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +19,10 @@ struct Speed: ParsableCommand {
             Signatures (sign and verify operations per second, like 'openssl speed rsa2048 ecdsap256 \
             ed25519'): rsa2048, rsa4096, p256, p384, ed25519, mldsa65 by default; rsa3072, p521 and \
             mldsa87 when named. RSA and ECDSA sign a SHA-256 digest; Ed25519 and ML-DSA a 64-byte message.
+
+            Encryption: aes-gcm and chacha (AES-256-GCM and ChaCha20-Poly1305 sealing --bytes blocks, \
+            like 'openssl speed -evp aes-256-gcm'), pbkdf2 (PBKDF2-HMAC-SHA-256 iterations per second) and \
+            scrypt (derivations per second at N=2^14, r=8, p=1).
 
             Examples:
               coffer speed sha256
@@ -50,27 +55,41 @@ struct Speed: ParsableCommand {
         case digest(DigestAlgorithm)
         case mac(MACAlgorithm)
         case signature(KeyType)
+        case aead(AEADAlgorithm)
+        case pbkdf2
+        case scrypt
 
         var name: String {
             switch self {
             case .digest(let algorithm): algorithm.rawValue
             case .mac(let algorithm): algorithm.rawValue
             case .signature(let type): type.rawValue
+            case .aead(let algorithm): algorithm == .aes256GCM ? "aes-gcm" : "chacha"
+            case .pbkdf2: "pbkdf2"
+            case .scrypt: "scrypt"
             }
         }
     }
 
     static let recommended: [Primitive] = DigestAlgorithm.recommended.map { .digest($0) }
         + [.mac(.hmacSHA256), .mac(.hmacSHA384), .mac(.hmacSHA512)]
+        + [.aead(.aes256GCM), .aead(.chaCha20Poly1305)]
         + [KeyType.rsa2048, .rsa4096, .p256, .p384, .ed25519, .mldsa65].map { .signature($0) }
+        + [.pbkdf2, .scrypt]
     static let allNames = DigestAlgorithm.allCases.map(\.rawValue) + MACAlgorithm.allCases.map(\.rawValue)
-        + KeyType.allCases.map(\.rawValue)
+        + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt"]
 
     static func primitive(named name: String) -> Primitive? {
         if let digest = DigestAlgorithm(name: name) { return .digest(digest) }
         if let mac = MACAlgorithm(rawValue: name.lowercased()) { return .mac(mac) }
         if let type = KeyType(rawValue: name.lowercased()) { return .signature(type) }
-        return nil
+        switch name.lowercased() {
+        case "aes-gcm", "aes-256-gcm": return .aead(.aes256GCM)
+        case "chacha", "chacha20-poly1305": return .aead(.chaCha20Poly1305)
+        case "pbkdf2": return .pbkdf2
+        case "scrypt": return .scrypt
+        default: return nil
+        }
     }
 
     func run() throws {
@@ -81,8 +100,21 @@ struct Speed: ParsableCommand {
         let input = UnsafeRawBufferPointer(block)
         let key = try MACKey.generate()
 
-        let throughput = chosen.filter { if case .signature = $0 { false } else { true } }
+        let throughput = chosen.filter {
+            switch $0 {
+            case .digest, .mac, .aead: true
+            case .signature, .pbkdf2, .scrypt: false
+            }
+        }
         let signatures = chosen.compactMap { if case .signature(let type) = $0 { type } else { nil } }
+        let kdfs = chosen.filter {
+            switch $0 {
+            case .pbkdf2, .scrypt: true
+            default: false
+            }
+        }
+        let aeadKey = AEADKey.generate()
+        let nonce = [UInt8](repeating: 7, count: 12)
         if !json && !throughput.isEmpty {
             Terminal.writeLine("coffer \(CofferVersion.current) speed: \(bytes)-byte blocks, \(formatDecimal(seconds, places: 1)) s per algorithm")
             Terminal.writeLine(pad("algorithm", 20) + padLeft("ops/s", 14) + padLeft("MB/s", 12) + padLeft("1000s of bytes/s", 20))
@@ -91,8 +123,10 @@ struct Speed: ParsableCommand {
         for primitive in throughput {
             let result: Measurement
             switch primitive {
-            case .signature:
+            case .signature, .pbkdf2, .scrypt:
                 continue
+            case .aead(let algorithm):
+                result = measure { try? algorithm.seal(input, key: aeadKey, nonce: nonce) { _ in } }
             case .digest(let algorithm):
                 result = measure { _ = algorithm.hash(input) }
             case .mac(let algorithm):
@@ -119,6 +153,37 @@ struct Speed: ParsableCommand {
             Terminal.flushStandardOutput()
         }
         if !signatures.isEmpty { try measureSignatures(signatures, afterTable: !throughput.isEmpty) }
+        if !kdfs.isEmpty { try measureKDFs(kdfs, afterTable: !throughput.isEmpty || !signatures.isEmpty) }
+    }
+
+    /// PBKDF2 iterations per second and scrypt derivations per second.
+    private func measureKDFs(_ kdfs: [Primitive], afterTable: Bool) throws {
+        if !json && afterTable { Terminal.writeLine("") }
+        let password = Array("password".utf8)
+        let salt = [UInt8](repeating: 1, count: 16)
+        for kdf in kdfs {
+            switch kdf {
+            case .pbkdf2:
+                let batch = 10_000
+                let result = measure { _ = try? PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: batch) }
+                let rate = result.operationsPerSecond * Double(batch)
+                if json {
+                    try JSONLines.write(KDFSpeedRecord(algorithm: "pbkdf2-hmac-sha256", unit: "iterations/s", rate: rate))
+                } else {
+                    Terminal.writeLine(pad("pbkdf2-hmac-sha256", 20) + padLeft(formatDecimal(rate, places: 0), 14) + " iterations/s")
+                }
+            case .scrypt:
+                let result = measure { _ = try? PasswordKeyDerivation.scrypt(password: password, salt: salt, logN: 14) }
+                if json {
+                    try JSONLines.write(KDFSpeedRecord(algorithm: "scrypt-n14-r8-p1", unit: "derivations/s", rate: result.operationsPerSecond))
+                } else {
+                    Terminal.writeLine(pad("scrypt N=2^14 r=8", 20) + padLeft(formatDecimal(result.operationsPerSecond, places: 1), 14) + " derivations/s")
+                }
+            default:
+                continue
+            }
+            Terminal.flushStandardOutput()
+        }
     }
 
     /// Sign and verify operations per second, each for `seconds`.
@@ -192,6 +257,13 @@ struct Speed: ParsableCommand {
     private func padLeft(_ text: String, _ width: Int) -> String {
         text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
     }
+}
+
+/// The `--json` shape of one KDF measurement.
+struct KDFSpeedRecord: Encodable {
+    let algorithm: String
+    let unit: String
+    let rate: Double
 }
 
 /// The `--json` shape of one signature measurement.

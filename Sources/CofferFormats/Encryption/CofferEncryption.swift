@@ -145,7 +145,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil
     ) throws {
         let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false)
         try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress) { try writer.write($0) }
         try writer.commit()
     }
@@ -161,7 +161,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil
     ) throws {
         let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false)
         try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { try writer.write($0) }
         try writer.commit()
     }
@@ -466,41 +466,33 @@ struct SegmentSealer {
         )
     }
 
-    /// One AEAD seal with swift-crypto, writing ciphertext then tag: the operation every segment uses.
+    /// One AEAD seal (CofferCrypto's ``AEADAlgorithm``), writing ciphertext then tag: what every segment uses.
     static func seal(
         cipher: EncryptionCipher, key: SymmetricKey, nonce: [UInt8], additionalData: [UInt8],
         plaintext: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        switch cipher {
-        case .aes256GCM:
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: nonce), authenticating: additionalData)
-            try box.ciphertext.withUnsafeBytes(output)
-            try box.tag.withUnsafeBytes(output)
-        case .chaCha20Poly1305:
-            let box = try ChaChaPoly.seal(plaintext, using: key, nonce: ChaChaPoly.Nonce(data: nonce), authenticating: additionalData)
-            try box.ciphertext.withUnsafeBytes(output)
-            try box.tag.withUnsafeBytes(output)
-        }
+        try cipher.aead.seal(plaintext, key: AEADKey(key), nonce: nonce, additionalData: additionalData, output: output)
     }
 
-    /// One AEAD open; any failure (tag, nonce, lengths) is the single authentication error.
+    /// One AEAD open; any failure is the single authentication error.
     static func open(
         cipher: EncryptionCipher, key: SymmetricKey, nonce: [UInt8], additionalData: [UInt8],
         ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let plaintext: Data
-        switch cipher {
-        case .aes256GCM:
-            guard let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag),
-                let opened = try? AES.GCM.open(box, using: key, authenticating: additionalData)
-            else { throw CofferEncryption.authenticationFailure }
-            plaintext = opened
-        case .chaCha20Poly1305:
-            guard let box = try? ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag),
-                let opened = try? ChaChaPoly.open(box, using: key, authenticating: additionalData)
-            else { throw CofferEncryption.authenticationFailure }
-            plaintext = opened
+        do {
+            try cipher.aead.open(ciphertext: ciphertext, tag: tag, key: AEADKey(key), nonce: nonce, additionalData: additionalData, output: output)
+        } catch is CofferCryptoError {
+            throw CofferEncryption.authenticationFailure
         }
-        try plaintext.withUnsafeBytes(output)
+    }
+}
+
+extension EncryptionCipher {
+    /// The CofferCrypto AEAD behind the format's cipher byte.
+    var aead: AEADAlgorithm {
+        switch self {
+        case .aes256GCM: .aes256GCM
+        case .chaCha20Poly1305: .chaCha20Poly1305
+        }
     }
 }

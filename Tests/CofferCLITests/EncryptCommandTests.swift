@@ -1,0 +1,126 @@
+import CofferCore
+import CofferTesting
+import Foundation
+import Testing
+
+@Suite("coffer encrypt, decrypt, inspect")
+struct EncryptCommandTests {
+    static func folderWithData(size: Int = 200_000) throws -> (TemporaryDirectory, [UInt8]) {
+        let folder = try TemporaryDirectory()
+        let data = Fixtures.randomBytes(count: size)
+        try folder.write(data, to: "data.bin")
+        try folder.write("hunter2\nsecond line is ignored\n", to: "pass")
+        return (folder, data)
+    }
+
+    static func contents(_ folder: TemporaryDirectory, _ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: folder.path(name))))
+    }
+
+    @Test func passwordRoundTripAndOneMessageForWrongPasswords() throws {
+        let (folder, data) = try Self.folderWithData()
+        let encrypted = try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "12", "data.bin", in: folder)
+        #expect(encrypted.status == 0, "\(encrypted.standardError)")
+        #expect(try Self.contents(folder, "data.bin.coffer").starts(with: Array("COFFER".utf8)))
+        let inspected = try coffer("inspect", "data.bin.coffer", in: folder)
+        #expect(inspected.lines.contains("opens with:   password, scrypt N=2^12 r=8 p=1 (4096 KiB of memory)"))
+        #expect(try coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "out.bin", in: folder).status == 0)
+        #expect(try Self.contents(folder, "out.bin") == data)
+
+        try folder.write("wrong\n", to: "wrong")
+        let wrong = try coffer("decrypt", "--password-file", "wrong", "data.bin.coffer", "-o", "bad.bin", in: folder)
+        #expect(wrong.status == 1)
+        #expect(wrong.standardError == "coffer: error: wrong password or key, or the data is corrupted or truncated\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("bad.bin")))
+
+        var tampered = try Self.contents(folder, "data.bin.coffer")
+        tampered[tampered.count / 2] ^= 1
+        try folder.write(tampered, to: "tampered.coffer")
+        let corrupted = try coffer("decrypt", "--password-file", "pass", "tampered.coffer", "-o", "-", in: folder)
+        #expect(corrupted.status == 1)
+        #expect(corrupted.standardOutput.isEmpty, "nothing is released to standard output before the whole file authenticated")
+        #expect(corrupted.standardError == wrong.standardError)
+    }
+
+    @Test func keyAndRecipientModes() throws {
+        let (folder, data) = try Self.folderWithData(size: 300_000)
+        #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
+        #expect(try coffer("encrypt", "--key-file", "k.key", "data.bin", "-o", "k.coffer", in: folder).status == 0)
+        #expect(try coffer("decrypt", "--key-file", "k.key", "k.coffer", "-o", "k.out", in: folder).status == 0)
+        #expect(try Self.contents(folder, "k.out") == data)
+
+        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "alice.key", "--public", "alice.pub", in: folder).status == 0)
+        #expect(try coffer("key", "generate", "-t", "p256", "-o", "bob.key", "--public", "bob.pub", in: folder).status == 0)
+        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "eve.key", in: folder).status == 0)
+        #expect(try coffer("encrypt", "-r", "alice.pub", "-r", "bob.pub", "data.bin", "-o", "r.coffer", in: folder).status == 0)
+        for identity in ["alice.key", "bob.key"] {
+            let out = "r-\(identity).out"
+            #expect(try coffer("decrypt", "-i", identity, "r.coffer", "-o", out, in: folder).status == 0)
+            #expect(try Self.contents(folder, out) == data)
+        }
+        let eve = try coffer("decrypt", "-i", "eve.key", "r.coffer", "-o", "eve.out", in: folder)
+        #expect(eve.status == 1)
+        #expect(eve.standardError.contains("the file is not encrypted to this key"))
+        let inspected = try coffer("inspect", "r.coffer", in: folder)
+        #expect(inspected.lines.filter { $0.hasPrefix("opens with:") }.count == 2)
+
+        let ed = try coffer("key", "generate", "-o", "ed.key", "--public", "ed.pub", in: folder)
+        #expect(ed.status == 0)
+        let wrongKind = try coffer("encrypt", "-r", "ed.pub", "data.bin", "-o", "x.coffer", in: folder)
+        #expect(wrongKind.status == 2)
+        #expect(wrongKind.standardError.contains("cannot be an encryption recipient"))
+    }
+
+    @Test func pipesAndTerminals() throws {
+        let (folder, data) = try Self.folderWithData()
+        #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
+        let sealed = try coffer("encrypt", "--key-file", "k.key", input: data, in: folder)
+        #expect(sealed.status == 0)
+        let opened = try coffer("decrypt", "--key-file", "k.key", input: sealed.standardOutput, in: folder)
+        #expect(opened.status == 0)
+        #expect(opened.standardOutput == data)
+    }
+
+    @Test(.enabled(if: haveOpenSSL))
+    func legacyFormatsInteroperate() throws {
+        let (folder, data) = try Self.folderWithData()
+        let ours = try coffer("encrypt", "--format", "openssl", "--password-file", "pass", "data.bin", "-o", "ours.enc", in: folder)
+        #expect(ours.status == 0)
+        #expect(ours.standardError.contains("not authenticated"))
+        let theirDecrypt = try tool("openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "10000", "-in", "ours.enc", "-pass", "file:pass"], in: folder)
+        #expect(theirDecrypt.standardOutput == data)
+        _ = try tool("openssl", ["enc", "-aes-256-cbc", "-pbkdf2", "-iter", "20000", "-in", "data.bin", "-out", "theirs.enc", "-pass", "file:pass"], in: folder)
+        let decrypted = try coffer("decrypt", "--password-file", "pass", "--iter", "20000", "theirs.enc", "-o", "theirs.out", in: folder)
+        #expect(decrypted.status == 0, "\(decrypted.standardError)")
+        #expect(try Self.contents(folder, "theirs.out") == data)
+
+        #expect(try coffer("encrypt", "--format", "rncryptor", "--password-file", "pass", "data.bin", "-o", "r.rncryptor", in: folder).status == 0)
+        #expect(try coffer("inspect", "r.rncryptor", in: folder).lines.first == "format:       RNCryptor v3")
+        #expect(try coffer("decrypt", "--password-file", "pass", "r.rncryptor", "-o", "r.out", in: folder).status == 0)
+        #expect(try Self.contents(folder, "r.out") == data)
+    }
+
+    @Test func usageErrors() throws {
+        let (folder, _) = try Self.folderWithData()
+        let none = try coffer("encrypt", "data.bin", in: folder)
+        #expect(none.status == 2)
+        #expect(none.standardError.contains("say who can open the file"))
+        let two = try coffer("encrypt", "--password-file", "pass", "--key-file", "pass", "data.bin", in: folder)
+        #expect(two.status == 2)
+        let notEncrypted = try coffer("decrypt", "--password-file", "pass", "data.bin", "-o", "x", in: folder)
+        #expect(notEncrypted.status == 2)
+        #expect(notEncrypted.standardError.contains("not in a format Coffer decrypts"))
+        let badKey = try coffer("encrypt", "--key-file", "pass", "data.bin", in: folder)
+        #expect(badKey.status == 2)
+        #expect(badKey.standardError.contains("does not hold a 32-byte key"))
+    }
+
+    @Test func costLimitsNameTheFlag() throws {
+        let (folder, _) = try Self.folderWithData(size: 10)
+        #expect(try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "14", "data.bin", in: folder).status == 0)
+        let limited = try coffer("decrypt", "--password-file", "pass", "--max-scrypt-log-n", "13", "data.bin.coffer", "-o", "x", in: folder)
+        #expect(limited.status == 2)
+        #expect(limited.standardError.contains("--max-scrypt-log-n"))
+        #expect(try coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "x", in: folder).status == 0)
+    }
+}
