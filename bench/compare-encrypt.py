@@ -63,7 +63,6 @@ def main():
                 subprocess.run(argv, check=True, capture_output=True)
                 samples.append(time.perf_counter() - start)
             return sorted(samples)[2]
-        ours = timed([coffer, "speed", "pbkdf2", "--seconds", "1", "--json"])
         rate = float(subprocess.run([coffer, "speed", "pbkdf2", "--seconds", "2", "--json"], check=True, capture_output=True, text=True)
                      .stdout.split('"rate":')[1].split(",")[0].split("}")[0])
         theirs = timed(["openssl", "kdf", "-keylen", "32", "-kdfopt", "digest:SHA256", "-kdfopt", "pass:password",

@@ -41,6 +41,13 @@ public final class AtomicFileWriter {
             if info.st_mode & S_IFMT == S_IFDIR {
                 throw CofferCoreError(.isDirectory, "cannot write '\(destination)': it is a directory")
             }
+            // Renaming over a device or a pipe would replace it (as root, /dev/null itself) with a file.
+            if info.st_mode & S_IFMT != S_IFREG {
+                throw CofferCoreError(
+                    .invalidArgument,
+                    "'\(destination)' is not a regular file (a device or a pipe); write to standard output instead"
+                )
+            }
             if !overwrite {
                 throw CofferCoreError(.invalidArgument, "'\(destination)' already exists; choose another name or allow overwriting")
             }

@@ -83,13 +83,24 @@ public final class FileReader {
     /// The buffer passed to `body` is reused: copy out anything that must outlive the call.
     /// - Parameter chunkSize: bytes per chunk; must be positive.
     /// - Throws: ``CofferCoreError`` `.ioFailure` if reading fails, or whatever `body` throws.
-    /// Regular files larger than this many chunks are read ahead on a second thread.
-    static let readAheadThresholdChunks: Int64 = 4
-
     @discardableResult
     public func forEachChunk(
         chunkSize: Int = FileReader.defaultChunkSize,
         _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Int64 {
+        try forEachChunk(chunkSize: chunkSize) { chunk, _ in try body(chunk) }
+    }
+
+    /// Regular files larger than this many chunks are read ahead on a second thread.
+    static let readAheadThresholdChunks: Int64 = 4
+
+    /// Like ``forEachChunk(chunkSize:_:)-(_,(UnsafeRawBufferPointer)->())``, and also says which chunk is
+    /// the last: the input is read one chunk ahead, so a streaming format can mark its final segment
+    /// without copying the data aside. `body` is not called for an empty input.
+    @discardableResult
+    public func forEachChunk(
+        chunkSize: Int,
+        _ body: (_ chunk: UnsafeRawBufferPointer, _ isLast: Bool) throws -> Void
     ) throws -> Int64 {
         guard chunkSize > 0 else {
             throw CofferCoreError(.invalidArgument, "expected a positive chunk size, found \(chunkSize)")
@@ -104,34 +115,49 @@ public final class FileReader {
         return try forEachChunkInline(chunkSize: chunkSize, body)
     }
 
-    /// One buffer, read and consumed in turn on the calling thread.
+    /// Two buffers on the calling thread: the next chunk is read before the current one is handed out.
     private func forEachChunkInline(
         chunkSize: Int,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+        _ body: (UnsafeRawBufferPointer, Bool) throws -> Void
     ) throws -> Int64 {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
-        defer { buffer.deallocate() }
-        var total: Int64 = 0
-        while true {
-            let filled = try Self.fill(buffer, from: descriptor, name: readableName)
-            if filled > 0 {
-                try body(UnsafeRawBufferPointer(rebasing: buffer[0..<filled]))
-                total += Int64(filled)
-            }
-            if filled < buffer.count { return total }
+        var current = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+        var next = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+        defer {
+            current.deallocate()
+            next.deallocate()
         }
+        let name = readableName
+        var filled = try Self.fill(current, from: descriptor, name: name)
+        var total: Int64 = 0
+        while filled > 0 {
+            let isLast: Bool
+            var nextFilled = 0
+            if filled < chunkSize {
+                isLast = true
+            } else {
+                nextFilled = try Self.fill(next, from: descriptor, name: name)
+                isLast = nextFilled == 0
+            }
+            try body(UnsafeRawBufferPointer(rebasing: current[0..<filled]), isLast)
+            total += Int64(filled)
+            if isLast { break }
+            swap(&current, &next)
+            filled = nextFilled
+        }
+        return total
     }
 
-    /// Double buffering: a reader thread fills one buffer while `body` consumes the other.
+    /// A reader thread fills three buffers in turn while `body` consumes them: one being processed, one
+    /// read ahead (to know whether the current chunk is the last), one being filled.
     ///
     /// The two sides hand buffers back and forth through semaphores; the reader never touches a buffer
     /// the consumer holds. If `body` throws, the reader is told to stop and is waited for before the
-    /// buffers are freed, so no thread outlives the call.
+    /// buffers are freed, so no reader outlives the call.
     private func forEachChunkReadingAhead(
         chunkSize: Int,
-        _ body: (UnsafeRawBufferPointer) throws -> Void
+        _ body: (UnsafeRawBufferPointer, Bool) throws -> Void
     ) throws -> Int64 {
-        let shared = ReadAheadState(chunkSize: chunkSize)
+        let shared = ReadAheadState(chunkSize: chunkSize, slots: 3)
         defer { shared.deallocate() }
         let descriptor = self.descriptor
         let name = self.readableName
@@ -150,26 +176,32 @@ public final class FileReader {
                 let finished = slot.error != nil || slot.count < slot.buffer.count
                 shared.full.signal()
                 if finished { break }
-                index ^= 1
+                index = (index + 1) % shared.slots.count
             }
             shared.producerDone.signal()
         }
         defer { shared.producerDone.wait() }
 
         var index = 0
+        func take() throws -> ReadAheadState.Slot {
+            shared.full.wait()
+            let slot = shared.slots[index]
+            index = (index + 1) % shared.slots.count
+            if let error = slot.error { throw error }
+            return slot
+        }
         var total: Int64 = 0
         do {
-            while true {
-                shared.full.wait()
-                let slot = shared.slots[index]
-                if let error = slot.error { throw error }
-                if slot.count > 0 {
-                    try body(UnsafeRawBufferPointer(rebasing: slot.buffer[0..<slot.count]))
-                    total += Int64(slot.count)
-                }
-                if slot.count < slot.buffer.count { break }
+            var current = try take()
+            while current.count > 0 {
+                var next: ReadAheadState.Slot?
+                if current.count == chunkSize { next = try take() }
+                let isLast = (next?.count ?? 0) == 0
+                try body(UnsafeRawBufferPointer(rebasing: current.buffer[0..<current.count]), isLast)
+                total += Int64(current.count)
                 shared.empty.signal()
-                index ^= 1
+                guard let following = next, !isLast else { break }
+                current = following
             }
         } catch {
             shared.cancelled.store(true)

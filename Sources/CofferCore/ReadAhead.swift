@@ -25,16 +25,15 @@ final class ReadAheadState: @unchecked Sendable {
 
     let slots: [Slot]
     // libdispatch traps if a semaphore is released holding less than its initial value, so every
-    // semaphore starts at zero and `empty` is given its two slots by `init`.
+    // semaphore starts at zero and `empty` is given its slots by `init`.
     let empty = DispatchSemaphore(value: 0)
     let full = DispatchSemaphore(value: 0)
     let producerDone = DispatchSemaphore(value: 0)
     let cancelled = Flag()
 
-    init(chunkSize: Int) {
-        slots = [Slot(chunkSize: chunkSize), Slot(chunkSize: chunkSize)]
-        empty.signal()
-        empty.signal()
+    init(chunkSize: Int, slots count: Int) {
+        slots = (0..<count).map { _ in Slot(chunkSize: chunkSize) }
+        for _ in 0..<count { empty.signal() }
     }
 
     func deallocate() {

@@ -10,6 +10,7 @@ struct HelpSnapshotTests {
 
     @Test(arguments: [
         "", "hash", "hmac", "random", "gravatar", "speed", "key", "key generate", "key show", "key convert", "sign", "verify",
+        "encrypt", "decrypt", "inspect", "kdf calibrate",
     ])
     func helpText(subcommand: String) throws {
         let arguments = subcommand.split(separator: " ").map(String.init) + ["--help"]

@@ -169,3 +169,18 @@ struct AtomicFileWriterTests {
         #expect(error.code == .isDirectory)
     }
 }
+
+@Suite("Atomic writes never replace special files")
+struct AtomicSpecialFileTests {
+    @Test func devicesAndPipesAreRefused() throws {
+        let error = try #require(throws: CofferCoreError.self) { try AtomicFileWriter(destination: "/dev/null", overwrite: true) }
+        #expect(error.code == .invalidArgument)
+        #expect(error.reason.contains("is not a regular file"))
+        let folder = try TemporaryDirectory()
+        let fifo = folder.path("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: CofferCoreError.self) { try AtomicFileWriter(destination: fifo, overwrite: true) }
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "/dev/null is still a device")
+    }
+}

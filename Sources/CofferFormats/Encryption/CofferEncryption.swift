@@ -69,6 +69,9 @@ protocol ByteSource: AnyObject {
     /// The rest, in chunks of exactly `chunkSize` bytes but the last.
     @discardableResult
     func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64
+    /// The same, saying which chunk is the last; not called for an empty rest.
+    @discardableResult
+    func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Bool) throws -> Void) throws -> Int64
 }
 
 extension FileReader: ByteSource {}
@@ -87,11 +90,15 @@ final class MemorySource: ByteSource {
     }
 
     func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+        try forEachChunk(chunkSize: chunkSize) { chunk, _ in try body(chunk) }
+    }
+
+    func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Bool) throws -> Void) throws -> Int64 {
         let start = offset
         try bytes.withUnsafeBytes { all in
             while offset < all.count {
                 let end = min(all.count, offset + chunkSize)
-                try body(UnsafeRawBufferPointer(rebasing: all[offset..<end]))
+                try body(UnsafeRawBufferPointer(rebasing: all[offset..<end]), end == all.count)
                 offset = end
             }
         }
@@ -213,26 +220,20 @@ public enum CofferEncryption {
         let header = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: Array(mac))
         try header.encoded.withUnsafeBytes(output)
 
-        var sealer = SegmentSealer(cipher: cipher, key: payloadKey(fileKey, nonce: payloadNonce))
-        let segmentSize = header.segmentSize
-        // One segment is held back until the next arrives, so the last one can be marked as such.
-        let pending = UnsafeMutableRawBufferPointer.allocate(byteCount: segmentSize, alignment: 16)
-        defer {
-            pending.initializeMemory(as: UInt8.self, repeating: 0)
-            pending.deallocate()
-        }
-        var pendingCount = -1
+        let engine = SegmentEngine(cipher: cipher, key: payloadKey(fileKey, nonce: payloadNonce), segmentSize: header.segmentSize)
+        defer { engine.deallocate() }
         var done: Int64 = 0
-        try source.forEachChunk(chunkSize: segmentSize) { chunk in
-            if pendingCount >= 0 {
-                try sealer.seal(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]), last: false, output: output)
-            }
-            pending.copyMemory(from: chunk)
-            pendingCount = chunk.count
+        var sawData = false
+        try source.forEachChunk(chunkSize: engine.plaintextChunkSize) { chunk, isLast in
+            sawData = true
+            try engine.seal(chunk, isLastChunk: isLast, output: output)
             done += Int64(chunk.count)
             progress?(done)
         }
-        try sealer.seal(UnsafeRawBufferPointer(rebasing: pending[0..<max(pendingCount, 0)]), last: true, output: output)
+        if !sawData {
+            // An empty plaintext is one empty final segment.
+            try engine.seal(UnsafeRawBufferPointer(start: nil, count: 0), isLastChunk: true, output: output)
+        }
     }
 
     static func decrypt(
@@ -247,29 +248,18 @@ public enum CofferEncryption {
         let expected = HMAC<SHA256>.authenticationCode(for: header.authenticatedBytes, using: headerKey(fileKey))
         guard ConstantTime.equals(Array(expected), header.mac) else { throw authenticationFailure }
 
-        var opener = SegmentSealer(cipher: header.cipher, key: payloadKey(fileKey, nonce: header.payloadNonce))
-        let sealedSize = header.segmentSize + 16
-        let pending = UnsafeMutableRawBufferPointer.allocate(byteCount: sealedSize, alignment: 16)
-        defer { pending.deallocate() }
-        var pendingCount = -1
+        let engine = SegmentEngine(cipher: header.cipher, key: payloadKey(fileKey, nonce: header.payloadNonce), segmentSize: header.segmentSize)
+        defer { engine.deallocate() }
         var done: Int64 = 0
-        try source.forEachChunk(chunkSize: sealedSize) { chunk in
-            if pendingCount >= 0 {
-                try opener.open(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]), last: false, output: output)
-            }
-            pending.copyMemory(from: chunk)
-            pendingCount = chunk.count
+        var sawData = false
+        try source.forEachChunk(chunkSize: engine.sealedChunkSize) { chunk, isLast in
+            sawData = true
+            try engine.open(chunk, isLastChunk: isLast, output: output)
             done += Int64(chunk.count)
             progress?(done)
         }
-        guard pendingCount >= 16 else {
-            throw CofferFormatsError(.authenticationFailed, "wrong password or key, or the data is corrupted or truncated")
-        }
-        if pendingCount == 16 && opener.counter > 0 {
-            // An empty last segment after full ones is a second encoding of the same plaintext: refused.
-            throw authenticationFailure
-        }
-        try opener.open(UnsafeRawBufferPointer(rebasing: pending[0..<pendingCount]), last: true, output: output)
+        // Nothing after the header: the final segment is missing.
+        guard sawData else { throw authenticationFailure }
     }
 
     static var authenticationFailure: CofferFormatsError {

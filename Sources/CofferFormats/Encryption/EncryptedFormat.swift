@@ -100,22 +100,27 @@ final class PrefixedSource: ByteSource {
     }
 
     func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+        try forEachChunk(chunkSize: chunkSize) { chunk, _ in try body(chunk) }
+    }
+
+    func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Bool) throws -> Void) throws -> Int64 {
         guard !prefix.isEmpty else { return try rest.forEachChunk(chunkSize: chunkSize, body) }
         // Headers always consume the detected prefix before the body is streamed; should one not, the
         // stream is re-cut into chunks so the exact-size guarantee still holds.
         var pending = Array(prefix)
         prefix = []
         var total: Int64 = 0
-        try rest.forEachChunk(chunkSize: chunkSize) { chunk in
+        // A full chunk is handed out only once more data follows it, so the last one can be marked.
+        try rest.forEachChunk(chunkSize: chunkSize) { (chunk: UnsafeRawBufferPointer) in
             pending.append(contentsOf: chunk)
-            while pending.count >= chunkSize {
-                try pending[0..<chunkSize].withUnsafeBytes(body)
+            while pending.count > chunkSize {
+                try pending[0..<chunkSize].withUnsafeBytes { try body($0, false) }
                 pending.removeFirst(chunkSize)
                 total += Int64(chunkSize)
             }
         }
         if !pending.isEmpty {
-            try pending.withUnsafeBytes(body)
+            try pending.withUnsafeBytes { try body($0, true) }
             total += Int64(pending.count)
         }
         return total

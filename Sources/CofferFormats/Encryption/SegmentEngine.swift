@@ -1,0 +1,161 @@
+import CofferCore
+import CofferCrypto
+import Crypto
+import Dispatch
+
+/// Seals and opens the segments of Coffer's stream, a chunk of up to 16 segments at a time.
+///
+/// Segments are independent once their counters are fixed, so the segments of a chunk are sealed (or
+/// opened) on two threads at once, each writing into its own place of one reused output buffer; the
+/// chunk is handed on only when every segment in it succeeded, in order. No segment allocates a buffer
+/// of ours; the output buffer is wiped before it is freed.
+final class SegmentEngine: @unchecked Sendable {
+    let cipher: EncryptionCipher
+    let key: AEADKey
+    let segmentSize: Int
+    let segmentsPerChunk: Int
+    private let output: UnsafeMutableRawBufferPointer
+    private var counter: UInt64 = 0
+
+    /// How many threads seal a chunk's segments.
+    static let workers = 2
+
+    init(cipher: EncryptionCipher, key: SymmetricKey, segmentSize: Int) {
+        self.cipher = cipher
+        self.key = AEADKey(key)
+        self.segmentSize = segmentSize
+        self.segmentsPerChunk = max(1, (1 << 20) / segmentSize)
+        self.output = UnsafeMutableRawBufferPointer.allocate(byteCount: segmentsPerChunk * (segmentSize + 16), alignment: 64)
+    }
+
+    func deallocate() {
+        output.initializeMemory(as: UInt8.self, repeating: 0)
+        output.deallocate()
+    }
+
+    var plaintextChunkSize: Int { segmentsPerChunk * segmentSize }
+    var sealedChunkSize: Int { segmentsPerChunk * (segmentSize + 16) }
+
+    /// The STREAM nonce: an 11-byte big-endian counter and the last-segment flag.
+    private static func nonce(_ counter: UInt64, last: Bool) -> [UInt8] {
+        var nonce = [UInt8](repeating: 0, count: 12)
+        for index in 0..<8 { nonce[3 + index] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64(index))) }
+        nonce[11] = last ? 1 : 0
+        return nonce
+    }
+
+    /// Seals a plaintext chunk (whole segments, the final one possibly short when `isLastChunk`).
+    func seal(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, output emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let count = max(1, (chunk.count + segmentSize - 1) / segmentSize)
+        let first = counter
+        counter += UInt64(count)
+        let sealedSize = segmentSize + 16
+        let failures = FailureBox()
+        let buffers = ChunkBuffers(input: chunk.baseAddress, output: output)
+        let cipher = cipher.aead
+        let key = key
+        let segmentSize = segmentSize
+        let chunkCount = chunk.count
+        let work: @Sendable (Int) -> Void = { worker in
+            for index in stride(from: worker, to: count, by: SegmentEngine.workers) {
+                let start = index * segmentSize
+                let length = min(segmentSize, chunkCount - start)
+                let plaintext = UnsafeRawBufferPointer(start: buffers.input.map { $0 + start }, count: max(0, length))
+                let last = isLastChunk && index == count - 1
+                var written = index * sealedSize
+                do {
+                    try cipher.seal(plaintext, key: key, nonce: SegmentEngine.nonce(first + UInt64(index), last: last)) { piece in
+                        UnsafeMutableRawBufferPointer(rebasing: buffers.output[written..<(written + piece.count)]).copyMemory(from: piece)
+                        written += piece.count
+                    }
+                } catch {
+                    failures.record(error)
+                }
+            }
+        }
+        if count > 1 {
+            DispatchQueue.concurrentPerform(iterations: Self.workers, execute: work)
+        } else {
+            work(0)
+        }
+        if let error = failures.first { throw error }
+        let total = (count - 1) * sealedSize + (chunkCount - (count - 1) * segmentSize) + 16
+        try emit(UnsafeRawBufferPointer(rebasing: output[0..<total]))
+    }
+
+    /// Opens a sealed chunk; its plaintext reaches `emit` only if every segment in it authenticated.
+    func open(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, output emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let sealedSize = segmentSize + 16
+        let count = (chunk.count + sealedSize - 1) / sealedSize
+        let finalLength = chunk.count - (count - 1) * sealedSize
+        // A final segment must hold its tag; an empty final segment is allowed only as the whole file.
+        guard finalLength >= 16, !(isLastChunk && finalLength == 16 && (counter > 0 || count > 1)) else {
+            throw CofferEncryption.authenticationFailure
+        }
+        let first = counter
+        counter += UInt64(count)
+        let failures = FailureBox()
+        let buffers = ChunkBuffers(input: chunk.baseAddress, output: output)
+        let cipher = cipher.aead
+        let key = key
+        let segmentSize = segmentSize
+        let chunkCount = chunk.count
+        let work: @Sendable (Int) -> Void = { worker in
+            for index in stride(from: worker, to: count, by: SegmentEngine.workers) {
+                let start = index * sealedSize
+                let length = min(sealedSize, chunkCount - start)
+                guard let base = buffers.input else {
+                    failures.record(CofferEncryption.authenticationFailure)
+                    return
+                }
+                let body = UnsafeRawBufferPointer(start: base + start, count: length - 16)
+                let tag = UnsafeRawBufferPointer(start: base + start + length - 16, count: 16)
+                let last = isLastChunk && index == count - 1
+                var written = index * segmentSize
+                do {
+                    try cipher.open(
+                        ciphertext: body, tag: tag, key: key, nonce: SegmentEngine.nonce(first + UInt64(index), last: last)
+                    ) { piece in
+                        UnsafeMutableRawBufferPointer(rebasing: buffers.output[written..<(written + piece.count)]).copyMemory(from: piece)
+                        written += piece.count
+                    }
+                } catch {
+                    failures.record(CofferEncryption.authenticationFailure)
+                }
+            }
+        }
+        if count > 1 {
+            DispatchQueue.concurrentPerform(iterations: Self.workers, execute: work)
+        } else {
+            work(0)
+        }
+        if let error = failures.first { throw error }
+        let total = (count - 1) * segmentSize + finalLength - 16
+        try emit(UnsafeRawBufferPointer(rebasing: output[0..<total]))
+    }
+}
+
+/// The input and output of one chunk, shared by the workers. Each worker reads and writes only the
+/// segments whose index it owns (index modulo the worker count), so no byte is touched by two threads.
+private struct ChunkBuffers: @unchecked Sendable {
+    let input: UnsafeRawPointer?
+    let output: UnsafeMutableRawBufferPointer
+}
+
+/// The first error any worker hit.
+private final class FailureBox: @unchecked Sendable {
+    private let lock = DispatchSemaphore(value: 1)
+    private var error: (any Error)?
+
+    func record(_ error: any Error) {
+        lock.wait()
+        if self.error == nil { self.error = error }
+        lock.signal()
+    }
+
+    var first: (any Error)? {
+        lock.wait()
+        defer { lock.signal() }
+        return error
+    }
+}
