@@ -45,15 +45,26 @@ def make_file(path, size):
         out.write(os.urandom(size % block))
 
 
-def compare(label, commands, rounds, anchor="openssl dgst"):
-    """commands: list of (name, argv). Returns {name: (median wall, median rss)}; ratios are to `anchor`."""
+def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
+    """commands: list of (name, argv). Returns {name: (median wall, median rss)}; ratios are to `anchor`.
+
+    `cleanup` paths are deleted (untimed) before every run, so outputs never pile up in memory-backed
+    folders and every tool writes a fresh file.
+    """
     walls = {name: [] for name, _ in commands}
     rss = {name: [] for name, _ in commands}
+    def clean():
+        for path in cleanup:
+            if os.path.exists(path):
+                os.remove(path)
+
     for argv in [c[1] for c in commands]:
+        clean()
         run(argv)  # warm-up: page cache, dynamic loader, CPU frequency
     for round_number in range(rounds):
         order = commands if round_number % 2 == 0 else list(reversed(commands))
         for name, argv in order:
+            clean()
             wall, peak = run(argv)
             walls[name].append(wall)
             rss[name].append(peak)

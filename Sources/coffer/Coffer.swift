@@ -15,7 +15,8 @@ struct Coffer: ParsableCommand {
             Every command reads files or standard input ('-') and writes to standard output, so it \
             composes with pipes. Errors go to standard error as 'coffer: error: …'.
 
-            Exit status: 0 success; 1 a check ran and failed (a digest or tag did not match); \
+            Exit status: 0 success; 1 a check ran and failed (a digest, tag or signature did not \
+            match; a wrong password or key, or altered data, on decryption); \
             2 a usage or input error (bad flag, unreadable file, malformed input).
 
             Secrets never come from the command line: keys are read from files, passwords from a \

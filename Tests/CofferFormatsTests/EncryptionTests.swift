@@ -36,13 +36,17 @@ struct EncryptionTests {
         }
     }
 
-    @Test func hundredMebibyteFilesInConstantMemory() throws {
+    @Test func hundredMebibyteFilesInEveryModeAndCipher() throws {
         let folder = try TemporaryDirectory()
         let input = try folder.write(Fixtures.randomBytes(count: 100 << 20), to: "big.bin")
-        let key = EncryptionKey.generate()
-        try CofferEncryption.encryptFile(atPath: input, toPath: folder.path("big.coffer"), to: .key(key))
-        try CofferEncryption.decryptFile(atPath: folder.path("big.coffer"), toPath: folder.path("big.out"), with: .key(key))
-        #expect(try DigestAlgorithm.sha256.hash(fileAtPath: folder.path("big.out")) == DigestAlgorithm.sha256.hash(fileAtPath: input))
+        let expected = try DigestAlgorithm.sha256.hash(fileAtPath: input)
+        for (protection, credential, name) in Self.protections() {
+            for cipher in EncryptionCipher.allCases {
+                try CofferEncryption.encryptFile(atPath: input, toPath: folder.path("big.coffer"), to: protection, cipher: cipher, overwrite: true)
+                try CofferEncryption.decryptFile(atPath: folder.path("big.coffer"), toPath: folder.path("big.out"), with: credential, overwrite: true)
+                #expect(try DigestAlgorithm.sha256.hash(fileAtPath: folder.path("big.out")) == expected, "\(name) \(cipher)")
+            }
+        }
         #expect(try FileManager.default.attributesOfItem(atPath: folder.path("big.out"))[.posixPermissions] as? Int == 0o600)
     }
 
