@@ -25,6 +25,7 @@ public final class AtomicFileWriter {
     private var buffer: UnsafeMutableRawBufferPointer?
     private var buffered = 0
     private static let bufferSize = 1 << 20
+    private var background: BackgroundWriter?
 
     /// Creates the temporary file beside `destination`.
     /// - Parameters:
@@ -35,7 +36,9 @@ public final class AtomicFileWriter {
     ///     written, as `cp`, `age` and `openssl` leave it to the operating system to flush.
     /// - Throws: ``CofferCoreError`` if the destination exists (without `overwrite`), is a directory, or the
     ///   folder cannot be written.
-    public init(destination: String, overwrite: Bool = false, durable: Bool = true) throws(CofferCoreError) {
+    ///   - background: write on a second thread, overlapping the kernel's work with the caller's; for
+    ///     large streamed outputs.
+    public init(destination: String, overwrite: Bool = false, durable: Bool = true, background: Bool = false) throws(CofferCoreError) {
         var info = stat()
         if stat(destination, &info) == 0 {
             if info.st_mode & S_IFMT == S_IFDIR {
@@ -75,11 +78,16 @@ public final class AtomicFileWriter {
         }
         self.destination = destination
         self.durable = durable
+        if background { self.background = BackgroundWriter(descriptor: descriptor, name: destination) }
     }
 
     /// Appends bytes to the temporary file.
     /// - Throws: ``CofferCoreError`` `.ioFailure` (the disk is full, say); the writer should then be abandoned.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(CofferCoreError) {
+        if let background {
+            try background.append(bytes)
+            return
+        }
         guard bytes.count < Self.bufferSize else {
             try flush()
             try writeAll(bytes, to: descriptor, name: destination)
@@ -121,6 +129,8 @@ public final class AtomicFileWriter {
         guard !finished else { return }
         do {
             try flush()
+            try background?.finish()
+            background = nil
         } catch {
             finished = true
             cleanUp()
@@ -154,6 +164,9 @@ public final class AtomicFileWriter {
     }
 
     private func cleanUp() {
+        // Stop the writer thread before the descriptor closes; its errors no longer matter.
+        try? background?.finish()
+        background = nil
         if let buffer {
             // The buffer may hold plaintext: wipe it before giving it back.
             buffer.initializeMemory(as: UInt8.self, repeating: 0)

@@ -152,7 +152,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil
     ) throws {
         let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false, background: true)
         try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress) { try writer.write($0) }
         try writer.commit()
     }
@@ -168,7 +168,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil
     ) throws {
         let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false, background: true)
         try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { try writer.write($0) }
         try writer.commit()
     }

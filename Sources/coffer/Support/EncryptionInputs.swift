@@ -44,7 +44,7 @@ struct OutputTarget {
         if path != "-" && !overwrite && KeyFiles.exists(path) {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
-        let writer = try AtomicFileWriter(destination: destination, overwrite: overwrite || path == "-", durable: false)
+        let writer = try AtomicFileWriter(destination: destination, overwrite: overwrite || path == "-", durable: false, background: true)
         try produce { try writer.write($0) }
         try writer.commit()
         if path == "-" {

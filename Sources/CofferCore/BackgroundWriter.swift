@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+
+/// Writes to a file descriptor on a second thread, so that the kernel's cost of taking in the data
+/// (copying it, allocating page-cache pages) overlaps with the work that produces it.
+///
+/// Bytes are copied into one of three staging buffers; a full buffer is handed to the writer thread and
+/// the next one is filled meanwhile. The first write error stops the writing and is reported by the
+/// next ``append(_:)`` or by ``finish()``. The buffers are wiped before they are freed (they may hold
+/// plaintext).
+final class BackgroundWriter: @unchecked Sendable {
+    private let descriptor: Int32
+    private let name: String
+    private let capacity: Int
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    private var counts: [Int]
+    private let free = DispatchSemaphore(value: 0)
+    private let filled = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = DispatchSemaphore(value: 1)
+    private var failure: CofferCoreError?
+    private var current: Int?
+    private var fill = 0
+    private var next = 0
+    private var finished = false
+
+    init(descriptor: Int32, name: String, capacity: Int = 2 << 20) {
+        self.descriptor = descriptor
+        self.name = name
+        self.capacity = capacity
+        self.buffers = (0..<3).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64) }
+        self.counts = [0, 0, 0]
+        for _ in buffers { free.signal() }
+        DispatchQueue.global(qos: .userInitiated).async { self.drain() }
+    }
+
+    private var recordedFailure: CofferCoreError? {
+        lock.wait()
+        defer { lock.signal() }
+        return failure
+    }
+
+    private func drain() {
+        var index = 0
+        while true {
+            filled.wait()
+            let count = counts[index]
+            if count < 0 { break }
+            if recordedFailure == nil {
+                do {
+                    try writeAll(UnsafeRawBufferPointer(rebasing: buffers[index][0..<count]), to: descriptor, name: name)
+                } catch {
+                    lock.wait()
+                    failure = error
+                    lock.signal()
+                }
+            }
+            free.signal()
+            index = (index + 1) % buffers.count
+        }
+        done.signal()
+    }
+
+    /// Queues bytes for writing.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(CofferCoreError) {
+        if let failure = recordedFailure { throw failure }
+        var offset = 0
+        while offset < bytes.count {
+            let slot: Int
+            if let current {
+                slot = current
+            } else {
+                free.wait()
+                slot = next
+                next = (next + 1) % buffers.count
+                current = slot
+                fill = 0
+            }
+            let count = min(capacity - fill, bytes.count - offset)
+            UnsafeMutableRawBufferPointer(rebasing: buffers[slot][fill..<(fill + count)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+            fill += count
+            offset += count
+            if fill == capacity { submit() }
+        }
+    }
+
+    private func submit() {
+        guard let slot = current else { return }
+        counts[slot] = fill
+        current = nil
+        filled.signal()
+    }
+
+    /// Writes what is queued, stops the thread, and reports the first error.
+    func finish() throws(CofferCoreError) {
+        guard !finished else { return }
+        finished = true
+        submit()
+        free.wait()
+        counts[next] = -1
+        filled.signal()
+        done.wait()
+        for buffer in buffers {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.deallocate()
+        }
+        if let failure = recordedFailure { throw failure }
+    }
+
+    deinit {
+        try? finish()
+    }
+}
