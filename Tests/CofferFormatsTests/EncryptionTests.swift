@@ -155,3 +155,15 @@ struct EncryptionTests {
         #expect(try folder.contents() == ["out", "plain", "sealed"])
     }
 }
+
+@Suite("Data API")
+struct EncryptionDataAPITests {
+    @Test func dataInDataOut() throws {
+        let key = EncryptionKey.generate()
+        let plaintext = Data("a diary entry".utf8)
+        let sealed: Data = try CofferEncryption.encrypt(plaintext, to: .key(key))
+        #expect(try CofferEncryption.decrypt(sealed, with: .key(key)) == plaintext)
+        let rn: Data = try RNCryptor.encrypt(plaintext, with: .password(Array("pw".utf8)))
+        #expect(try RNCryptor.decrypt(rn, with: .password(Array("pw".utf8))) == plaintext)
+    }
+}
