@@ -28,36 +28,31 @@ func readKeyFile(_ path: String) throws -> [UInt8] {
 }
 
 /// Writes plaintext or ciphertext to its destination: a file written atomically (0600), or standard
-/// output. For standard output the data is first collected in a private temporary file, so that nothing
-/// reaches the next program before the whole input authenticated.
+/// output. When the output must be complete before anyone sees it (decryption), standard output is fed
+/// from a nameless scratch file only after the whole input authenticated; the scratch file vanishes even
+/// if the process is killed.
 struct OutputTarget {
     let path: String
     let overwrite: Bool
     let holdUntilComplete: Bool
 
     func write(_ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
-        if path == "-" && !holdUntilComplete {
-            try produce { Terminal.writeOut($0) }
+        if path == "-" {
+            guard holdUntilComplete else {
+                try produce { Terminal.writeOut($0) }
+                return
+            }
+            let scratch = try ScratchFile()
+            try produce { try scratch.write($0) }
+            try scratch.replay { Terminal.writeOut($0) }
             return
         }
-        let destination = path == "-" ? temporaryPath() : path
-        if path != "-" && !overwrite && KeyFiles.exists(path) {
+        if !overwrite && KeyFiles.exists(path) {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
-        let writer = try AtomicFileWriter(destination: destination, overwrite: overwrite || path == "-", durable: false, background: true)
+        let writer = try AtomicFileWriter(destination: path, overwrite: overwrite, durable: false, background: true)
         try produce { try writer.write($0) }
         try writer.commit()
-        if path == "-" {
-            defer { unlink(destination) }
-            let reader = try FileReader(path: destination)
-            try reader.forEachChunk { Terminal.writeOut($0) }
-        }
-    }
-
-    private func temporaryPath() -> String {
-        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        let random = (try? SecureRandom.bytes(count: 8)).map { Hex.encode($0) } ?? "\(getpid())"
-        return "\(folder)/.coffer-plaintext-\(random)"
     }
 }
 
