@@ -44,33 +44,18 @@ final class SegmentEngine: @unchecked Sendable {
         return nonce
     }
 
-    /// Seals a plaintext chunk (whole segments, the final one possibly short when `isLastChunk`).
-    func seal(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, output emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let count = max(1, (chunk.count + segmentSize - 1) / segmentSize)
-        let first = counter
-        counter += UInt64(count)
-        let sealedSize = segmentSize + 16
+    /// Runs `segment` for every segment index of a chunk, spread over the workers, and throws the first
+    /// error any of them hit.
+    private func forEachSegment(
+        count: Int,
+        input: UnsafeRawPointer?,
+        _ segment: @escaping @Sendable (_ index: Int, _ buffers: ChunkBuffers) throws -> Void
+    ) throws {
         let failures = FailureBox()
-        let buffers = ChunkBuffers(input: chunk.baseAddress, output: output)
-        let cipher = cipher.aead
-        let key = key
-        let segmentSize = segmentSize
-        let chunkCount = chunk.count
+        let buffers = ChunkBuffers(input: input, output: output)
         let work: @Sendable (Int) -> Void = { worker in
             for index in stride(from: worker, to: count, by: SegmentEngine.workers) {
-                let start = index * segmentSize
-                let length = min(segmentSize, chunkCount - start)
-                let plaintext = UnsafeRawBufferPointer(start: buffers.input.map { $0 + start }, count: max(0, length))
-                let last = isLastChunk && index == count - 1
-                var written = index * sealedSize
-                do {
-                    try cipher.seal(plaintext, key: key, nonce: SegmentEngine.nonce(first + UInt64(index), last: last)) { piece in
-                        UnsafeMutableRawBufferPointer(rebasing: buffers.output[written..<(written + piece.count)]).copyMemory(from: piece)
-                        written += piece.count
-                    }
-                } catch {
-                    failures.record(error)
-                }
+                do { try segment(index, buffers) } catch { failures.record(error) }
             }
         }
         if count > 1 {
@@ -79,6 +64,25 @@ final class SegmentEngine: @unchecked Sendable {
             work(0)
         }
         if let error = failures.first { throw error }
+    }
+
+    /// Seals a plaintext chunk (whole segments, the final one possibly short when `isLastChunk`).
+    func seal(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, output emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let count = max(1, (chunk.count + segmentSize - 1) / segmentSize)
+        let first = counter
+        counter += UInt64(count)
+        let (cipher, key, segmentSize, chunkCount) = (cipher.aead, key, segmentSize, chunk.count)
+        let sealedSize = segmentSize + 16
+        try forEachSegment(count: count, input: chunk.baseAddress) { index, buffers in
+            let start = index * segmentSize
+            let plaintext = UnsafeRawBufferPointer(start: buffers.input.map { $0 + start }, count: max(0, min(segmentSize, chunkCount - start)))
+            var written = index * sealedSize
+            let nonce = SegmentEngine.nonce(first + UInt64(index), last: isLastChunk && index == count - 1)
+            try cipher.seal(plaintext, key: key, nonce: nonce) { piece in
+                UnsafeMutableRawBufferPointer(rebasing: buffers.output[written..<(written + piece.count)]).copyMemory(from: piece)
+                written += piece.count
+            }
+        }
         let total = (count - 1) * sealedSize + (chunkCount - (count - 1) * segmentSize) + 16
         try emit(UnsafeRawBufferPointer(rebasing: output[0..<total]))
     }
@@ -94,42 +98,26 @@ final class SegmentEngine: @unchecked Sendable {
         }
         let first = counter
         counter += UInt64(count)
-        let failures = FailureBox()
-        let buffers = ChunkBuffers(input: chunk.baseAddress, output: output)
-        let cipher = cipher.aead
-        let key = key
-        let segmentSize = segmentSize
-        let chunkCount = chunk.count
-        let work: @Sendable (Int) -> Void = { worker in
-            for index in stride(from: worker, to: count, by: SegmentEngine.workers) {
-                let start = index * sealedSize
-                let length = min(sealedSize, chunkCount - start)
-                guard let base = buffers.input else {
-                    failures.record(CofferEncryption.authenticationFailure)
-                    return
+        let (cipher, key, segmentSize, chunkCount) = (cipher.aead, key, segmentSize, chunk.count)
+        try forEachSegment(count: count, input: chunk.baseAddress) { index, buffers in
+            guard let base = buffers.input else { throw CofferEncryption.authenticationFailure }
+            let start = index * sealedSize
+            let length = min(sealedSize, chunkCount - start)
+            var written = index * segmentSize
+            let nonce = SegmentEngine.nonce(first + UInt64(index), last: isLastChunk && index == count - 1)
+            do {
+                try cipher.open(
+                    ciphertext: UnsafeRawBufferPointer(start: base + start, count: length - 16),
+                    tag: UnsafeRawBufferPointer(start: base + start + length - 16, count: 16),
+                    key: key, nonce: nonce
+                ) { piece in
+                    UnsafeMutableRawBufferPointer(rebasing: buffers.output[written..<(written + piece.count)]).copyMemory(from: piece)
+                    written += piece.count
                 }
-                let body = UnsafeRawBufferPointer(start: base + start, count: length - 16)
-                let tag = UnsafeRawBufferPointer(start: base + start + length - 16, count: 16)
-                let last = isLastChunk && index == count - 1
-                var written = index * segmentSize
-                do {
-                    try cipher.open(
-                        ciphertext: body, tag: tag, key: key, nonce: SegmentEngine.nonce(first + UInt64(index), last: last)
-                    ) { piece in
-                        UnsafeMutableRawBufferPointer(rebasing: buffers.output[written..<(written + piece.count)]).copyMemory(from: piece)
-                        written += piece.count
-                    }
-                } catch {
-                    failures.record(CofferEncryption.authenticationFailure)
-                }
+            } catch {
+                throw CofferEncryption.authenticationFailure
             }
         }
-        if count > 1 {
-            DispatchQueue.concurrentPerform(iterations: Self.workers, execute: work)
-        } else {
-            work(0)
-        }
-        if let error = failures.first { throw error }
         let total = (count - 1) * segmentSize + finalLength - 16
         try emit(UnsafeRawBufferPointer(rebasing: output[0..<total]))
     }
@@ -137,7 +125,7 @@ final class SegmentEngine: @unchecked Sendable {
 
 /// The input and output of one chunk, shared by the workers. Each worker reads and writes only the
 /// segments whose index it owns (index modulo the worker count), so no byte is touched by two threads.
-private struct ChunkBuffers: @unchecked Sendable {
+struct ChunkBuffers: @unchecked Sendable {
     let input: UnsafeRawPointer?
     let output: UnsafeMutableRawBufferPointer
 }
