@@ -57,10 +57,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
+        // A C header for the one libc tuning call Swift's Glibc module does not export (mallopt).
+        .target(name: "CCofferSupport"),
         .executableTarget(
             name: "coffer",
             dependencies: [
-                "CofferCore", "CofferCrypto", "CofferFormats",
+                "CofferCore", "CofferCrypto", "CofferFormats", "CCofferSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift

@@ -1,8 +1,6 @@
 import ArgumentParser
+import CCofferSupport
 import CofferCore
-#if canImport(Glibc)
-import Glibc
-#endif
 import CofferCrypto
 import CofferFormats
 
@@ -28,15 +26,12 @@ struct Coffer: ParsableCommand {
 
     /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.
     static func main() {
-        #if canImport(Glibc)
         // glibc hands freed memory back to the kernel as soon as more than 128 KiB at the top of the heap
         // is free. swift-crypto returns every sealed 64 KiB segment in a fresh buffer, so without this the
         // heap would shrink and grow once per segment, each time with a page fault and a TLB shootdown of
         // the reader thread's core (measured: 0.38 s against 0.26 s for 1 GiB). Keeping up to 256 MiB
         // of free heap costs nothing a 1 MiB-buffered tool would use.
-        _ = glibcMallopt(-1 /* M_TRIM_THRESHOLD */, 256 << 20)
-        _ = glibcMallopt(-2 /* M_TOP_PAD */, 16 << 20)
-        #endif
+        coffer_tune_heap(256 << 20, 16 << 20)
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -85,12 +80,6 @@ struct Coffer: ParsableCommand {
         return "coffer \(first) --help"
     }
 }
-
-#if canImport(Glibc)
-/// glibc's `mallopt(3)`, which Swift's Glibc module does not export (it lives in <malloc.h>).
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
-#endif
 
 /// The version printed by `coffer --version`.
 enum CofferVersion {

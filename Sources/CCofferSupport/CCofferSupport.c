@@ -1,0 +1,1 @@
+// The functions of this target are inline in include/CCofferSupport.h.
