@@ -1,5 +1,5 @@
 public import CofferCore
-public import CofferCrypto
+import CofferCrypto
 import Crypto
 import _CryptoExtras
 #if canImport(FoundationEssentials)

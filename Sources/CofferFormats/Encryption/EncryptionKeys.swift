@@ -1,5 +1,5 @@
 import CofferCore
-public import CofferCrypto
+import CofferCrypto
 public import Crypto
 import _CryptoExtras
 import SwiftASN1
