@@ -122,7 +122,8 @@ struct OpenSSLEncTests {
     }
 }
 
-/// Wycheproof vectors through the AEAD and CBC code paths Coffer's formats use: AES-256-GCM and
+/// Wycheproof vectors through the AEAD (`EncryptionCipher.aead`, what every segment is sealed with) and CBC
+/// code paths Coffer's formats use: AES-256-GCM and
 /// ChaCha20-Poly1305 with 96-bit nonces and 128-bit tags, AES-256-CBC with PKCS#7 padding. Groups with
 /// other key, nonce or tag sizes exercise nothing Coffer uses and are skipped by design.
 @Suite("Cipher vectors")
@@ -133,7 +134,7 @@ struct CipherVectorTests {
         var checked = 0
         for group in file.testGroups where group.keySize == 256 && group.ivSize == 96 && group.tagSize == 128 {
             for test in group.tests {
-                let key = SymmetricKey(data: try Hex.decode(test.key))
+                let key = try AEADKey(bytes: Hex.decode(test.key))
                 let nonce = try Hex.decode(test.iv)
                 let aad = try Hex.decode(test.aad ?? "")
                 let ciphertext = try Hex.decode(test.ct)
@@ -142,7 +143,7 @@ struct CipherVectorTests {
                 do {
                     try ciphertext.withUnsafeBytes { ct in
                         try tag.withUnsafeBytes { tagBytes in
-                            try SegmentSealer.open(cipher: cipher, key: key, nonce: nonce, additionalData: aad, ciphertext: ct, tag: tagBytes) {
+                            try cipher.aead.open(ciphertext: ct, tag: tagBytes, key: key, nonce: nonce, additionalData: aad) {
                                 opened?.append(contentsOf: $0)
                             }
                         }
@@ -155,7 +156,7 @@ struct CipherVectorTests {
                     #expect(opened == expected, "tcId \(test.tcId)")
                     var sealed: [UInt8] = []
                     try Hex.decode(test.msg).withUnsafeBytes { message in
-                        try SegmentSealer.seal(cipher: cipher, key: key, nonce: nonce, additionalData: aad, plaintext: message) { sealed.append(contentsOf: $0) }
+                        try cipher.aead.seal(message, key: key, nonce: nonce, additionalData: aad) { sealed.append(contentsOf: $0) }
                     }
                     #expect(sealed == ciphertext + tag, "tcId \(test.tcId)")
                 } else {

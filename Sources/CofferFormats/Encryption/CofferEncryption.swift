@@ -422,61 +422,6 @@ extension EncryptedFileHeader.Stanza {
     }
 }
 
-/// Seals or opens consecutive segments with the STREAM nonce: an 11-byte counter and a last-segment flag.
-struct SegmentSealer {
-    let cipher: EncryptionCipher
-    let key: SymmetricKey
-    private(set) var counter: UInt64 = 0
-    private var nonce = [UInt8](repeating: 0, count: 12)
-
-    init(cipher: EncryptionCipher, key: SymmetricKey) {
-        self.cipher = cipher
-        self.key = key
-    }
-
-    private mutating func nextNonce(last: Bool) -> [UInt8] {
-        for index in 0..<8 { nonce[3 + index] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64(index))) }
-        nonce[11] = last ? 1 : 0
-        counter += 1
-        return nonce
-    }
-
-    mutating func seal(_ plaintext: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        try Self.seal(cipher: cipher, key: key, nonce: nextNonce(last: last), additionalData: [], plaintext: plaintext, output: output)
-    }
-
-    mutating func open(_ sealed: UnsafeRawBufferPointer, last: Bool, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let nonce = nextNonce(last: last)
-        guard sealed.count >= 16 else { throw CofferEncryption.authenticationFailure }
-        try Self.open(
-            cipher: cipher, key: key, nonce: nonce, additionalData: [],
-            ciphertext: UnsafeRawBufferPointer(rebasing: sealed[0..<(sealed.count - 16)]),
-            tag: UnsafeRawBufferPointer(rebasing: sealed[(sealed.count - 16)...]),
-            output: output
-        )
-    }
-
-    /// One AEAD seal (CofferCrypto's ``AEADAlgorithm``), writing ciphertext then tag: what every segment uses.
-    static func seal(
-        cipher: EncryptionCipher, key: SymmetricKey, nonce: [UInt8], additionalData: [UInt8],
-        plaintext: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        try cipher.aead.seal(plaintext, key: AEADKey(key), nonce: nonce, additionalData: additionalData, output: output)
-    }
-
-    /// One AEAD open; any failure is the single authentication error.
-    static func open(
-        cipher: EncryptionCipher, key: SymmetricKey, nonce: [UInt8], additionalData: [UInt8],
-        ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        do {
-            try cipher.aead.open(ciphertext: ciphertext, tag: tag, key: AEADKey(key), nonce: nonce, additionalData: additionalData, output: output)
-        } catch is CofferCryptoError {
-            throw CofferEncryption.authenticationFailure
-        }
-    }
-}
-
 extension EncryptionCipher {
     /// The CofferCrypto AEAD behind the format's cipher byte.
     var aead: AEADAlgorithm {
