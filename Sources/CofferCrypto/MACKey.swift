@@ -1,3 +1,4 @@
+import CofferCore
 import Crypto
 
 /// A secret key for HMAC. The bytes live in swift-crypto's `SymmetricKey`, which zeroes them when released.
@@ -18,7 +19,7 @@ public struct MACKey: Sendable, CustomStringConvertible {
     public init<Bytes: Sequence>(bytes: Bytes) throws(CofferCryptoError) where Bytes.Element == UInt8 {
         var array = Array(bytes)
         // The copy is scratch; the key lives on in SymmetricKey's storage, which zeroes itself.
-        defer { _ = array.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretBytes.wipe(&array) }
         guard !array.isEmpty else {
             throw CofferCryptoError(.invalidKey, "expected a non-empty HMAC key, found 0 bytes")
         }

@@ -91,8 +91,9 @@ struct Encrypt: ParsableCommand {
         if format == .openssl {
             Terminal.warn("the OpenSSL enc format is not authenticated: anyone can alter the file undetected; use it only for tools that read nothing else")
         }
-        var password = usesPassword ? try passwords.read(prompt: "Password: ", confirm: true) : nil
-        defer { if password != nil { _ = password?.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } } }
+        // Wiped in place on the way out; empty when no password is used.
+        var secret = usesPassword ? try passwords.read(prompt: "Password: ", confirm: true) : []
+        defer { SecretBytes.wipe(&secret) }
         let keyBytes = try keyFile.map(readKeyFile)
         let reader = try FileReader.open(input)
         let progress = ProgressBar(total: reader.size, label: input)
@@ -102,8 +103,8 @@ struct Encrypt: ParsableCommand {
         try target.write { output in
             if format == .coffer {
                 let protection: EncryptionProtection
-                if let password {
-                    protection = .password(password, kdf == "scrypt" ? .scrypt(logN: scryptLogN, r: 8, p: 1) : .pbkdf2(iterations: iterations))
+                if usesPassword {
+                    protection = .password(secret, kdf == "scrypt" ? .scrypt(logN: scryptLogN, r: 8, p: 1) : .pbkdf2(iterations: iterations))
                 } else if let keyBytes {
                     protection = .key(try EncryptionKey(bytes: keyBytes))
                 } else {
@@ -118,7 +119,7 @@ struct Encrypt: ParsableCommand {
                 try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, output: output)
             } else {
                 try CofferEncryption.encryptLegacy(
-                    reader: reader, format: format, password: password, keyBytes: keyBytes, openSSLIterations: iter,
+                    reader: reader, format: format, password: usesPassword ? secret : nil, keyBytes: keyBytes, openSSLIterations: iter,
                     progress: { progress.update($0) }, output: output
                 )
             }

@@ -141,7 +141,7 @@ public enum RecipientPrivateKey: Sendable {
             guard let password else { throw CofferFormatsError(.passwordRequired, "the key is encrypted; a password is needed to read it") }
             var secret: [UInt8]
             do { secret = try password() } catch { throw CofferFormatsError(.passwordRequired, "no password was given (\(error))") }
-            defer { _ = secret.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            defer { SecretBytes.wipe(&secret) }
             let pkcs8 = try EncryptedPKCS8.decrypt(der, password: secret, limits: PasswordKeyLimits())
             if let key = try? RecipientPrivateKey(x25519Bytes: pkcs8) {
                 self = key
@@ -162,7 +162,7 @@ public enum RecipientPrivateKey: Sendable {
     /// The private key as password-encrypted PKCS#8 PEM (see ``SigningKey/exportEncrypted(password:protection:encoding:)``).
     public func exportEncrypted(password: [UInt8], protection: PasswordProtection = .default) throws -> [UInt8] {
         var der = pkcs8DER()
-        defer { _ = der.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretBytes.wipe(&der) }
         let encrypted = try EncryptedPKCS8.encrypt(der, password: password, protection: protection)
         return Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8)
     }

@@ -78,7 +78,7 @@ extension SigningKey {
     ) throws -> [UInt8] {
         guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
         var pkcs8 = exportUnencryptedPKCS8DER()
-        defer { _ = pkcs8.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretBytes.wipe(&pkcs8) }
         let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, protection: protection)
         return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
     }

@@ -181,7 +181,7 @@ public enum KeyImporter {
                 do { password = try provider() } catch {
                     throw CofferFormatsError(.passwordRequired, "no password was given for the encrypted key (\(error))")
                 }
-                defer { _ = password.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+                defer { SecretBytes.wipe(&password) }
                 let pkcs8 = try EncryptedPKCS8.decrypt(der, password: password, limits: context.limits)
                 return .signing(try SigningKey(pkcs8DERRepresentation: pkcs8))
             case .pkcs1Private:

@@ -14,7 +14,7 @@ import Darwin
 /// base64 text. The lengths never collide, so no flag is needed.
 func readKeyFile(_ path: String) throws -> [UInt8] {
     var bytes = try KeyFiles.readSmallFile(path, what: "key file")
-    defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    defer { SecretBytes.wipe(&bytes) }
     if bytes.count == 32 || bytes.count == 64 { return bytes }
     var text = bytes[...]
     while let last = text.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { text = text.dropLast() }

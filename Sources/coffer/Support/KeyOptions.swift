@@ -59,7 +59,7 @@ struct KeyOptions: ParsableArguments {
         } else {
             throw CommandFailure("a key is required: pass --key-file FILE or --key-env VAR")
         }
-        defer { _ = bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecretBytes.wipe(&bytes) }
         switch keyEncoding {
         case .raw:
             if bytes.last == UInt8(ascii: "\n") && keyFile != nil {
@@ -73,7 +73,7 @@ struct KeyOptions: ParsableArguments {
             let string = String(decoding: text, as: UTF8.self)
             do {
                 var decoded = keyEncoding == .hex ? try Hex.decode(string) : try Base64.decode(string)
-                defer { _ = decoded.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+                defer { SecretBytes.wipe(&decoded) }
                 return try key(decoded, source: source)
             } catch let error as CofferCoreError {
                 throw CommandFailure("the \(source) is not valid \(keyEncoding.rawValue): \(error.reason)")
