@@ -211,6 +211,23 @@ public final class FileReader {
         return total
     }
 
+    /// Reads the rest of the input into memory, for small inputs such as keys and signatures.
+    /// - Returns: the bytes, or `nil` if there are more than `limit` (reading stops there).
+    public func readAll(limit: Int) throws -> [UInt8]? {
+        struct TooLarge: Error {}
+        var bytes: [UInt8] = []
+        if let size { bytes.reserveCapacity(Int(min(size, Int64(limit)))) }
+        do {
+            try forEachChunk(chunkSize: 1 << 16) { chunk in
+                guard bytes.count + chunk.count <= limit else { throw TooLarge() }
+                bytes.append(contentsOf: chunk)
+            }
+        } catch is TooLarge {
+            return nil
+        }
+        return bytes
+    }
+
     /// Reads up to `count` bytes from the current position: fewer only at the end of the input. Use it
     /// for a header before streaming the rest with ``forEachChunk(chunkSize:_:)``, which continues
     /// from where this stopped.

@@ -66,6 +66,15 @@ struct FileReaderTests {
         #expect(received == payload)
     }
 
+    @Test func readAllStopsAtTheLimit() throws {
+        let folder = try TemporaryDirectory()
+        let bytes = Fixtures.randomBytes(count: 100_000)
+        let path = try folder.write(bytes, to: "input")
+        #expect(try FileReader(path: path).readAll(limit: 100_000) == bytes)
+        #expect(try FileReader(path: path).readAll(limit: 99_999) == nil)
+        #expect(try FileReader(path: try folder.write([UInt8](), to: "empty")).readAll(limit: 0) == [])
+    }
+
     @Test func missingFileIsTypedAndNamed() throws {
         let error = try #require(throws: CofferCoreError.self) { try FileReader(path: "/nonexistent/coffer-test") }
         #expect(error.code == .fileNotFound)

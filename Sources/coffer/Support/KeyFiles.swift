@@ -15,13 +15,8 @@ import Darwin
 enum KeyFiles {
     /// Reads a small file (a key or a signature) whole, refusing anything over 1 MiB.
     static func readSmallFile(_ path: String, what: String) throws -> [UInt8] {
-        let reader = try FileReader.open(path)
-        var bytes: [UInt8] = []
-        try reader.forEachChunk(chunkSize: 64 * 1024) { chunk in
-            guard bytes.count + chunk.count <= KeyImporter.maximumInputSize else {
-                throw CommandFailure("\(what) '\(path)' is larger than 1 MiB; it is not a \(what)")
-            }
-            bytes.append(contentsOf: chunk)
+        guard let bytes = try FileReader.open(path).readAll(limit: KeyImporter.maximumInputSize) else {
+            throw CommandFailure("\(what) '\(path)' is larger than 1 MiB; it is not a \(what)")
         }
         return bytes
     }

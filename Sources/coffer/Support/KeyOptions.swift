@@ -96,12 +96,8 @@ struct KeyOptions: ParsableArguments {
             let mode = String(info.st_mode & 0o777, radix: 8)
             Terminal.warn("key file '\(path)' is accessible by other users (mode \(mode)); restrict it with 'chmod 600 \(path)'")
         }
-        var bytes: [UInt8] = []
-        try reader.forEachChunk(chunkSize: 4096) { chunk in
-            guard bytes.count + chunk.count <= maximumKeyFileSize else {
-                throw CommandFailure("key file '\(path)' is larger than \(maximumKeyFileSize / 1024) KiB; it does not look like a key")
-            }
-            bytes.append(contentsOf: chunk)
+        guard let bytes = try reader.readAll(limit: maximumKeyFileSize) else {
+            throw CommandFailure("key file '\(path)' is larger than \(maximumKeyFileSize / 1024) KiB; it does not look like a key")
         }
         return bytes
     }

@@ -54,19 +54,11 @@ extension KeyAlgorithm {
 
 /// Reads a whole file for algorithms that sign the message itself, refusing huge inputs.
 func readWholeMessage(_ path: String, algorithm: KeyAlgorithm) throws -> [UInt8] {
-    let reader = try FileReader.open(path)
-    if let size = reader.size, size > Int64(SignatureFlags.maximumRawMessage) {
+    guard let bytes = try FileReader.open(path).readAll(limit: SignatureFlags.maximumRawMessage) else {
         throw CommandFailure(
-            "\(algorithm) in --raw mode signs the whole file in memory, and '\(path)' is larger than 256 MiB",
+            "\(algorithm) in --raw mode signs the whole input in memory, and '\(path)' is larger than 256 MiB",
             hint: "drop --raw: Coffer signature files hash the file in a stream and sign the digest"
         )
-    }
-    var bytes: [UInt8] = []
-    try reader.forEachChunk { chunk in
-        guard bytes.count + chunk.count <= SignatureFlags.maximumRawMessage else {
-            throw CommandFailure("\(algorithm) in --raw mode signs the whole input in memory; the input exceeds 256 MiB", hint: "drop --raw")
-        }
-        bytes.append(contentsOf: chunk)
     }
     return bytes
 }
