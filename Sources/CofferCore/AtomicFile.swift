@@ -64,18 +64,9 @@ public final class AtomicFileWriter {
             folder = "."
             name = destination
         }
-        var template = Array("\(folder)/.\(name).coffer-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return -1 }
-            return mkstemp(base)
-        }
-        guard descriptor >= 0 else { throw fileError(errno, action: "create a file in", path: folder) }
-        // mkstemp already uses 0600 on glibc and Darwin; fchmod makes the guarantee explicit.
-        _ = fchmod(descriptor, 0o600)
+        let (descriptor, temporaryPath) = try makeTemporaryFile(in: folder, prefix: "\(name).coffer")
         self.descriptor = descriptor
-        self.temporaryPath = template.withUnsafeBufferPointer { buffer in
-            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        self.temporaryPath = temporaryPath
         self.destination = destination
         self.durable = durable
         if background { self.background = BackgroundWriter(descriptor: descriptor, name: destination) }

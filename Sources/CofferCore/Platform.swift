@@ -53,3 +53,19 @@ public func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name
         }
     }
 }
+
+/// Creates a new file `folder/.prefix-XXXXXX` with mode 0600 (`mkstemp`), returning its descriptor and path.
+func makeTemporaryFile(in folder: String, prefix: String) throws(CofferCoreError) -> (descriptor: Int32, path: String) {
+    var template = Array("\(folder)/.\(prefix)-XXXXXX".utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        guard let base = buffer.baseAddress else { return -1 }
+        return mkstemp(base)
+    }
+    guard descriptor >= 0 else { throw fileError(errno, action: "create a file in", path: folder) }
+    // mkstemp already uses 0600 on glibc and Darwin; fchmod makes the guarantee explicit.
+    _ = fchmod(descriptor, 0o600)
+    let path = template.withUnsafeBufferPointer { buffer in
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    return (descriptor, path)
+}

@@ -16,14 +16,8 @@ public final class ScratchFile {
     /// Creates the file in `$TMPDIR` (or `/tmp`).
     public init() throws(CofferCoreError) {
         let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(folder)/.coffer-scratch-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return -1 }
-            let descriptor = mkstemp(base)
-            if descriptor >= 0 { unlink(base) }
-            return descriptor
-        }
-        guard descriptor >= 0 else { throw fileError(errno, action: "create a scratch file in", path: folder) }
+        let (descriptor, path) = try makeTemporaryFile(in: folder, prefix: "coffer-scratch")
+        unlink(path)
         self.descriptor = descriptor
     }
 

@@ -152,7 +152,7 @@ public struct SignatureFile: Sendable, Hashable {
     static func signedMessage(algorithm: Algorithm, hash: DigestAlgorithm, keyID: [UInt8], comment: String, digest: [UInt8]) -> [UInt8] {
         let commentBytes = Array(comment.utf8)
         return domain + [algorithm.rawValue, hashByte(hash)] + keyID
-            + [UInt8(commentBytes.count >> 8), UInt8(commentBytes.count & 0xFF)] + commentBytes + digest
+            + bigEndian16(commentBytes.count) + commentBytes + digest
     }
 
     // MARK: - Verifying
@@ -189,8 +189,8 @@ public struct SignatureFile: Sendable, Hashable {
     public var binary: [UInt8] {
         let commentBytes = Array(unverifiedComment.utf8)
         return Self.magic + [Self.version, algorithm.rawValue, Self.hashByte(hash)] + keyID
-            + [UInt8(commentBytes.count >> 8), UInt8(commentBytes.count & 0xFF)] + commentBytes
-            + [UInt8(signature.count >> 8), UInt8(signature.count & 0xFF)] + signature
+            + bigEndian16(commentBytes.count) + commentBytes
+            + bigEndian16(signature.count) + signature
     }
 
     /// The pasteable text form.

@@ -299,20 +299,20 @@ public enum CofferEncryption {
                     maxMemory: 128 * r * (1 << logN) + (1 << 20)
                 )
                 let stanza = EncryptedFileHeader.Stanza.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: [])
-                return [.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: try seal(kek, stanza.additionalDataFor(wrappedLength: 48)))]
+                return [.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: try seal(kek, stanza.additionalData))]
             case .pbkdf2(let iterations):
                 guard iterations >= PasswordKDF.minimumPBKDF2Iterations, iterations <= Int(UInt32.max) else {
                     throw CofferFormatsError(.invalidArgument, "expected at least \(PasswordKDF.minimumPBKDF2Iterations) PBKDF2 iterations, found \(iterations)")
                 }
                 let kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
                 let stanza = EncryptedFileHeader.Stanza.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: [])
-                return [.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: try seal(kek, stanza.additionalDataFor(wrappedLength: 48)))]
+                return [.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: try seal(kek, stanza.additionalData))]
             }
         case .key(let key):
             let salt = try SecureRandom.bytes(count: 16)
             let kek = HKDF<SHA256>.deriveKey(inputKeyMaterial: key.key, salt: salt, info: Array("coffer-v1 key-wrap".utf8), outputByteCount: 32)
             let stanza = EncryptedFileHeader.Stanza.key(keyID: key.keyID, salt: salt, wrapped: [])
-            return [.key(keyID: key.keyID, salt: salt, wrapped: try seal(kek, stanza.additionalDataFor(wrappedLength: 48)))]
+            return [.key(keyID: key.keyID, salt: salt, wrapped: try seal(kek, stanza.additionalData))]
         case .recipients(let recipients):
             guard (1...EncryptedFileHeader.maximumStanzas).contains(recipients.count) else {
                 throw CofferFormatsError(.invalidArgument, "expected 1 to \(EncryptedFileHeader.maximumStanzas) recipients, found \(recipients.count)")
@@ -410,15 +410,6 @@ public enum CofferEncryption {
                 "the file is not encrypted to this key (key id \(Hex.encode(keyID))); it needs \(header.stanzas.map(\.summary).joined(separator: "; "))"
             )
         }
-    }
-}
-
-extension EncryptedFileHeader.Stanza {
-    /// The additional data of a stanza whose wrapped key will be `wrappedLength` bytes (used while
-    /// building it, before the wrapped key exists).
-    func additionalDataFor(wrappedLength: Int) -> [UInt8] {
-        let length = parameters.count + wrappedLength
-        return [type, UInt8(length >> 8), UInt8(length & 0xFF)] + parameters
     }
 }
 

@@ -57,20 +57,23 @@ public struct EncryptedFileHeader: Sendable, Hashable {
 
         var body: [UInt8] { parameters + wrapped }
 
-        /// The additional data the wrap authenticates: type, length and the parameters.
+        /// The length of every wrapped file key: 32 bytes and a 16-byte tag.
+        static let wrappedLength = 48
+
+        /// The additional data the wrap authenticates: type, length and the parameters (for recipients,
+        /// type and key id). Computable before the wrap exists, since its length is fixed.
         var additionalData: [UInt8] {
             switch self {
             case .x25519(let keyID, _, _), .p256(let keyID, _, _):
                 return [type] + keyID
             default:
-                let length = body.count
-                return [type, UInt8(length >> 8), UInt8(length & 0xFF)] + parameters
+                return [type] + bigEndian16(parameters.count + Self.wrappedLength) + parameters
             }
         }
 
         var encoded: [UInt8] {
             let body = self.body
-            return [type, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+            return [type] + bigEndian16(body.count) + body
         }
 
         /// Whether the stanza is for a password, a key, or a recipient (a file holds one kind).
@@ -209,8 +212,14 @@ public struct EncryptedFileHeader: Sendable, Hashable {
     }
 }
 
+/// A 32-bit value as 4 big-endian bytes.
 func bigEndian(_ value: UInt32) -> [UInt8] {
     [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+}
+
+/// A length below 65,536 as 2 big-endian bytes (the formats' lengths are all capped far lower).
+func bigEndian16(_ value: Int) -> [UInt8] {
+    [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
 }
 
 extension EncryptedFileHeader {

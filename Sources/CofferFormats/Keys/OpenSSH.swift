@@ -85,9 +85,7 @@ enum OpenSSHCodec {
     }
 
     private static func append(string: [UInt8], to blob: inout [UInt8]) {
-        let count = UInt32(string.count)
-        blob += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
-        blob += string
+        blob += bigEndian(UInt32(string.count)) + string
     }
 
     /// RFC 4251 §5 mpint: big-endian, no leading zeros, a zero byte added when the top bit is set.
