@@ -2,6 +2,7 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 import CofferTesting
+import Crypto
 import Foundation
 import Testing
 
@@ -165,5 +166,46 @@ struct EncryptionDataAPITests {
         #expect(try CofferEncryption.decrypt(sealed, with: .key(key)) == plaintext)
         let rn: Data = try RNCryptor.encrypt(plaintext, with: .password(Array("pw".utf8)))
         #expect(try RNCryptor.decrypt(rn, with: .password(Array("pw".utf8))) == plaintext)
+    }
+}
+
+/// A file written once by Coffer and pinned here: every future version must still read it, and its header
+/// must be laid out exactly as docs/FORMAT-ENCRYPTION.md says (checked field by field, independently of
+/// the parser, with the key id recomputed from the spec's derivation).
+@Suite("Encrypted format fixed vector")
+struct EncryptionFixedVectorTests {
+    static let key = try? EncryptionKey(bytes: Array(0..<32) as [UInt8])
+    static let file = """
+        434f46464552004501011001030048adebf9ca4fd4774a4f39fb8cc85290f86b9f49e9adc662a0f09ef8e661d5ae4aa114\
+        c0a7c6d4cae2525fb471ab35bf6cadfe12ea667c59f12adfa3888b78c0c50062d5816f548c6bf3ee9b3c5fe3057437386a\
+        6ebf1f51e7904d0a6472d6f8b0b54928395b9db69c1e6fda27708785962ad7ce728e4f89ebae10ec5aee58a19e0fb75adc\
+        f0a716af130d8198ffe07f5ea3e15ef553
+        """
+
+    @Test func decryptsToTheKnownPlaintext() throws {
+        let key = try #require(Self.key)
+        #expect(try CofferEncryption.decrypt(Hex.decode(Self.file), with: .key(key)) == Array("hello, coffer".utf8))
+    }
+
+    @Test func headerMatchesTheSpecification() throws {
+        let bytes = try Hex.decode(Self.file)
+        #expect(Array(bytes[0..<8]) == [0x43, 0x4F, 0x46, 0x46, 0x45, 0x52, 0x00, 0x45], "magic")
+        #expect(bytes[8] == 1, "version")
+        #expect(bytes[9] == 1, "cipher: AES-256-GCM")
+        #expect(bytes[10] == 16, "segment-log: 64 KiB")
+        #expect(bytes[11] == 1, "one stanza")
+        #expect(bytes[12] == 3, "stanza type: 256-bit key")
+        #expect(Int(bytes[13]) << 8 | Int(bytes[14]) == 72, "key stanza body: id 8 + salt 16 + wrapped 48")
+        let keyID = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Array(0..<32) as [UInt8]), info: Array("coffer-v1 key-id".utf8), outputByteCount: 8
+        ).withUnsafeBytes { Array($0) }
+        #expect(Array(bytes[15..<23]) == keyID, "key id per the spec's HKDF")
+        // Header: 12 fixed + 3 + 72 stanza + 16 payload nonce + 32 MAC = 135; then one final segment of
+        // 13 bytes of plaintext and a 16-byte tag.
+        #expect(bytes.count == 135 + 13 + 16)
+        let key = try #require(Self.key)
+        #expect(throws: CofferFormatsError.self, "a truncated copy of the vector is rejected") {
+            try CofferEncryption.decrypt(Array(bytes.dropLast()), with: .key(key))
+        }
     }
 }
