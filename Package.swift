@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "CofferCore", targets: ["CofferCore"]),
         .library(name: "CofferCrypto", targets: ["CofferCrypto"]),
         .library(name: "CofferFormats", targets: ["CofferFormats"]),
+        .library(name: "CofferKeychain", targets: ["CofferKeychain"]),
         .library(name: "CofferTesting", targets: ["CofferTesting"]),
         .executable(name: "coffer", targets: ["coffer"]),
     ],
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(name: "CofferCore", swiftSettings: strictSwift),
@@ -56,13 +58,22 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        .target(
+            name: "CofferKeychain",
+            dependencies: [
+                "CofferCore", "CofferCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
         // A C header for the one libc tuning call Swift's Glibc module does not export (mallopt).
         .target(name: "CCofferSupport"),
         .executableTarget(
             name: "coffer",
             dependencies: [
-                "CofferCore", "CofferCrypto", "CofferFormats", "CCofferSupport",
+                "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSwift
@@ -79,6 +90,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
+        .testTarget(
+            name: "CofferKeychainTests",
+            dependencies: ["CofferKeychain", "CofferTesting"],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "CofferCLITests",
             dependencies: ["coffer", "CofferTesting"],

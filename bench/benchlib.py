@@ -61,8 +61,12 @@ def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
     for argv in [c[1] for c in commands]:
         clean()
         run(argv)  # warm-up: page cache, dynamic loader, CPU frequency
+    # Rotate the order every round so that each tool runs in each position, and after each other tool,
+    # equally often: on this VM a run that follows one which wrote 1 GiB can be much slower than one
+    # that follows its own kind, and a fixed or merely reversed order would give one tool that seat.
     for round_number in range(rounds):
-        order = commands if round_number % 2 == 0 else list(reversed(commands))
+        shift = round_number % len(commands)
+        order = commands[shift:] + commands[:shift]
         for name, argv in order:
             clean()
             wall, peak = run(argv)
@@ -72,7 +76,8 @@ def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
     anchor_name = anchor if anchor in result else next(iter(result))
     anchor_wall = result[anchor_name][0]
     print(f"\n{label} ({rounds} rounds, medians)")
-    print(f"  {'tool':<22}{'wall s':>10}{'peak MiB':>11}{'vs ' + anchor_name:>16}")
+    print(f"  {'tool':<26}{'wall s':>8}{'min–max s':>14}{'peak MiB':>10}  {'vs ' + anchor_name}")
     for name, (wall, peak) in result.items():
-        print(f"  {name:<22}{wall:>10.3f}{peak / 1024:>11.1f}{wall / anchor_wall:>15.2f}x")
+        spread = f"{min(walls[name]):.2f}–{max(walls[name]):.2f}"
+        print(f"  {name:<26}{wall:>8.3f}{spread:>14}{peak / 1024:>10.1f}  {wall / anchor_wall:.2f}x")
     return result

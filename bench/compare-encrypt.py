@@ -25,15 +25,17 @@ def main():
     parser.add_argument("--size-mib", type=int, default=1024)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--coffer", help="a coffer binary to use instead of building one")
-    parser.add_argument("--dir", default="/dev/shm" if os.path.isdir("/dev/shm") else None,
-                        help="where inputs and outputs live (default: /dev/shm, memory-backed, so that disk writeback "
-                             "does not drown the difference between the tools)")
+    parser.add_argument("--dir", default=None,
+                        help="where inputs and outputs live (default: the system's temporary folder, a disk file system "
+                             "here, where users' files are; /dev/shm measures a memory-backed one)")
     args = parser.parse_args()
     if not shutil.which("age"):
         raise SystemExit("age is not installed (apt-get install age)")
 
     coffer = args.coffer or build_coffer()
     folder = tempfile.mkdtemp(prefix="coffer-bench-", dir=args.dir)
+    fs = subprocess.run(["stat", "-f", "-c", "%T", folder], capture_output=True, text=True).stdout.strip()
+    print(f"files in {os.path.dirname(folder)} ({fs or 'unknown file system'})")
     path = lambda name: os.path.join(folder, name)
     try:
         make_file(path("input.bin"), args.size_mib << 20)

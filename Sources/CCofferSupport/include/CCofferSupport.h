@@ -1,6 +1,7 @@
 #ifndef C_COFFER_SUPPORT_H
 #define C_COFFER_SUPPORT_H
 
+#include <errno.h>  /* first: it defines __GLIBC__, which the test below needs */
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

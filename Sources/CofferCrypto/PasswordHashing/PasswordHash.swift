@@ -1,0 +1,156 @@
+import CofferCore
+
+/// A stored password verifier in the PHC string format (docs/PASSWORD-HASHING.md), for example
+/// `$scrypt$ln=17,r=8,p=1$<salt>$<hash>` or `$pbkdf2-sha256$i=600000$<salt>$<hash>`.
+///
+/// Parsing enforces limits, so a hostile string cannot ask for unbounded work or memory: the cost caps
+/// of ``PasswordHashPolicy`` apply when verifying. The description names the algorithm and cost but
+/// never the hash, which is offline-attack material.
+public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
+    /// How the hash was computed.
+    public enum Algorithm: Sendable, Hashable, CustomStringConvertible {
+        /// scrypt (RFC 7914) with N = 2^logN, block size r and parallelism p.
+        case scrypt(logN: Int, r: Int, p: Int)
+        /// PBKDF2-HMAC-SHA-256 (RFC 8018) with this many iterations.
+        case pbkdf2SHA256(iterations: Int)
+
+        public var description: String {
+            switch self {
+            case let .scrypt(logN, r, p): "scrypt (N=2^\(logN), r=\(r), p=\(p))"
+            case let .pbkdf2SHA256(iterations): "PBKDF2-HMAC-SHA256 (\(iterations) iterations)"
+            }
+        }
+    }
+
+    /// The algorithm and its cost.
+    public let algorithm: Algorithm
+    /// The random salt (16 bytes when Coffer made the hash; up to 64 accepted, shorter than 16 only for
+    /// verification and migration: ``PasswordHasher/needsRehash(_:)`` reports it).
+    public let salt: [UInt8]
+    /// The derived bytes compared on verification (32 when Coffer made the hash; 16 to 64 accepted).
+    let hash: [UInt8]
+
+    /// The salt sizes accepted when parsing, and the hash sizes.
+    static let saltSizes = 0...64
+    static let hashSizes = 16...64
+
+    init(algorithm: Algorithm, salt: [UInt8], hash: [UInt8]) {
+        self.algorithm = algorithm
+        self.salt = salt
+        self.hash = hash
+    }
+
+    /// Parses a PHC string. Also accepts passlib's PBKDF2 form (`$pbkdf2-sha256$29000$<ab64 salt>$<ab64
+    /// hash>`) so that credentials hashed by Python services verify here unchanged.
+    /// - Throws: ``CofferCryptoError`` `.invalidArgument` naming what was malformed; never echoes the hash.
+    public init(phcString: String) throws(CofferCryptoError) {
+        guard phcString.utf8.count <= 512 else {
+            throw CofferCryptoError(.invalidArgument, "a password hash string is at most 512 characters, found \(phcString.utf8.count)")
+        }
+        let fields = phcString.split(separator: "$", omittingEmptySubsequences: false)
+        guard fields.count == 5, fields[0].isEmpty else {
+            throw CofferCryptoError(.invalidArgument, "expected a PHC string '$<algorithm>$<parameters>$<salt>$<hash>', found \(fields.count - 1) fields")
+        }
+        let identifier = String(fields[1])
+        let parameters = String(fields[2])
+        switch identifier {
+        case "scrypt":
+            let values = try Self.parameters(parameters, names: ["ln", "r", "p"])
+            algorithm = .scrypt(logN: values[0], r: values[1], p: values[2])
+            salt = try Self.decodeB64(fields[3], what: "salt", sizes: Self.saltSizes)
+            hash = try Self.decodeB64(fields[4], what: "hash", sizes: Self.hashSizes)
+        case "pbkdf2-sha256":
+            if let iterations = Int(parameters) {
+                // passlib: bare iteration count, "adapted base64" ('.' for '+').
+                algorithm = .pbkdf2SHA256(iterations: iterations)
+                salt = try Self.decodeB64(fields[3].replacingDots(), what: "salt", sizes: Self.saltSizes)
+                hash = try Self.decodeB64(fields[4].replacingDots(), what: "hash", sizes: Self.hashSizes)
+            } else {
+                let values = try Self.parameters(parameters, names: ["i"])
+                algorithm = .pbkdf2SHA256(iterations: values[0])
+                salt = try Self.decodeB64(fields[3], what: "salt", sizes: Self.saltSizes)
+                hash = try Self.decodeB64(fields[4], what: "hash", sizes: Self.hashSizes)
+            }
+        default:
+            throw CofferCryptoError(
+                .unknownAlgorithm,
+                "unknown password hash algorithm '\(identifier.prefix(32))'; expected scrypt or pbkdf2-sha256"
+            )
+        }
+        try Self.checkShape(algorithm)
+    }
+
+    /// The PHC string to store: `$scrypt$ln=…,r=…,p=…$salt$hash` or `$pbkdf2-sha256$i=…$salt$hash`, with
+    /// salt and hash in unpadded standard base64.
+    public var phcString: String {
+        let parameters: String
+        let identifier: String
+        switch algorithm {
+        case let .scrypt(logN, r, p):
+            identifier = "scrypt"
+            parameters = "ln=\(logN),r=\(r),p=\(p)"
+        case let .pbkdf2SHA256(iterations):
+            identifier = "pbkdf2-sha256"
+            parameters = "i=\(iterations)"
+        }
+        return "$\(identifier)$\(parameters)$\(Self.encodeB64(salt))$\(Self.encodeB64(hash))"
+    }
+
+    public var description: String { "PasswordHash(\(algorithm))" }
+
+    /// Parameters in the given order, each `name=value` with a decimal value.
+    private static func parameters(_ text: String, names: [String]) throws(CofferCryptoError) -> [Int] {
+        let pairs = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard pairs.count == names.count else {
+            throw CofferCryptoError(.invalidArgument, "expected the parameters \(names.joined(separator: ",")), found '\(text.prefix(64))'")
+        }
+        var values: [Int] = []
+        for (pair, name) in zip(pairs, names) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == name, parts[1].count <= 10,
+                  parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(parts[1]) else {
+                throw CofferCryptoError(.invalidArgument, "expected the parameter '\(name)=<number>', found '\(pair.prefix(32))'")
+            }
+            values.append(value)
+        }
+        return values
+    }
+
+    /// Rejects parameters no implementation could honour (the policy's caps are checked on use).
+    static func checkShape(_ algorithm: Algorithm) throws(CofferCryptoError) {
+        switch algorithm {
+        case let .scrypt(logN, r, p):
+            guard (1...30).contains(logN), (1...64).contains(r), (1...64).contains(p) else {
+                throw CofferCryptoError(.invalidArgument, "scrypt parameters out of range: ln=\(logN) (1–30), r=\(r) (1–64), p=\(p) (1–64)")
+            }
+        case let .pbkdf2SHA256(iterations):
+            guard iterations >= 1 else {
+                throw CofferCryptoError(.invalidArgument, "PBKDF2 needs at least one iteration, found \(iterations)")
+            }
+        }
+    }
+
+    static func encodeB64(_ bytes: [UInt8]) -> String {
+        var text = Base64.encode(bytes)
+        while text.last == "=" { text.removeLast() }
+        return text
+    }
+
+    private static func decodeB64(_ text: some StringProtocol, what: String, sizes: ClosedRange<Int>) throws(CofferCryptoError) -> [UInt8] {
+        let padded = String(text) + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+        let bytes: [UInt8]
+        do {
+            bytes = try Base64.decode(padded)
+        } catch {
+            throw CofferCryptoError(.invalidArgument, "the \(what) of a password hash is not unpadded base64: \(error.reason)")
+        }
+        guard sizes.contains(bytes.count) else {
+            throw CofferCryptoError(.invalidArgument, "a password hash's \(what) must be \(sizes.lowerBound)–\(sizes.upperBound) bytes, found \(bytes.count)")
+        }
+        return bytes
+    }
+}
+
+extension Substring {
+    fileprivate func replacingDots() -> String { String(map { $0 == "." ? "+" : $0 }) }
+}

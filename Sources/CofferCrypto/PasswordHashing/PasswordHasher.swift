@@ -1,0 +1,131 @@
+import CofferCore
+
+/// What a ``PasswordHasher`` makes, what it still accepts without asking for a rehash, and the most
+/// work a stored hash may ask of it.
+public struct PasswordHashPolicy: Sendable, Hashable {
+    /// The algorithm and cost new hashes use.
+    public var algorithm: PasswordHash.Algorithm
+    /// Hashes cheaper than these verify but report ``PasswordHasher/needsRehash(_:)``.
+    public var minimumScryptLogN: Int
+    /// See ``minimumScryptLogN``.
+    public var minimumPBKDF2Iterations: Int
+    /// A stored hash asking for more work than this is refused rather than computed: a hostile or
+    /// corrupted record must not be able to stall the server (scrypt at 2^21 with r=8 takes 2 GiB).
+    public var maximumScryptLogN: Int
+    /// See ``maximumScryptLogN``.
+    public var maximumPBKDF2Iterations: Int
+
+    /// scrypt at N=2^17, r=8, p=1 (128 MiB, about 0.3 s here) for new hashes; at least that, or PBKDF2 at
+    /// 600,000 iterations, before ``PasswordHasher/needsRehash(_:)`` says no; nothing above 2^20 or
+    /// 10,000,000 iterations is computed.
+    public static let standard = PasswordHashPolicy(
+        algorithm: .scrypt(logN: 17, r: 8, p: 1),
+        minimumScryptLogN: 17, minimumPBKDF2Iterations: 600_000,
+        maximumScryptLogN: 20, maximumPBKDF2Iterations: 10_000_000
+    )
+
+    /// A policy with every field given.
+    public init(
+        algorithm: PasswordHash.Algorithm,
+        minimumScryptLogN: Int = 17,
+        minimumPBKDF2Iterations: Int = 600_000,
+        maximumScryptLogN: Int = 20,
+        maximumPBKDF2Iterations: Int = 10_000_000
+    ) {
+        self.algorithm = algorithm
+        self.minimumScryptLogN = minimumScryptLogN
+        self.minimumPBKDF2Iterations = minimumPBKDF2Iterations
+        self.maximumScryptLogN = maximumScryptLogN
+        self.maximumPBKDF2Iterations = maximumPBKDF2Iterations
+    }
+}
+
+/// Hashes passwords for storage and checks them later: never stores or logs the password, compares
+/// in constant time, and tells when a stored hash is weaker than the policy so it can be replaced on the
+/// next successful sign-in.
+///
+/// ```swift
+/// let hasher = PasswordHasher()
+/// let stored = try hasher.hash(password: "correct horse").phcString
+/// if try hasher.verify(password: "correct horse", against: PasswordHash(phcString: stored)) { … }
+/// ```
+public struct PasswordHasher: Sendable {
+    /// The policy this hasher applies.
+    public let policy: PasswordHashPolicy
+
+    /// A hasher with ``PasswordHashPolicy/standard`` unless told otherwise.
+    public init(policy: PasswordHashPolicy = .standard) {
+        self.policy = policy
+    }
+
+    /// Hashes a password with the policy's algorithm and a fresh 16-byte salt.
+    /// - Throws: ``CofferCryptoError`` when the policy's algorithm is weaker than its own minimum (a
+    ///   misconfiguration), or the KDF refuses its parameters.
+    public func hash(password: some StringProtocol) throws(CofferCryptoError) -> PasswordHash {
+        try hash(passwordBytes: Array(password.utf8))
+    }
+
+    /// Hashes a password given as UTF-8 bytes.
+    public func hash(passwordBytes password: [UInt8]) throws(CofferCryptoError) -> PasswordHash {
+        try PasswordHash.checkShape(policy.algorithm)
+        guard !isBelowPolicy(policy.algorithm) else {
+            throw CofferCryptoError(.invalidArgument, "the policy makes \(policy.algorithm) hashes, weaker than its own minimum")
+        }
+        let salt = try SecureRandom.bytes(count: 16)
+        let derived = try derive(password, salt: salt, algorithm: policy.algorithm, byteCount: 32)
+        return PasswordHash(algorithm: policy.algorithm, salt: salt, hash: derived)
+    }
+
+    /// Whether `password` is the one `stored` was made from. Constant time in the comparison; the
+    /// KDF's time depends only on the stored parameters.
+    /// - Throws: ``CofferCryptoError`` `.invalidArgument` when the stored hash asks for more work than
+    ///   the policy's maximum (it is then not computed at all).
+    public func verify(password: some StringProtocol, against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
+        try verify(passwordBytes: Array(password.utf8), against: stored)
+    }
+
+    /// ``verify(password:against:)`` for a password given as UTF-8 bytes.
+    public func verify(passwordBytes password: [UInt8], against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
+        switch stored.algorithm {
+        case let .scrypt(logN, _, _) where logN > policy.maximumScryptLogN:
+            throw CofferCryptoError(.invalidArgument, "the stored hash asks for scrypt N=2^\(logN), above this policy's maximum 2^\(policy.maximumScryptLogN)")
+        case let .pbkdf2SHA256(iterations) where iterations > policy.maximumPBKDF2Iterations:
+            throw CofferCryptoError(.invalidArgument, "the stored hash asks for \(iterations) PBKDF2 iterations, above this policy's maximum \(policy.maximumPBKDF2Iterations)")
+        default:
+            break
+        }
+        var derived = try derive(password, salt: stored.salt, algorithm: stored.algorithm, byteCount: stored.hash.count)
+        defer { SecretBytes.wipe(&derived) }
+        return ConstantTime.equals(derived, stored.hash)
+    }
+
+    /// Whether a hash that verified should be replaced with a fresh one: its cost is below the policy's
+    /// minimum, or it uses another algorithm than the policy's (PBKDF2 when the policy makes scrypt).
+    public func needsRehash(_ stored: PasswordHash) -> Bool {
+        if isBelowPolicy(stored.algorithm) { return true }
+        switch (stored.algorithm, policy.algorithm) {
+        case (.scrypt, .scrypt), (.pbkdf2SHA256, .pbkdf2SHA256): return stored.hash.count < 32 || stored.salt.count < 16
+        default: return true
+        }
+    }
+
+    private func isBelowPolicy(_ algorithm: PasswordHash.Algorithm) -> Bool {
+        switch algorithm {
+        case let .scrypt(logN, r, _): logN < policy.minimumScryptLogN || r < 8
+        case let .pbkdf2SHA256(iterations): iterations < policy.minimumPBKDF2Iterations
+        }
+    }
+
+    private func derive(_ password: [UInt8], salt: [UInt8], algorithm: PasswordHash.Algorithm, byteCount: Int) throws(CofferCryptoError) -> [UInt8] {
+        do {
+            switch algorithm {
+            case let .scrypt(logN, r, p):
+                return try PasswordKeyDerivation.scrypt(password: password, salt: salt, logN: logN, r: r, p: p, byteCount: byteCount)
+            case let .pbkdf2SHA256(iterations):
+                return try PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: iterations, byteCount: byteCount)
+            }
+        } catch {
+            throw CofferCryptoError(.invalidArgument, "\(algorithm) failed: \(error)")
+        }
+    }
+}

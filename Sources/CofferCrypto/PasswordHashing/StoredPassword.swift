@@ -1,0 +1,83 @@
+import CofferCore
+
+/// A credential as an app finds it in storage: a proper ``PasswordHash``, or the weak legacy scheme
+/// many older apps used, `hex(SHA-256(password + "." + email + "." + salt))`, kept only so that it can
+/// be checked once and replaced.
+///
+/// The legacy form is one fast hash per guess (billions per second on a GPU), so a stolen table of them
+/// is nearly as bad as plain passwords: ``PasswordHasher/verify(password:against:)-(_,StoredPassword)``
+/// returns a replacement scrypt hash whenever it accepts one, and the caller stores that instead.
+public enum StoredPassword: Sendable, Hashable, CustomStringConvertible {
+    /// A PHC string hash.
+    case hash(PasswordHash)
+    /// `hex(SHA-256(password + "." + email + "." + salt))`: `email` and `salt` exactly as the old app
+    /// joined them (no case folding), `hexDigest` the 64 lowercase or uppercase hex digits it stored.
+    ///
+    /// - Warning: insecure; accept it only to migrate.
+    case insecureLegacySHA256(hexDigest: String, email: String, salt: String)
+
+    /// Reads a stored string: a PHC string, or Coffer's spelling of a legacy record,
+    /// `$sha256-legacy$salt=<base64 salt>$<hex digest>` (the email is the account it belongs to and is
+    /// passed in, not stored).
+    public init(storedString: String, email: String) throws(CofferCryptoError) {
+        if storedString.hasPrefix("$sha256-legacy$") {
+            let fields = storedString.split(separator: "$", omittingEmptySubsequences: false)
+            guard fields.count == 4, fields[2].hasPrefix("salt="), fields[3].utf8.count == 64,
+                  let saltBytes = try? Base64.decode(fields[2].dropFirst(5)), let salt = String(validating: saltBytes, as: UTF8.self) else {
+                throw CofferCryptoError(.invalidArgument, "expected '$sha256-legacy$salt=<base64>$<64 hex digits>'")
+            }
+            self = .insecureLegacySHA256(hexDigest: String(fields[3]), email: email, salt: salt)
+        } else {
+            self = .hash(try PasswordHash(phcString: storedString))
+        }
+    }
+
+    /// The string to store (see ``init(storedString:email:)``).
+    public var storedString: String {
+        switch self {
+        case let .hash(hash): hash.phcString
+        case let .insecureLegacySHA256(hexDigest, _, salt): "$sha256-legacy$salt=\(Base64.encode(Array(salt.utf8)))$\(hexDigest)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .hash(hash): hash.description
+        case .insecureLegacySHA256: "StoredPassword(legacy SHA-256, needs upgrade)"
+        }
+    }
+}
+
+/// The outcome of checking a password against a stored credential.
+public struct PasswordVerification: Sendable {
+    /// Whether the password matched.
+    public let matches: Bool
+    /// When the password matched but the stored credential is legacy or below the policy: a fresh hash
+    /// of the same password to store in its place. `nil` otherwise.
+    public let replacement: PasswordHash?
+}
+
+extension PasswordHasher {
+    /// Checks a password against whatever the app had stored, and on success hands back a replacement
+    /// when the stored form is legacy or weaker than the policy (the transparent upgrade).
+    /// - Throws: ``CofferCryptoError`` when a stored hash asks for more work than the policy allows.
+    public func verify(password: some StringProtocol, against stored: StoredPassword) throws(CofferCryptoError) -> PasswordVerification {
+        let bytes = Array(password.utf8)
+        let matches: Bool
+        let upgrade: Bool
+        switch stored {
+        case let .hash(hash):
+            matches = try verify(passwordBytes: bytes, against: hash)
+            upgrade = needsRehash(hash)
+        case let .insecureLegacySHA256(hexDigest, email, salt):
+            var digester = Digester(.sha256)
+            digester.update(bytes)
+            digester.update(Array(".\(email).\(salt)".utf8))
+            let expected = (try? Hex.decode(hexDigest)) ?? []
+            matches = expected.count == 32 && ConstantTime.equals(digester.finalize().bytes, expected)
+            upgrade = true
+        }
+        let replacement = matches && upgrade ? try hash(passwordBytes: bytes) : nil
+        return PasswordVerification(matches: matches, replacement: replacement)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// One stored item: its attributes and its sealed secret.
+struct ItemRow: Sendable {
+    var id: Int64
+    var item: KeychainItem
+    var sealed: [UInt8]
+}
+
+/// Where an encrypted keychain keeps its rows: SQLite on disk, or memory for tests. Storage never sees
+/// a plaintext secret or a key; it stores and filters rows and runs changes atomically.
+protocol ItemStorage: Sendable {
+    /// The keychain's header, or nil if none was created.
+    func loadHeader() throws(KeychainError) -> KeychainCrypto.Header?
+    /// Stores the first header. - Throws: `.duplicateKeychain` if one exists.
+    func createHeader(_ header: KeychainCrypto.Header) throws(KeychainError)
+    /// Inserts a row. - Throws: `.duplicateItem` when an item has the same identity.
+    func insert(_ item: KeychainItem, sealed: [UInt8]) throws(KeychainError)
+    /// Rows matching the query, oldest first, at most `limit`.
+    func find(_ query: KeychainQuery, limit: Int?) throws(KeychainError) -> [ItemRow]
+    /// Replaces each matching row by what `transform` returns, all in one transaction: if `transform`
+    /// throws for any row, or a new identity collides, nothing changes. Returns how many rows changed.
+    func update(_ query: KeychainQuery, _ transform: (ItemRow) throws(KeychainError) -> ItemRow) throws(KeychainError) -> Int
+    /// Deletes matching rows; returns how many.
+    func delete(_ query: KeychainQuery) throws(KeychainError) -> Int
+    /// Replaces the header and re-seals every row in one transaction (password change, key rotation).
+    func rewrite(header: KeychainCrypto.Header, _ transform: ((ItemRow) throws(KeychainError) -> ItemRow)?) throws(KeychainError)
+}
+
+/// Rows in memory, for tests and for apps that want keychain semantics without a file. Same rules as
+/// the SQLite store (identity uniqueness, atomic updates).
+final class MemoryStorage: ItemStorage, @unchecked Sendable {
+    private let lock = NSLock()
+    private var header: KeychainCrypto.Header?
+    private var rows: [ItemRow] = []
+    private var nextID: Int64 = 1
+
+    func loadHeader() throws(KeychainError) -> KeychainCrypto.Header? {
+        lock.withLock { header }
+    }
+
+    func createHeader(_ header: KeychainCrypto.Header) throws(KeychainError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard self.header == nil else { throw KeychainError(.duplicateKeychain, "this keychain already exists") }
+        self.header = header
+    }
+
+    func insert(_ item: KeychainItem, sealed: [UInt8]) throws(KeychainError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let identity = item.identity
+        guard !rows.contains(where: { $0.item.identity == identity }) else { throw Self.duplicate }
+        rows.append(ItemRow(id: nextID, item: item, sealed: sealed))
+        nextID += 1
+    }
+
+    static let duplicate = KeychainError(.duplicateItem, "an item with the same identifying attributes already exists; update it instead")
+
+    func find(_ query: KeychainQuery, limit: Int?) throws(KeychainError) -> [ItemRow] {
+        lock.lock()
+        defer { lock.unlock() }
+        var found: [ItemRow] = []
+        for row in rows where query.matches(row.item) {
+            found.append(row)
+            if let limit, found.count == limit { break }
+        }
+        return found
+    }
+
+    func update(_ query: KeychainQuery, _ transform: (ItemRow) throws(KeychainError) -> ItemRow) throws(KeychainError) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        var copy = rows
+        var changed = 0
+        for index in copy.indices where query.matches(copy[index].item) {
+            copy[index] = try transform(copy[index])
+            changed += 1
+        }
+        guard Set(copy.map(\.item.identity)).count == copy.count else { throw Self.duplicate }
+        rows = copy
+        return changed
+    }
+
+    func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let before = rows.count
+        rows.removeAll { query.matches($0.item) }
+        return before - rows.count
+    }
+
+    func rewrite(header: KeychainCrypto.Header, _ transform: ((ItemRow) throws(KeychainError) -> ItemRow)?) throws(KeychainError) {
+        lock.lock()
+        defer { lock.unlock() }
+        var copy = rows
+        if let transform {
+            for index in copy.indices { copy[index] = try transform(copy[index]) }
+        }
+        rows = copy
+        self.header = header
+    }
+}

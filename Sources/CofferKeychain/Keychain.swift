@@ -1,0 +1,311 @@
+import CofferCore
+import Crypto
+import Foundation
+
+/// A keychain: small secrets (passwords, tokens, keys, certificates) stored as items with Keychain
+/// Services semantics, each secret encrypted under a master key that only the keychain password unwraps.
+///
+/// ```swift
+/// let keychain = try Keychain.openDefault()          // $XDG_DATA_HOME/coffer/keychain.db
+/// try keychain.unlock(password: "keychain password")
+/// try keychain.add(.genericPassword(service: "com.example.app", account: "ada@example.com"), secret: Array("token".utf8))
+/// let token = try keychain.secret(matching: .genericPassword(service: "com.example.app", account: "ada@example.com"))
+/// ```
+///
+/// One instance is safe to use from many threads; several processes may open the same file. Locking is
+/// per instance: ``lock()`` forgets the master key and the `whenUnlocked` class keys but keeps the
+/// `afterFirstUnlock` ones until the instance is released.
+public final class Keychain: @unchecked Sendable {
+    let storage: any ItemStorage
+    /// Where the keychain lives, or nil for an in-memory one.
+    public let path: String?
+    private let state = NSLock()
+    private var header: KeychainCrypto.Header?
+    private var masterKey: SymmetricKey?
+    private var classKeys: [Accessibility: SymmetricKey] = [:]
+    private var presencePromptStorage: (@Sendable (String) -> String?)?
+
+    /// Asked for the keychain password when an item that requires user presence is read; gets the
+    /// operation prompt and returns the password, or nil if the user declined. On Linux this is what
+    /// "user presence" means (there is no biometry); without a prompt such items are unreadable.
+    public var presencePrompt: (@Sendable (String) -> String?)? {
+        get { state.withLock { presencePromptStorage } }
+        set { state.withLock { presencePromptStorage = newValue } }
+    }
+
+    init(storage: any ItemStorage, path: String?) {
+        self.storage = storage
+        self.path = path
+    }
+
+    /// The default location: `$XDG_DATA_HOME/coffer/keychain.db`, or `~/.local/share/coffer/keychain.db`.
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/coffer/keychain.db" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/coffer/keychain.db"
+    }
+
+    /// Opens the keychain file at `path` (the default location when nil).
+    /// - Parameter create: create the file (0600, in a 0700 folder) when missing; ``create(password:scryptLogN:)``
+    ///   then sets its password.
+    /// - Throws: ``KeychainError`` `.noSuchKeychain` when the file is missing and `create` is false.
+    public static func open(at path: String? = nil, create: Bool = false) throws(KeychainError) -> Keychain {
+        let path = path ?? defaultPath
+        return Keychain(storage: try SQLiteStorage(path: path, create: create), path: path)
+    }
+
+    /// A keychain that lives in memory only, with the same semantics: for tests and previews.
+    public static func inMemory() -> Keychain {
+        Keychain(storage: MemoryStorage(), path: nil)
+    }
+
+    // MARK: Password and lock state
+
+    /// Whether the keychain has a password yet.
+    public var isCreated: Bool {
+        get throws(KeychainError) { try currentHeader() != nil }
+    }
+
+    /// Whether the master key is in memory (``unlock(password:)`` was called and ``lock()`` was not).
+    public var isLocked: Bool { state.withLock { masterKey == nil } }
+
+    /// Sets up a new keychain: a random master key wrapped under `password` (scrypt N=2^`scryptLogN`,
+    /// r=8, p=1). The keychain is unlocked afterwards.
+    /// - Throws: `.duplicateKeychain` when it already has a password; `.badParameter` for an empty password.
+    public func create(password: String, scryptLogN: Int = 17) throws(KeychainError) {
+        guard !password.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
+        guard (10...22).contains(scryptLogN) else { throw KeychainError(.badParameter, "scrypt cost 2^\(scryptLogN) is out of range (2^10–2^22)") }
+        let (header, master) = try KeychainCrypto.newHeader(password: Array(password.utf8), logN: scryptLogN)
+        try storage.createHeader(header)
+        install(header: header, master: master)
+    }
+
+    /// Unwraps the master key with the keychain password. Costs one scrypt and nothing else.
+    /// - Throws: `.authenticationFailed` for a wrong password; `.noSuchKeychain` before ``create(password:scryptLogN:)``.
+    public func unlock(password: String) throws(KeychainError) {
+        let header = try requireHeader()
+        let master = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header)
+        install(header: header, master: master)
+    }
+
+    /// Forgets the master key and the `whenUnlocked` class keys; `afterFirstUnlock` items stay readable.
+    public func lock() {
+        state.withLock {
+            masterKey = nil
+            classKeys = classKeys.filter { $0.key.survivesLock }
+        }
+    }
+
+    /// Re-wraps the master key under a new password; items are not touched (one small write).
+    public func changePassword(from old: String, to new: String, scryptLogN: Int? = nil) throws(KeychainError) {
+        guard !new.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
+        var header = try requireHeader()
+        let master = try KeychainCrypto.unwrap(password: Array(old.utf8), header: header)
+        header.salt = KeychainCrypto.randomBytes(16)
+        if let scryptLogN { header.scryptLogN = scryptLogN }
+        header.wrappedMasterKey = try KeychainCrypto.wrap(master, password: Array(new.utf8), header: header)
+        try storage.rewrite(header: header, nil)
+        install(header: header, master: master)
+    }
+
+    /// Replaces the master key with a new random one and re-seals every item under it, in one
+    /// transaction: either every item moves to the new key or none does. Application-password layers
+    /// are kept as they are (they do not depend on the master key).
+    public func rotateMasterKey(password: String) throws(KeychainError) {
+        let oldHeader = try requireHeader()
+        let oldMaster = try KeychainCrypto.unwrap(password: Array(password.utf8), header: oldHeader)
+        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(password.utf8), logN: oldHeader.scryptLogN)
+        // The keychain id stays: it names the keychain, and exports refer to it.
+        newHeader.keychainID = oldHeader.keychainID
+        newHeader.wrappedMasterKey = try KeychainCrypto.wrap(newMaster, password: Array(password.utf8), header: newHeader)
+        try storage.rewrite(header: newHeader) { row throws(KeychainError) in
+            let ad = KeychainCrypto.itemAD(keychainID: oldHeader.keychainID, item: row.item)
+            var inner = try KeychainCrypto.open(
+                row.sealed, key: KeychainCrypto.classKey(master: oldMaster, keychainID: oldHeader.keychainID, accessibility: row.item.accessibility), ad: ad
+            )
+            defer { SecretBytes.wipe(&inner) }
+            var copy = row
+            copy.sealed = try KeychainCrypto.seal(
+                inner, key: KeychainCrypto.classKey(master: newMaster, keychainID: newHeader.keychainID, accessibility: row.item.accessibility), ad: ad
+            )
+            return copy
+        }
+        state.withLock { classKeys = [:] }
+        install(header: newHeader, master: newMaster)
+    }
+
+    private func install(header: KeychainCrypto.Header, master: SymmetricKey) {
+        state.withLock {
+            self.header = header
+            self.masterKey = master
+            for accessibility in Accessibility.allCases {
+                classKeys[accessibility] = KeychainCrypto.classKey(master: master, keychainID: header.keychainID, accessibility: accessibility)
+            }
+        }
+    }
+
+    private func currentHeader() throws(KeychainError) -> KeychainCrypto.Header? {
+        if let header = state.withLock({ header }) { return header }
+        let loaded = try storage.loadHeader()
+        state.withLock { header = loaded }
+        return loaded
+    }
+
+    private func requireHeader() throws(KeychainError) -> KeychainCrypto.Header {
+        guard let header = try currentHeader() else {
+            throw KeychainError(.noSuchKeychain, "the keychain has no password yet; create it first ('coffer keychain create')")
+        }
+        return header
+    }
+
+    private func classKey(for accessibility: Accessibility) throws(KeychainError) -> SymmetricKey {
+        guard let key = state.withLock({ classKeys[accessibility] }) else {
+            throw KeychainError(.interactionNotAllowed, "the keychain is locked; unlock it to use \(accessibility.commandLineName) items")
+        }
+        return key
+    }
+
+    /// The unlocked state for the CLI's session cache (the kernel keyring): SHA-256 of the stored header
+    /// followed by the master key. Bound to the header, so a cache made before a password change or a
+    /// key rotation, or for another keychain, is refused.
+    package func sessionKeyBytes() throws(KeychainError) -> [UInt8] {
+        let header = try requireHeader()
+        guard let master = state.withLock({ masterKey }) else { throw KeychainError(.interactionNotAllowed, "the keychain is locked") }
+        return Array(SHA256.hash(data: HeaderCoding.encode(header))) + master.withUnsafeBytes { Array($0) }
+    }
+
+    /// Unlocks from ``sessionKeyBytes()``.
+    package func unlock(sessionKey bytes: [UInt8]) throws(KeychainError) {
+        let header = try requireHeader()
+        guard bytes.count == 64, ConstantTime.equals(bytes[0..<32], Array(SHA256.hash(data: HeaderCoding.encode(header)))) else {
+            throw KeychainError(.authenticationFailed, "the cached unlock belongs to another keychain or to its old password; unlock again")
+        }
+        install(header: header, master: SymmetricKey(data: bytes[32...]))
+    }
+
+    // MARK: Items
+
+    /// Adds an item (`SecItemAdd`).
+    /// - Parameters:
+    ///   - item: the class and attributes; the identifying ones must be set (see ``ItemClass``).
+    ///   - secret: the bytes to protect (at most 1 MiB).
+    ///   - accessControl: an application password and/or user presence for reading it.
+    /// - Throws: `.duplicateItem`, `.badParameter`, `.interactionNotAllowed` while locked (for an
+    ///   accessibility whose key is not in memory).
+    public func add(_ item: KeychainItem, secret: [UInt8], accessControl: AccessControl = .none) throws(KeychainError) {
+        try item.validate()
+        guard secret.count <= 1 << 20 else { throw KeychainError(.badParameter, "an item's secret is at most 1 MiB, found \(secret.count) bytes") }
+        let header = try requireHeader()
+        var stored = item
+        let now = Date()
+        stored.creationDate = now
+        stored.modificationDate = now
+        stored.hasApplicationPassword = accessControl.applicationPassword != nil
+        stored.requiresUserPresence = accessControl.requiresUserPresence
+        let sealed = try seal(secret, item: stored, applicationPassword: accessControl.applicationPassword, header: header)
+        try storage.insert(stored, sealed: sealed)
+    }
+
+    private func seal(_ secret: [UInt8], item: KeychainItem, applicationPassword: String?, header: KeychainCrypto.Header) throws(KeychainError) -> [UInt8] {
+        let key = try classKey(for: item.accessibility)
+        var inner = secret
+        if let applicationPassword {
+            guard !applicationPassword.isEmpty else { throw KeychainError(.badParameter, "an application password cannot be empty") }
+            inner = try KeychainCrypto.sealWithApplicationPassword(secret, password: applicationPassword, identity: item.identity)
+        }
+        return try KeychainCrypto.seal(inner, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: item))
+    }
+
+    private func open(_ row: ItemRow, query: KeychainQuery, header: KeychainCrypto.Header) throws(KeychainError) -> [UInt8] {
+        let key = try classKey(for: row.item.accessibility)
+        if row.item.requiresUserPresence {
+            let prompt = presencePrompt
+            let reason = query.operationPrompt ?? "read \(row.item.label ?? row.item.account ?? "a keychain item")"
+            guard let prompt, let password = prompt(reason) else {
+                throw KeychainError(.authenticationFailed, "this item requires user presence: confirm with the keychain password")
+            }
+            _ = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header)
+        }
+        var inner = try KeychainCrypto.open(row.sealed, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: row.item))
+        guard row.item.hasApplicationPassword else { return inner }
+        defer { SecretBytes.wipe(&inner) }
+        guard let applicationPassword = query.applicationPassword else {
+            throw KeychainError(.authenticationFailed, "this item has an application password; supply it to read the item")
+        }
+        return try KeychainCrypto.openWithApplicationPassword(inner, password: applicationPassword, identity: row.item.identity)
+    }
+
+    /// Finds items (`SecItemCopyMatching`): their attributes always, their secrets when `returningSecrets`.
+    /// Attributes are readable while locked; secrets follow their accessibility.
+    /// - Throws: `.itemNotFound` when nothing matches; for secrets, `.interactionNotAllowed` while locked,
+    ///   `.authenticationFailed` for a missing or wrong application password, `.dataCorrupted` when a
+    ///   row was altered outside Coffer (no secret is returned then).
+    public func copyMatching(_ query: KeychainQuery, returningSecrets: Bool = false) throws(KeychainError) -> [KeychainMatch] {
+        let rows = try storage.find(query, limit: query.matchLimit == .one ? 1 : nil)
+        guard !rows.isEmpty else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        guard returningSecrets else { return rows.map { KeychainMatch(item: $0.item, secret: nil) } }
+        let header = try requireHeader()
+        var matches: [KeychainMatch] = []
+        matches.reserveCapacity(rows.count)
+        for row in rows {
+            matches.append(KeychainMatch(item: row.item, secret: try open(row, query: query, header: header)))
+        }
+        return matches
+    }
+
+    /// The secret of the one item matching `query` (the first, if several match).
+    public func secret(matching query: KeychainQuery) throws(KeychainError) -> [UInt8] {
+        var one = query
+        one.matchLimit = .one
+        guard let secret = try copyMatching(one, returningSecrets: true).first?.secret else {
+            throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches")
+        }
+        return secret
+    }
+
+    /// The attributes of every item matching `query` (match limit all), without secrets; an empty list
+    /// when nothing matches. Works while locked.
+    public func items(matching query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
+        try storage.find(query, limit: nil).map(\.item)
+    }
+
+    /// Changes every item matching `query` (`SecItemUpdate`), atomically: all or none.
+    /// - Throws: `.itemNotFound`; `.duplicateItem` when a rename collides; the read errors of
+    ///   ``copyMatching(_:returningSecrets:)`` when a secret must be re-sealed.
+    @discardableResult
+    public func update(matching query: KeychainQuery, with changes: KeychainChanges) throws(KeychainError) -> Int {
+        let header = try requireHeader()
+        let changed = try storage.update(query) { row throws(KeychainError) in
+            var item = row.item
+            if let label = changes.label { item.label = label }
+            if let comment = changes.comment { item.comment = comment }
+            if let account = changes.account { item.account = account }
+            if let service = changes.service { item.service = service }
+            if let accessibility = changes.accessibility { item.accessibility = accessibility }
+            item.modificationDate = Date()
+            try item.validate()
+            var copy = row
+            copy.item = item
+            let resealNeeded = changes.secret != nil || item.identity != row.item.identity || item.accessibility != row.item.accessibility
+            if resealNeeded {
+                var secret: [UInt8]
+                if let new = changes.secret { secret = new } else { secret = try self.open(row, query: query, header: header) }
+                defer { SecretBytes.wipe(&secret) }
+                copy.sealed = try self.seal(secret, item: item, applicationPassword: item.hasApplicationPassword ? query.applicationPassword : nil, header: header)
+            }
+            return copy
+        }
+        guard changed > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        return changed
+    }
+
+    /// Deletes every item matching `query` (`SecItemDelete`); returns how many.
+    /// - Throws: `.itemNotFound` when nothing matched.
+    @discardableResult
+    public func delete(matching query: KeychainQuery) throws(KeychainError) -> Int {
+        let count = try storage.delete(query)
+        guard count > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        return count
+    }
+}

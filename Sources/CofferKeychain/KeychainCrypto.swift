@@ -1,0 +1,149 @@
+import CofferCore
+import CofferCrypto
+import Crypto
+import Foundation
+
+/// The keychain's key hierarchy (docs/KEYCHAIN.md, "Keys"):
+///
+/// - a random 256-bit **master key**, stored only wrapped (AES-256-GCM) under a key derived from the
+///   keychain password with scrypt;
+/// - one **class key** per accessibility, HKDF-SHA-256 of the master key, so that locking can forget the
+///   `whenUnlocked` keys while keeping the `afterFirstUnlock` ones;
+/// - each item's secret sealed with AES-256-GCM under its class key, a random nonce, and associated data
+///   that binds the keychain, the item's identity, its accessibility and its access-control flags;
+/// - items with an application password sealed twice: first under scrypt(application password), then
+///   under the class key, so rotation re-seals the outer layer without knowing the application password.
+enum KeychainCrypto {
+    static let version: UInt8 = 1
+    static let nonceSize = 12
+    static let tagSize = 16
+
+    /// The parameters and wrapped master key kept in the store's metadata.
+    struct Header: Sendable, Equatable {
+        var keychainID: [UInt8]
+        var scryptLogN: Int
+        var scryptR: Int
+        var scryptP: Int
+        var salt: [UInt8]
+        var wrappedMasterKey: [UInt8]
+    }
+
+    static func passwordKey(_ password: [UInt8], header: Header) throws(KeychainError) -> SymmetricKey {
+        guard (10...22).contains(header.scryptLogN), (1...32).contains(header.scryptR), (1...16).contains(header.scryptP) else {
+            throw KeychainError(.dataCorrupted, "the keychain's password parameters are out of range; the file is damaged")
+        }
+        do {
+            let bytes = try PasswordKeyDerivation.scrypt(
+                password: password, salt: header.salt, logN: header.scryptLogN, r: header.scryptR, p: header.scryptP
+            )
+            return SymmetricKey(data: bytes)
+        } catch {
+            throw KeychainError(.ioFailure, "scrypt failed: \(error)")
+        }
+    }
+
+    static func masterKeyAD(_ header: Header) -> [UInt8] {
+        Array("coffer-keychain v1 master-key".utf8) + header.keychainID
+            + [UInt8(header.scryptLogN), UInt8(header.scryptR), UInt8(header.scryptP)] + header.salt
+    }
+
+    /// A new header for `password`: fresh keychain id, salt and master key.
+    static func newHeader(password: [UInt8], logN: Int) throws(KeychainError) -> (Header, SymmetricKey) {
+        let master = SymmetricKey(size: .bits256)
+        var header = Header(
+            keychainID: randomBytes(16), scryptLogN: logN, scryptR: 8, scryptP: 1, salt: randomBytes(16), wrappedMasterKey: []
+        )
+        header.wrappedMasterKey = try wrap(master, password: password, header: header)
+        return (header, master)
+    }
+
+    static func wrap(_ master: SymmetricKey, password: [UInt8], header: Header) throws(KeychainError) -> [UInt8] {
+        let key = try passwordKey(password, header: header)
+        return try seal(master.withUnsafeBytes { Array($0) }, key: key, ad: masterKeyAD(header))
+    }
+
+    /// The master key, or ``KeychainError/Code/authenticationFailed`` for a wrong password.
+    static func unwrap(password: [UInt8], header: Header) throws(KeychainError) -> SymmetricKey {
+        let key = try passwordKey(password, header: header)
+        guard var bytes = try? open(header.wrappedMasterKey, key: key, ad: masterKeyAD(header)), bytes.count == 32 else {
+            throw KeychainError(.authenticationFailed, "wrong keychain password")
+        }
+        defer { SecretBytes.wipe(&bytes) }
+        return SymmetricKey(data: bytes)
+    }
+
+    static func classKey(master: SymmetricKey, keychainID: [UInt8], accessibility: Accessibility) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: master, salt: keychainID,
+            info: Array("coffer-keychain v1 class \(accessibility.rawValue)".utf8), outputByteCount: 32
+        )
+    }
+
+    /// The associated data of an item's outer seal.
+    static func itemAD(keychainID: [UInt8], item: KeychainItem) -> [UInt8] {
+        var ad = Array("coffer-keychain v1 item".utf8)
+        ad += keychainID
+        ad += Array(item.accessibility.rawValue.utf8)
+        ad.append((item.hasApplicationPassword ? 1 : 0) | (item.requiresUserPresence ? 2 : 0))
+        ad += item.identity
+        return ad
+    }
+
+    /// scrypt cost of application passwords: about 50 ms here, paid on every read of such an item.
+    static let applicationPasswordLogN = 15
+
+    /// The inner layer for an application password: salt(16) ‖ logN(1) ‖ nonce ‖ ciphertext ‖ tag.
+    static func sealWithApplicationPassword(_ secret: [UInt8], password: String, identity: [UInt8]) throws(KeychainError) -> [UInt8] {
+        let salt = randomBytes(16)
+        let key = try applicationKey(password, salt: salt, logN: applicationPasswordLogN)
+        return salt + [UInt8(applicationPasswordLogN)] + (try seal(secret, key: key, ad: Array("coffer-keychain v1 application-password".utf8) + identity))
+    }
+
+    static func openWithApplicationPassword(_ inner: [UInt8], password: String, identity: [UInt8]) throws(KeychainError) -> [UInt8] {
+        guard inner.count >= 17 + nonceSize + tagSize, (10...20).contains(Int(inner[16])) else {
+            throw KeychainError(.dataCorrupted, "an item's application-password layer is damaged")
+        }
+        let key = try applicationKey(password, salt: Array(inner[0..<16]), logN: Int(inner[16]))
+        guard let secret = try? open(Array(inner[17...]), key: key, ad: Array("coffer-keychain v1 application-password".utf8) + identity) else {
+            throw KeychainError(.authenticationFailed, "wrong application password for this item")
+        }
+        return secret
+    }
+
+    private static func applicationKey(_ password: String, salt: [UInt8], logN: Int) throws(KeychainError) -> SymmetricKey {
+        do {
+            return SymmetricKey(data: try PasswordKeyDerivation.scrypt(password: Array(password.utf8), salt: salt, logN: logN))
+        } catch {
+            throw KeychainError(.ioFailure, "scrypt failed: \(error)")
+        }
+    }
+
+    /// nonce ‖ ciphertext ‖ tag under a random nonce.
+    static func seal(_ plaintext: [UInt8], key: SymmetricKey, ad: [UInt8]) throws(KeychainError) -> [UInt8] {
+        do {
+            let box = try AES.GCM.seal(plaintext, using: key, authenticating: ad)
+            guard let combined = box.combined else { throw KeychainError(.ioFailure, "AES-GCM produced no output") }
+            return Array(combined)
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(.ioFailure, "AES-GCM failed: \(error)")
+        }
+    }
+
+    /// The plaintext of `nonce ‖ ciphertext ‖ tag`, or ``KeychainError/Code/dataCorrupted``.
+    static func open(_ sealed: [UInt8], key: SymmetricKey, ad: [UInt8]) throws(KeychainError) -> [UInt8] {
+        guard sealed.count >= nonceSize + tagSize,
+              let box = try? AES.GCM.SealedBox(combined: sealed),
+              let plaintext = try? AES.GCM.open(box, using: key, authenticating: ad) else {
+            throw KeychainError(.dataCorrupted, "an item does not authenticate: the keychain file was changed outside Coffer or is damaged")
+        }
+        return Array(plaintext)
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { SecureRandom.fill($0) }
+        return bytes
+    }
+}

@@ -1,0 +1,182 @@
+import CofferCore
+import CofferCrypto
+import CofferTesting
+import Foundation
+import Testing
+
+/// RFC 7914 §11–12 through our PHC parsing and verification: each vector becomes a stored hash string,
+/// which must accept its password and refuse any other.
+@Suite("Password hash vectors (RFC 7914)")
+struct PasswordHashVectorTests {
+    struct File: Decodable {
+        struct PBKDF2: Decodable { let password: String, salt: String, c: Int, dk: String }
+        struct Scrypt: Decodable { let password: String, salt: String, N: Int, r: Int, p: Int, dk: String }
+        let pbkdf2_hmac_sha256: [PBKDF2]
+        let scrypt: [Scrypt]
+    }
+
+    static let file = try? TestVectors.load(File.self, from: "rfc/rfc7914_scrypt_pbkdf2.json")
+    // The vectors' costs (c=1, N=16) are far below the policy's minimum: verification must still work.
+    static let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 17, r: 8, p: 1), maximumScryptLogN: 20))
+
+    static func phc(_ identifier: String, _ parameters: String, salt: String, dk: String) throws -> String {
+        "$\(identifier)$\(parameters)$\(b64(Array(salt.utf8)))$\(b64(try Hex.decode(dk)))"
+    }
+
+    static func b64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacingOccurrences(of: "=", with: "") }
+
+    @Test func pbkdf2() throws {
+        let vectors = try #require(Self.file).pbkdf2_hmac_sha256
+        #expect(vectors.count == 2)
+        for vector in vectors {
+            let hash = try PasswordHash(phcString: Self.phc("pbkdf2-sha256", "i=\(vector.c)", salt: vector.salt, dk: vector.dk))
+            #expect(hash.algorithm == .pbkdf2SHA256(iterations: vector.c))
+            #expect(try Self.hasher.verify(password: vector.password, against: hash))
+            #expect(try !Self.hasher.verify(password: vector.password + "x", against: hash))
+            #expect(Self.hasher.needsRehash(hash), "below 600,000 iterations")
+        }
+    }
+
+    @Test func scrypt() throws {
+        let vectors = try #require(Self.file).scrypt
+        #expect(vectors.count == 4)
+        // The N=2^20 case needs 1 GiB and about 30 s in a debug build (swift-crypto's C is built -O0
+        // there); it runs when COFFER_SLOW_TESTS is set. The other three cover the same code path.
+        let slow = ProcessInfo.processInfo.environment["COFFER_SLOW_TESTS"] != nil
+        for vector in vectors where slow || vector.N <= 1 << 14 {
+            let logN = vector.N.trailingZeroBitCount
+            let hash = try PasswordHash(phcString: Self.phc("scrypt", "ln=\(logN),r=\(vector.r),p=\(vector.p)", salt: vector.salt, dk: vector.dk))
+            #expect(try Self.hasher.verify(password: vector.password, against: hash))
+            #expect(try !Self.hasher.verify(password: "not " + vector.password, against: hash))
+        }
+    }
+}
+
+@Suite("Password hashing")
+struct PasswordHasherTests {
+    // A cheap policy for round trips; the standard one is exercised once below.
+    static let fast = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10))
+
+    @Test func standardPolicyMakesScrypt17AndVerifies() throws {
+        let hasher = PasswordHasher()
+        let hash = try hasher.hash(password: "correct horse battery staple")
+        #expect(hash.phcString.hasPrefix("$scrypt$ln=17,r=8,p=1$"))
+        #expect(hash.salt.count == 16)
+        let parsed = try PasswordHash(phcString: hash.phcString)
+        #expect(parsed == hash)
+        #expect(try hasher.verify(password: "correct horse battery staple", against: parsed))
+        #expect(try !hasher.verify(password: "correct horse battery stapl", against: parsed))
+        #expect(!hasher.needsRehash(parsed))
+        #expect(!hash.description.contains(PasswordHash.b64ForTests(hash)), "the description never shows the hash")
+    }
+
+    @Test func saltsAreFreshEveryTime() throws {
+        let one = try Self.fast.hash(password: "pw"), two = try Self.fast.hash(password: "pw")
+        #expect(one.phcString != two.phcString)
+    }
+
+    @Test func pbkdf2PolicyAndRehash() throws {
+        let pbkdf2 = PasswordHasher(policy: PasswordHashPolicy(algorithm: .pbkdf2SHA256(iterations: 600_000)))
+        let hash = try pbkdf2.hash(password: "pw")
+        #expect(hash.phcString.hasPrefix("$pbkdf2-sha256$i=600000$"))
+        #expect(try pbkdf2.verify(password: "pw", against: hash))
+        #expect(!pbkdf2.needsRehash(hash))
+        #expect(PasswordHasher().needsRehash(hash), "the standard policy prefers scrypt")
+        let weak = try PasswordHash(phcString: "$pbkdf2-sha256$i=10000$c2FsdHNhbHRzYWx0c2FsdA$" + String(repeating: "A", count: 43))
+        #expect(pbkdf2.needsRehash(weak))
+    }
+
+    @Test func policyBelowItsOwnMinimumIsRefused() {
+        let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: .pbkdf2SHA256(iterations: 1000)))
+        #expect(throws: CofferCryptoError.self) { try hasher.hash(password: "pw") }
+    }
+
+    @Test func costAboveTheCapIsRefusedWithoutComputing() throws {
+        let hostile = try PasswordHash(phcString: "$scrypt$ln=30,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$" + String(repeating: "A", count: 43))
+        let error = try #require(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: hostile) }
+        #expect(error.reason.contains("maximum"))
+        let iterations = try PasswordHash(phcString: "$pbkdf2-sha256$i=999999999$c2FsdA$" + String(repeating: "A", count: 43))
+        #expect(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: iterations) }
+    }
+
+    @Test(arguments: [
+        "", "$", "scrypt$ln=10,r=8,p=1$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA", "$scrypt$ln=10,r=8$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA",
+        "$scrypt$ln=10,r=8,p=1,x=2$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA", "$scrypt$r=8,ln=10,p=1$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA",
+        "$scrypt$ln=-1,r=8,p=1$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA", "$scrypt$ln=99,r=8,p=1$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA",
+        "$scrypt$ln=10,r=8,p=1$c2Fs!A$AAAAAAAAAAAAAAAAAAAAAA", "$scrypt$ln=10,r=8,p=1$c2FsdA$AAAA",
+        "$scrypt$ln=10,r=8,p=1$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA$extra", "$bcrypt$12$abc$def",
+        "$pbkdf2-sha256$i=0$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA", "$pbkdf2-sha256$i=1e6$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA",
+        "$pbkdf2-sha256$i=99999999999999999999$c2FsdA$AAAAAAAAAAAAAAAAAAAAAA",
+    ])
+    func malformedStringsAreRefused(_ text: String) {
+        #expect(throws: CofferCryptoError.self) { try PasswordHash(phcString: text) }
+    }
+
+    @Test func oversizedStringIsRefused() {
+        #expect(throws: CofferCryptoError.self) { try PasswordHash(phcString: "$scrypt$" + String(repeating: "A", count: 10_000)) }
+    }
+
+    @Test func passlibPBKDF2FormIsAccepted() throws {
+        // passlib.hash.pbkdf2_sha256.hash("password", rounds=1000, salt=b"saltsaltsaltsalt"): bare rounds and
+        // adapted base64 ('.' for '+'). Its value is recomputed here from the RFC-tested primitive.
+        let derived = try PasswordKeyDerivation.pbkdf2SHA256(password: Array("password".utf8), salt: Array("saltsaltsaltsalt".utf8), iterations: 1000)
+        let ab64 = { (bytes: [UInt8]) in PasswordHasherTests.b64(bytes).replacingOccurrences(of: "+", with: ".") }
+        let text = "$pbkdf2-sha256$1000$\(ab64(Array("saltsaltsaltsalt".utf8)))$\(ab64(derived))"
+        let hash = try PasswordHash(phcString: text)
+        #expect(try PasswordHasher().verify(password: "password", against: hash))
+        #expect(hash.phcString.hasPrefix("$pbkdf2-sha256$i=1000$"), "re-stored in the PHC form")
+    }
+
+    static func b64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacingOccurrences(of: "=", with: "") }
+}
+
+@Suite("Legacy password migration")
+struct LegacyPasswordTests {
+    static let email = "ada@example.com", salt = "s4lt"
+
+    static func legacyDigest(_ password: String) -> String {
+        DigestAlgorithm.sha256.hash(Array("\(password).\(email).\(salt)".utf8)).hex
+    }
+
+    @Test func legacyMatchUpgradesToScrypt() throws {
+        let stored = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("hunter2"), email: Self.email, salt: Self.salt)
+        let hasher = PasswordHasherTests.fast
+        let result = try hasher.verify(password: "hunter2", against: stored)
+        #expect(result.matches)
+        let replacement = try #require(result.replacement)
+        #expect(replacement.phcString.hasPrefix("$scrypt$"))
+        let upgraded = try hasher.verify(password: "hunter2", against: StoredPassword.hash(replacement))
+        #expect(upgraded.matches && upgraded.replacement == nil, "the upgraded hash verifies and needs nothing more")
+    }
+
+    @Test func legacyMismatchGivesNothing() throws {
+        let stored = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("hunter2"), email: Self.email, salt: Self.salt)
+        let result = try PasswordHasherTests.fast.verify(password: "hunter3", against: stored)
+        #expect(!result.matches && result.replacement == nil)
+        let otherEmail = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("hunter2"), email: "eve@example.com", salt: Self.salt)
+        #expect(try !PasswordHasherTests.fast.verify(password: "hunter2", against: otherEmail).matches)
+        let garbage = StoredPassword.insecureLegacySHA256(hexDigest: "zz", email: Self.email, salt: Self.salt)
+        #expect(try !PasswordHasherTests.fast.verify(password: "hunter2", against: garbage).matches)
+    }
+
+    @Test func legacyRecordRoundTripsThroughItsStoredString() throws {
+        let stored = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("pw"), email: Self.email, salt: Self.salt)
+        #expect(try StoredPassword(storedString: stored.storedString, email: Self.email) == stored)
+        #expect(throws: CofferCryptoError.self) { try StoredPassword(storedString: "$sha256-legacy$salt=@@$00", email: Self.email) }
+    }
+
+    @Test func weakPHCHashIsUpgradedToo() throws {
+        let weak = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10)).hash(password: "pw")
+        let result = try PasswordHasherTests.fast.verify(password: "pw", against: StoredPassword.hash(weak))
+        #expect(result.matches && result.replacement == nil, "the fast policy's own level is fine")
+        let strict = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 12, r: 8, p: 1), minimumScryptLogN: 12))
+        let upgraded = try strict.verify(password: "pw", against: StoredPassword.hash(weak))
+        #expect(upgraded.matches && upgraded.replacement?.algorithm == .scrypt(logN: 12, r: 8, p: 1))
+    }
+}
+
+extension PasswordHash {
+    static func b64ForTests(_ hash: PasswordHash) -> String {
+        String(hash.phcString.split(separator: "$").last ?? "")
+    }
+}
