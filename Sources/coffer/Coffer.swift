@@ -3,6 +3,7 @@ import CCofferSupport
 import CofferCore
 import CofferCrypto
 import CofferFormats
+import CofferKeychain
 
 @main
 struct Coffer: ParsableCommand {
@@ -21,7 +22,7 @@ struct Coffer: ParsableCommand {
             prompt without echo, a file (--password-file) or an environment variable (--password-env).
             """,
         version: CofferVersion.current,
-        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, Speed.self]
+        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, KeychainCommand.self, PasswordCommand.self, Speed.self]
     )
 
     /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.
@@ -51,6 +52,12 @@ struct Coffer: ParsableCommand {
             Terminal.flushStandardOutput()
             Terminal.reportError(error.reason)
             Terminal.exit(ExitStatus.inputError)
+        } catch let error as KeychainError {
+            Terminal.flushStandardOutput()
+            let failures: Set<KeychainError.Code> = [KeychainError.Code.authenticationFailed, KeychainError.Code.itemNotFound, KeychainError.Code.dataCorrupted]
+            let locked = error.code == KeychainError.Code.interactionNotAllowed
+            Terminal.reportError(error.reason, hint: locked ? "run 'coffer keychain unlock' first" : nil)
+            Terminal.exit(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError)
         } catch let error as CofferFormatsError {
             Terminal.flushStandardOutput()
             Terminal.reportError(error.description)

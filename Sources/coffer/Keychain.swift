@@ -1,0 +1,377 @@
+import ArgumentParser
+import CofferCore
+import CofferKeychain
+import Foundation
+
+struct KeychainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychain",
+        abstract: "Keep passwords, tokens and keys in an encrypted keychain (Keychain Services semantics).",
+        discussion: """
+            The keychain is one SQLite file, $XDG_DATA_HOME/coffer/keychain.db unless --keychain says otherwise, \
+            created 0600 in a 0700 folder. Every secret is encrypted under a master key that only the keychain \
+            password unwraps; names (service, account) are stored in clear so that they can be searched.
+
+            The keychain password comes from a prompt without echo, --password-file FILE (its first line) or \
+            --password-env VAR. Item secrets come from a prompt or --secret-stdin, never from the command line.
+            'coffer keychain unlock' keeps the keychain unlocked for later commands of this login session (in \
+            the kernel's session keyring, not on disk) until --timeout or 'coffer keychain lock'.
+
+            Examples:
+              coffer keychain create
+              coffer keychain unlock --timeout 15m
+              printf %s "$TOKEN" | coffer keychain add --service com.example.api --account ci --secret-stdin
+              coffer keychain get --service com.example.api --account ci --reveal
+              coffer keychain list --json
+            """,
+        subcommands: [
+            KeychainCreate.self, KeychainUnlock.self, KeychainLock.self, KeychainStatus.self, KeychainAdd.self, KeychainGet.self,
+            KeychainUpdate.self, KeychainDelete.self, KeychainList.self, KeychainPasswd.self,
+        ]
+    )
+}
+
+/// `--keychain PATH` and the keychain password's source, shared by every keychain command.
+struct KeychainOptions: ParsableArguments {
+    @Option(name: .customLong("keychain"), help: ArgumentHelp("The keychain file (default: $XDG_DATA_HOME/coffer/keychain.db).", valueName: "path"))
+    var path: String?
+
+    @OptionGroup var password: PasswordOptions
+
+    var resolvedPath: String { path ?? Keychain.defaultPath }
+
+    func open() throws -> Keychain {
+        try Keychain.open(at: resolvedPath)
+    }
+
+    /// Opens and unlocks: from the session keyring when `coffer keychain unlock` is in force, otherwise
+    /// with the password.
+    func openUnlocked() throws -> Keychain {
+        let keychain = try open()
+        if password.passwordFile == nil && password.passwordEnvironmentVariable == nil && KeychainSession.restore(keychain, path: resolvedPath) {
+            return keychain
+        }
+        var secret = try password.read(prompt: "Keychain password: ")
+        defer { SecretBytes.wipe(&secret) }
+        try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
+        return keychain
+    }
+}
+
+/// `--service` and `--account`, which name a generic password.
+struct GenericPasswordName: ParsableArguments {
+    @Option(help: ArgumentHelp("The service, usually the app's reverse-DNS name.", valueName: "service"))
+    var service: String
+
+    @Option(help: ArgumentHelp("The account, such as the user's email.", valueName: "account"))
+    var account: String
+
+    var query: KeychainQuery { .genericPassword(service: service, account: account) }
+}
+
+/// Reads an item's secret: all of standard input with --secret-stdin (one trailing newline removed),
+/// else a prompt without echo, asked twice.
+func readItemSecret(fromStandardInput: Bool) throws -> [UInt8] {
+    if fromStandardInput {
+        var bytes = try FileReader.standardInput().readAll(limit: 1 << 20) ?? []
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard bytes.count <= 1 << 20 else { throw CommandFailure("a secret is at most 1 MiB") }
+        return bytes
+    }
+    let first = try TerminalPrompt.readSecret("Secret: ")
+    let second = try TerminalPrompt.readSecret("Repeat the secret: ")
+    guard ConstantTime.equals(first, second) else { throw CommandFailure("the two entries differ; nothing was stored") }
+    return first
+}
+
+func parseAccessibility(_ text: String) throws -> Accessibility {
+    guard let value = Accessibility(commandLineName: text) else {
+        throw ValidationError("unknown accessibility '\(text)'; expected one of \(Accessibility.allCases.map(\.commandLineName).joined(separator: ", "))")
+    }
+    return value
+}
+
+struct KeychainCreate: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a keychain and set its password.")
+
+    @OptionGroup var options: KeychainOptions
+
+    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost of the keychain password, as a power of two (N=2^n, r=8, p=1).")
+    var scryptLogN = 17
+
+    func run() throws {
+        let path = options.resolvedPath
+        if FileManager.default.fileExists(atPath: path), (try? Keychain.open(at: path).isCreated) == true {
+            throw CommandFailure("a keychain already exists at '\(path)'", hint: "use it, or choose another file with --keychain")
+        }
+        var secret = try options.password.read(prompt: "New keychain password: ", confirm: true)
+        defer { SecretBytes.wipe(&secret) }
+        let keychain = try Keychain.open(at: path, create: true)
+        try keychain.create(password: String(decoding: secret, as: UTF8.self), scryptLogN: scryptLogN)
+        Terminal.writeError("created keychain \(path)\n")
+    }
+}
+
+struct KeychainUnlock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Keep the keychain unlocked for this login session.",
+        discussion: "The unlocked state lives in the kernel's session keyring (not on disk) and expires after --timeout."
+    )
+
+    @OptionGroup var options: KeychainOptions
+
+    @Option(help: ArgumentHelp("How long to stay unlocked: seconds, or with s, m or h (15m, 1h).", valueName: "duration"))
+    var timeout = "15m"
+
+    func run() throws {
+        guard let seconds = Self.seconds(timeout), seconds > 0, seconds <= 7 * 86_400 else {
+            throw ValidationError("--timeout expects a duration such as 90s, 15m or 2h (at most 7 days), not '\(timeout)'")
+        }
+        let keychain = try options.open()
+        var secret = try options.password.read(prompt: "Keychain password: ")
+        defer { SecretBytes.wipe(&secret) }
+        try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
+        try KeychainSession.store(keychain, path: options.resolvedPath, seconds: UInt32(seconds))
+        Terminal.writeError("keychain unlocked for \(timeout) in this session\n")
+    }
+
+    static func seconds(_ text: String) -> Int? {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600]
+        if let last = text.last, let unit = units[last] { return Int(text.dropLast()).map { $0 * unit } }
+        return Int(text)
+    }
+}
+
+struct KeychainLock: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "lock", abstract: "End the unlocked session started by 'unlock'.")
+
+    @OptionGroup var options: KeychainOptions
+
+    func run() throws {
+        let ended = KeychainSession.end(path: options.resolvedPath)
+        Terminal.writeError(ended ? "keychain locked\n" : "keychain was not unlocked in this session\n")
+    }
+}
+
+struct KeychainStatus: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show where the keychain is, whether it is unlocked, and how many items it holds.")
+
+    @OptionGroup var options: KeychainOptions
+
+    func run() throws {
+        let path = options.resolvedPath
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CommandFailure("no keychain at '\(path)'", hint: "create one with 'coffer keychain create'")
+        }
+        let keychain = try options.open()
+        var count = 0
+        for itemClass in ItemClass.allCases { count += try keychain.items(matching: KeychainQuery(itemClass: itemClass)).count }
+        Terminal.writeLine("keychain: \(path)")
+        Terminal.writeLine("state:    \(KeychainSession.exists(path: path) ? "unlocked (this session)" : "locked")")
+        Terminal.writeLine("items:    \(count)")
+    }
+}
+
+struct KeychainAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a generic password (service and account).")
+
+    @OptionGroup var options: KeychainOptions
+    @OptionGroup var name: GenericPasswordName
+
+    @Option(help: "A name for people.") var label: String?
+    @Option(help: "A note for people.") var comment: String?
+
+    @Option(help: ArgumentHelp("When the secret is readable: when-unlocked (default), after-first-unlock, or either with -this-device-only (never exported).", valueName: "class"))
+    var accessibility = "when-unlocked"
+
+    @Flag(name: .customLong("secret-stdin"), help: "Read the secret from standard input instead of a prompt.")
+    var secretFromStandardInput = false
+
+    func run() throws {
+        var item = KeychainItem.genericPassword(service: name.service, account: name.account, accessibility: try parseAccessibility(accessibility))
+        item.label = label
+        item.comment = comment
+        let keychain = try options.openUnlocked()
+        var secret = try readItemSecret(fromStandardInput: secretFromStandardInput)
+        defer { SecretBytes.wipe(&secret) }
+        do {
+            try keychain.add(item, secret: secret)
+        } catch {
+            guard error.code == KeychainError.Code.duplicateItem else { throw error }
+            throw CommandFailure("an item for service '\(name.service)' and account '\(name.account)' already exists", hint: "change it with 'coffer keychain update'")
+        }
+    }
+}
+
+struct KeychainGet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Read a generic password.",
+        discussion: "The secret is printed when standard output is a pipe or a file, or with --reveal; on a terminal only its attributes are shown."
+    )
+
+    @OptionGroup var options: KeychainOptions
+    @OptionGroup var name: GenericPasswordName
+
+    @Flag(help: "Print the secret even on a terminal.") var reveal = false
+
+    func run() throws {
+        let keychain = try options.openUnlocked()
+        var secret = try keychain.secret(matching: name.query)
+        defer { SecretBytes.wipe(&secret) }
+        if reveal || !Terminal.standardOutputIsTerminal {
+            secret.withUnsafeBytes { Terminal.writeOut($0) }
+            if Terminal.standardOutputIsTerminal { Terminal.writeOut("\n") }
+        } else {
+            Terminal.writeLine("service: \(name.service)\naccount: \(name.account)\nsecret:  \(secret.count) bytes (hidden; pass --reveal or pipe the output)")
+        }
+    }
+}
+
+struct KeychainUpdate: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a generic password's secret, label, account or accessibility.")
+
+    @OptionGroup var options: KeychainOptions
+    @OptionGroup var name: GenericPasswordName
+
+    @Flag(name: .customLong("secret"), help: "Replace the secret (asked at a prompt).") var newSecret = false
+    @Flag(name: .customLong("secret-stdin"), help: "Replace the secret with standard input.") var secretFromStandardInput = false
+    @Option(help: "A new label.") var label: String?
+    @Option(name: .customLong("new-account"), help: "Rename the account.") var newAccount: String?
+    @Option(help: ArgumentHelp("A new accessibility class.", valueName: "class")) var accessibility: String?
+
+    func run() throws {
+        var changes = KeychainChanges()
+        if newSecret || secretFromStandardInput { changes.secret = try readItemSecret(fromStandardInput: secretFromStandardInput) }
+        if let label { changes.label = .some(label) }
+        changes.account = newAccount
+        changes.accessibility = try accessibility.map(parseAccessibility)
+        guard changes != KeychainChanges() else {
+            throw ValidationError("nothing to change: pass --secret, --secret-stdin, --label, --new-account or --accessibility")
+        }
+        let keychain = try options.openUnlocked()
+        try keychain.update(matching: name.query, with: changes)
+        if var secret = changes.secret { SecretBytes.wipe(&secret) }
+    }
+}
+
+struct KeychainDelete: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a generic password.")
+
+    @OptionGroup var options: KeychainOptions
+    @OptionGroup var name: GenericPasswordName
+
+    func run() throws {
+        let keychain = try options.open()
+        try keychain.delete(matching: name.query)
+    }
+}
+
+struct KeychainList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List items' attributes (never their secrets); works while locked.")
+
+    @OptionGroup var options: KeychainOptions
+
+    @Option(help: "Only this service's generic passwords.") var service: String?
+    @Flag(help: "One JSON array of objects.") var json = false
+
+    func run() throws {
+        let keychain = try options.open()
+        var items: [KeychainItem] = []
+        if let service {
+            items = try keychain.items(matching: .genericPassword(service: service))
+        } else {
+            for itemClass in ItemClass.allCases { items += try keychain.items(matching: KeychainQuery(itemClass: itemClass)) }
+        }
+        if json {
+            let objects = items.map(Self.jsonObject)
+            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
+            Terminal.writeLine(String(decoding: data, as: UTF8.self))
+            return
+        }
+        for item in items {
+            let kind: String = item.itemClass.commandLineName
+            let name: String = Self.name(of: item)
+            let access: String = item.accessibility.commandLineName
+            var line = "\(kind)  \(name)  \(access)"
+            if let label = item.label { line += "  \"\(label)\"" }
+            Terminal.writeLine(line)
+        }
+    }
+
+    static func name(of item: KeychainItem) -> String {
+        let account: String = item.account ?? ""
+        switch item.itemClass {
+        case .genericPassword:
+            let service: String = item.service ?? ""
+            return "\(service)  \(account)"
+        case .internetPassword:
+            let scheme: String = item.protocol ?? ""
+            let server: String = item.server ?? ""
+            let port: String = item.port.map { ":\($0)" } ?? ""
+            let path: String = item.path ?? ""
+            return "\(scheme)://\(account)@\(server)\(port)\(path)"
+        case .key:
+            let tag = String(decoding: item.applicationTag ?? [], as: UTF8.self)
+            let keyClass: String = item.keyClass?.rawValue ?? ""
+            let keyType: String = item.keyType ?? ""
+            return "tag \(tag)  \(keyClass) \(keyType)"
+        case .certificate:
+            let serial: String = Hex.encode(item.serialNumber ?? [])
+            return "serial \(serial)"
+        }
+    }
+
+    static func jsonObject(_ item: KeychainItem) -> [String: Any] {
+        var object: [String: Any] = [:]
+        object["class"] = item.itemClass.commandLineName
+        object["accessibility"] = item.accessibility.commandLineName
+        let texts: [(String, String?)] = [
+            ("service", item.service), ("account", item.account), ("server", item.server), ("protocol", item.protocol),
+            ("path", item.path), ("keyClass", item.keyClass?.rawValue), ("keyType", item.keyType), ("label", item.label),
+            ("comment", item.comment),
+        ]
+        for (key, value) in texts {
+            if let value { object[key] = value }
+        }
+        if let port = item.port { object["port"] = port }
+        if let tag = item.applicationTag { object["applicationTag"] = Base64.encode(tag) }
+        let formatter = ISO8601DateFormatter()
+        if let created = item.creationDate { object["created"] = formatter.string(from: created) }
+        if let modified = item.modificationDate { object["modified"] = formatter.string(from: modified) }
+        object["applicationPassword"] = item.hasApplicationPassword
+        object["userPresence"] = item.requiresUserPresence
+        return object
+    }
+}
+
+struct KeychainPasswd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Change the keychain password (the items are not re-encrypted).",
+        discussion: "The current password comes from --password-file/--password-env or a prompt; the new one from --new-password-file/--new-password-env or a prompt."
+    )
+
+    @OptionGroup var options: KeychainOptions
+
+    @Option(name: .customLong("new-password-file"), help: ArgumentHelp("Read the new password from this file's first line.", valueName: "file"))
+    var newPasswordFile: String?
+    @Option(name: .customLong("new-password-env"), help: ArgumentHelp("Read the new password from this environment variable.", valueName: "var"))
+    var newPasswordEnvironmentVariable: String?
+
+    func run() throws {
+        let keychain = try options.open()
+        var old = try options.password.read(prompt: "Current keychain password: ")
+        defer { SecretBytes.wipe(&old) }
+        var newSource = PasswordOptions()
+        newSource.passwordFile = newPasswordFile
+        newSource.passwordEnvironmentVariable = newPasswordEnvironmentVariable
+        var new = try newSource.read(prompt: "New keychain password: ", confirm: true)
+        defer { SecretBytes.wipe(&new) }
+        try keychain.changePassword(from: String(decoding: old, as: UTF8.self), to: String(decoding: new, as: UTF8.self))
+        KeychainSession.end(path: options.resolvedPath)
+        Terminal.writeError("keychain password changed\n")
+    }
+}

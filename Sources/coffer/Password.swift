@@ -1,0 +1,86 @@
+import ArgumentParser
+import CofferCore
+import CofferCrypto
+
+struct PasswordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "password",
+        abstract: "Hash passwords for storage (PHC strings) and check them.",
+        discussion: """
+            Hashes are PHC strings: scrypt N=2^17, r=8, p=1 by default ($scrypt$ln=17,r=8,p=1$salt$hash), or \
+            PBKDF2-HMAC-SHA256 with at least 600,000 iterations. The password comes from a prompt without \
+            echo, or from the first line of standard input with --stdin; never from the command line.
+
+            Examples:
+              coffer password hash > alice.phc
+              printf '%s\\n' "$PASSWORD" | coffer password verify "$(cat alice.phc)" --stdin && echo match
+            """,
+        subcommands: [PasswordHashCommand.self, PasswordVerifyCommand.self]
+    )
+}
+
+/// The first line of standard input (without its line ending), or a prompt.
+func readPassword(fromStandardInput: Bool, confirm: Bool) throws -> [UInt8] {
+    if fromStandardInput {
+        var bytes = try FileReader.standardInput().readAll(limit: 64 << 10) ?? []
+        if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) { bytes.removeSubrange(newline...) }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw CommandFailure("standard input holds no password") }
+        return bytes
+    }
+    let first = try TerminalPrompt.readSecret("Password: ")
+    if confirm {
+        let second = try TerminalPrompt.readSecret("Repeat the password: ")
+        guard ConstantTime.equals(first, second) else { throw CommandFailure("the two passwords differ") }
+    }
+    return first
+}
+
+struct PasswordHashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "hash", abstract: "Print the PHC hash of a password.")
+
+    @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
+    @Option(help: "scrypt (default) or pbkdf2.") var algorithm = "scrypt"
+    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost as a power of two (at least 17).") var scryptLogN = 17
+    @Option(help: "PBKDF2 iterations (at least 600000).") var iterations = 600_000
+
+    func run() throws {
+        let chosen: PasswordHash.Algorithm
+        switch algorithm {
+        case "scrypt": chosen = .scrypt(logN: scryptLogN, r: 8, p: 1)
+        case "pbkdf2", "pbkdf2-sha256": chosen = .pbkdf2SHA256(iterations: iterations)
+        default: throw ValidationError("unknown algorithm '\(algorithm)'; expected scrypt or pbkdf2")
+        }
+        var password = try readPassword(fromStandardInput: fromStandardInput, confirm: true)
+        defer { SecretBytes.wipe(&password) }
+        let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: chosen))
+        do {
+            Terminal.writeLine(try hasher.hash(passwordBytes: password).phcString)
+        } catch {
+            throw CommandFailure(error.reason, hint: "the minimum is scrypt --scrypt-log-n 17 or pbkdf2 --iterations 600000")
+        }
+    }
+}
+
+struct PasswordVerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check a password against a PHC hash: exit 0 on a match, 1 otherwise.",
+        discussion: "Prints 'OK' or 'FAILED', and 'needs rehash' when the hash is weaker than today's policy."
+    )
+
+    @Argument(help: ArgumentHelp("The stored PHC string.", valueName: "phc")) var phc: String
+    @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
+
+    func run() throws {
+        let stored = try PasswordHash(phcString: phc)
+        var password = try readPassword(fromStandardInput: fromStandardInput, confirm: false)
+        defer { SecretBytes.wipe(&password) }
+        let hasher = PasswordHasher()
+        guard try hasher.verify(passwordBytes: password, against: stored) else {
+            Terminal.writeLine("FAILED")
+            throw ExitCode(ExitStatus.checkFailed)
+        }
+        Terminal.writeLine(hasher.needsRehash(stored) ? "OK (needs rehash: \(stored.algorithm) is below the policy)" : "OK")
+    }
+}
