@@ -1,0 +1,221 @@
+import CofferTesting
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `coffer keychain` and `coffer password` end to end, through the built binary.
+@Suite("coffer keychain")
+struct KeychainCommandTests {
+    /// A keychain with a cheap scrypt cost in a fresh folder; `XDG_DATA_HOME` points into it too.
+    struct Setup {
+        let folder: TemporaryDirectory
+        var path: String { folder.path("keychain.db") }
+        var common: [String] { ["--keychain", path, "--password-file", folder.path("pw")] }
+
+        init() throws {
+            folder = try TemporaryDirectory()
+            _ = try folder.write("correct horse\n", to: "pw")
+            let created = try coffer(["keychain", "create", "--scrypt-log-n", "10"] + common)
+            #expect(created.status == 0, "\(created.standardError)")
+        }
+
+        func run(_ arguments: [String], input: String = "") throws -> CommandResult {
+            try coffer(["keychain"] + arguments + common, input: Array(input.utf8))
+        }
+    }
+
+    @Test func addGetListUpdateDelete() throws {
+        let setup = try Setup()
+        var result = try setup.run(["add", "--service", "com.example.api", "--account", "ci", "--secret-stdin", "--label", "CI token"], input: "t0ken\n")
+        #expect(result.status == 0, "\(result.standardError)")
+        result = try setup.run(["get", "--service", "com.example.api", "--account", "ci"])
+        #expect(result.status == 0 && result.output == "t0ken", "to a pipe the secret is printed as stored")
+        result = try setup.run(["add", "--service", "com.example.api", "--account", "ci", "--secret-stdin"], input: "again")
+        #expect(result.status == 2 && result.standardError.contains("already exists"))
+        result = try setup.run(["list", "--json"])
+        #expect(result.status == 0 && result.output.contains("\"label\":\"CI token\"") && !result.output.contains("t0ken"))
+        result = try setup.run(["update", "--service", "com.example.api", "--account", "ci", "--secret-stdin", "--new-account", "deploy"], input: "n3w")
+        #expect(result.status == 0, "\(result.standardError)")
+        result = try setup.run(["get", "--service", "com.example.api", "--account", "deploy"])
+        #expect(result.output == "n3w")
+        result = try setup.run(["get", "--service", "com.example.api", "--account", "ci"])
+        #expect(result.status == 1 && result.standardError.contains("no generic-password item matches"))
+        result = try setup.run(["delete", "--service", "com.example.api", "--account", "deploy"])
+        #expect(result.status == 0)
+        result = try setup.run(["list"])
+        #expect(result.output.isEmpty)
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: setup.path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+    }
+
+    @Test func wrongPasswordIsExitOneAndSecretsNeverComeFromArgv() throws {
+        let setup = try Setup()
+        _ = try setup.folder.write("wrong\n", to: "bad")
+        let result = try coffer(["keychain", "get", "--keychain", setup.path, "--password-file", setup.folder.path("bad"), "--service", "s", "--account", "a"])
+        #expect(result.status == 1 && result.standardError.contains("wrong keychain password"))
+        let argv = try coffer(["keychain", "add", "--keychain", setup.path, "--service", "s", "--account", "a", "--secret", "x"])
+        #expect(argv.status == 2, "there is no option that takes a secret")
+        let create = try coffer(["keychain", "create"] + setup.common)
+        #expect(create.status == 2 && create.standardError.contains("already exists"))
+    }
+
+    @Test func unlockKeepsTheSessionUntilLock() throws {
+        let setup = try Setup()
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "v").status == 0)
+        let unlock = try coffer("keychain", "unlock", "--keychain", setup.path, "--password-file", setup.folder.path("pw"), "--timeout", "5m")
+        guard unlock.status == 0 else {
+            // The kernel keyring is not available to this process (some containers forbid it): say so.
+            #expect(unlock.standardError.contains("kernel keyring"), "\(unlock.standardError)")
+            return
+        }
+        let status = try coffer("keychain", "status", "--keychain", setup.path)
+        #expect(status.output.contains("unlocked"))
+        let get = try coffer("keychain", "get", "--keychain", setup.path, "--service", "s", "--account", "a")
+        #expect(get.status == 0 && get.output == "v", "no password needed while unlocked: \(get.standardError)")
+        #expect(try coffer("keychain", "lock", "--keychain", setup.path).status == 0)
+        let locked = try coffer("keychain", "get", "--keychain", setup.path, "--service", "s", "--account", "a")
+        #expect(locked.status == 2 && locked.standardError.contains("password is needed"))
+    }
+
+    @Test func passwdChangesThePassword() throws {
+        let setup = try Setup()
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "v").status == 0)
+        _ = try setup.folder.write("battery staple\n", to: "new")
+        let passwd = try coffer(["keychain", "passwd", "--new-password-file", setup.folder.path("new")] + setup.common)
+        #expect(passwd.status == 0, "\(passwd.standardError)")
+        #expect(try setup.run(["get", "--service", "s", "--account", "a"]).status == 1, "the old password no longer opens it")
+        let get = try coffer("keychain", "get", "--keychain", setup.path, "--password-file", setup.folder.path("new"), "--service", "s", "--account", "a")
+        #expect(get.output == "v")
+    }
+
+    /// Two processes adding and reading at once: nothing lost, nothing mixed up.
+    @Test func twoProcessesAtOnce() throws {
+        let setup = try Setup()
+        let coffer = try CommandRunner.cofferExecutable()
+        func loop(_ name: String) throws -> Process {
+            let script = """
+                for i in $(seq 1 12); do
+                  printf '%s' "\(name)-$i" | "$0" keychain add --keychain "$1" --password-file "$2" --service multi --account "\(name)-$i" --secret-stdin || exit 1
+                  "$0" keychain get --keychain "$1" --password-file "$2" --service multi --account "\(name)-$i" > /dev/null || exit 1
+                done
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", script, coffer, setup.path, setup.folder.path("pw")]
+            try process.run()
+            return process
+        }
+        let first = try loop("p1"), second = try loop("p2")
+        first.waitUntilExit()
+        second.waitUntilExit()
+        #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
+        let list = try setup.run(["list", "--service", "multi"])
+        #expect(list.lines.count == 24)
+        for name in ["p1-1", "p2-7", "p1-12", "p2-12"] {
+            #expect(try setup.run(["get", "--service", "multi", "--account", name]).output == name)
+        }
+    }
+
+    /// `kill -9` in the middle of a stream of adds: every add that reported success is there afterwards.
+    @Test func killNineLosesNothingAcknowledged() throws {
+        let setup = try Setup()
+        let coffer = try CommandRunner.cofferExecutable()
+        let script = """
+            i=0
+            while true; do
+              i=$((i+1))
+              printf '%s' "secret-$i" | "$0" keychain add --keychain "$1" --password-file "$2" --service kill --account "a$i" --secret-stdin &
+              echo "pid $!"
+              wait $! && echo "ack $i"
+            done
+            """
+        // Spawned with every signal unblocked: the test process blocks SIGCHLD in its threads, and a shell
+        // that inherits that mask would wait for its background job for ever.
+        let (pid, output) = try spawnWithDefaultSignals(["/bin/sh", "-c", script, coffer, setup.path, setup.folder.path("pw")])
+        var acknowledged: [Int] = []
+        var buffer = ""
+        var killed = false
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !killed {
+            let count = read(output, &chunk, chunk.count)
+            if count <= 0 { break }
+            buffer += String(decoding: chunk[0..<count], as: UTF8.self)
+            while let newline = buffer.firstIndex(of: "\n") {
+                let line = String(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                let parts = line.split(separator: " ")
+                if parts.first == "ack", let number = Int(parts[1]) { acknowledged.append(number) }
+                if parts.first == "pid", let child = Int32(parts[1]), acknowledged.count >= 15 {
+                    // The next add has just started: kill it and the loop, wherever they are.
+                    kill(child, SIGKILL)
+                    kill(pid, SIGKILL)
+                    killed = true
+                    break
+                }
+            }
+        }
+        close(output)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(acknowledged.count >= 15)
+        for number in acknowledged {
+            let get = try setup.run(["get", "--service", "kill", "--account", "a\(number)"])
+            #expect(get.status == 0 && get.output == "secret-\(number)", "acknowledged add \(number) survived")
+        }
+        // The keychain still opens and lists; a half-done add is either complete or absent.
+        let list = try setup.run(["list", "--service", "kill"])
+        #expect(list.status == 0 && list.lines.count >= acknowledged.count)
+    }
+}
+
+/// Starts `argv` with no blocked and no ignored signals, its standard output on a pipe; returns the pid
+/// and the pipe's reading end.
+func spawnWithDefaultSignals(_ argv: [String]) throws -> (pid_t, Int32) {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    let arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { arguments.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, argv[0], &actions, &attributes, arguments, environ)
+    close(fds[1])
+    guard result == 0 else {
+        close(fds[0])
+        throw CocoaError(.executableLoad)
+    }
+    return (pid, fds[0])
+}
+
+@Suite("coffer password")
+struct PasswordCommandTests {
+    @Test func hashThenVerify() throws {
+        let hash = try coffer("password", "hash", "--stdin", input: Array("hunter2\n".utf8))
+        #expect(hash.status == 0)
+        let phc = hash.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(phc.hasPrefix("$scrypt$ln=17,r=8,p=1$"))
+        let good = try coffer("password", "verify", phc, "--stdin", input: Array("hunter2\n".utf8))
+        #expect(good.status == 0 && good.output == "OK\n")
+        let bad = try coffer("password", "verify", phc, "--stdin", input: Array("hunter3\n".utf8))
+        #expect(bad.status == 1 && bad.output == "FAILED\n")
+        let weak = try coffer("password", "hash", "--stdin", "--algorithm", "pbkdf2", "--iterations", "1000", input: Array("x\n".utf8))
+        #expect(weak.status == 2 && weak.standardError.contains("600000"))
+        let garbage = try coffer("password", "verify", "$md5$abc", "--stdin", input: Array("x\n".utf8))
+        #expect(garbage.status == 2)
+    }
+}
