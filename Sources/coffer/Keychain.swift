@@ -183,7 +183,7 @@ struct KeychainAdd: ParsableCommand {
     @Option(help: "A name for people.") var label: String?
     @Option(help: "A note for people.") var comment: String?
 
-    @Option(help: ArgumentHelp("When the secret is readable: when-unlocked (default), after-first-unlock, or either with -this-device-only (never exported).", valueName: "class"))
+    @Option(help: ArgumentHelp("When the secret is readable: when-unlocked, after-first-unlock, or either with -this-device-only (never exported).", valueName: "class"))
     var accessibility = "when-unlocked"
 
     @Flag(name: .customLong("secret-stdin"), help: "Read the secret from standard input instead of a prompt.")

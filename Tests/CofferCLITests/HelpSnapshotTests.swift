@@ -10,7 +10,8 @@ struct HelpSnapshotTests {
 
     @Test(arguments: [
         "", "hash", "hmac", "random", "gravatar", "speed", "key", "key generate", "key show", "key convert", "sign", "verify",
-        "encrypt", "decrypt", "inspect", "kdf calibrate",
+        "encrypt", "decrypt", "inspect", "kdf calibrate", "keychain", "keychain add", "keychain get", "keychain unlock", "password",
+        "password hash", "password verify",
     ])
     func helpText(subcommand: String) throws {
         let arguments = subcommand.split(separator: " ").map(String.init) + ["--help"]
