@@ -24,6 +24,10 @@ struct Speed: ParsableCommand {
             like 'openssl speed -evp aes-256-gcm'), pbkdf2 (PBKDF2-HMAC-SHA-256 iterations per second) and \
             scrypt (derivations per second at N=2^14, r=8, p=1).
 
+            Keychain (when named): on a temporary keychain holding --keychain-items items (100,000 by \
+            default), reads by service and account per second, durable adds per second (each its own \
+            transaction, flushed to disk), the time to list every item, and unlock against scrypt alone.
+
             Examples:
               coffer speed sha256
               coffer speed --seconds 1 --json
@@ -38,6 +42,9 @@ struct Speed: ParsableCommand {
 
     @Option(help: ArgumentHelp("Block size in bytes.", valueName: "n"))
     var bytes: Int = 16384
+
+    @Option(name: .customLong("keychain-items"), help: ArgumentHelp("Items in the temporary keychain that 'keychain' measures.", valueName: "n"))
+    var keychainItems = 100_000
 
     @Flag(help: "Print one JSON object per algorithm.")
     var json = false
@@ -58,6 +65,7 @@ struct Speed: ParsableCommand {
         case aead(AEADAlgorithm)
         case pbkdf2
         case scrypt
+        case keychain
 
         var name: String {
             switch self {
@@ -67,6 +75,7 @@ struct Speed: ParsableCommand {
             case .aead(let algorithm): algorithm == .aes256GCM ? "aes-gcm" : "chacha"
             case .pbkdf2: "pbkdf2"
             case .scrypt: "scrypt"
+            case .keychain: "keychain"
             }
         }
     }
@@ -77,7 +86,7 @@ struct Speed: ParsableCommand {
         + [KeyType.rsa2048, .rsa4096, .p256, .p384, .ed25519, .mldsa65].map { .signature($0) }
         + [.pbkdf2, .scrypt]
     static let allNames = DigestAlgorithm.allCases.map(\.rawValue) + MACAlgorithm.allCases.map(\.rawValue)
-        + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt"]
+        + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt", "keychain"]
 
     static func primitive(named name: String) -> Primitive? {
         if let digest = DigestAlgorithm(name: name) { return .digest(digest) }
@@ -88,6 +97,7 @@ struct Speed: ParsableCommand {
         case "chacha", "chacha20-poly1305": return .aead(.chaCha20Poly1305)
         case "pbkdf2": return .pbkdf2
         case "scrypt": return .scrypt
+        case "keychain": return .keychain
         default: return nil
         }
     }
@@ -103,7 +113,7 @@ struct Speed: ParsableCommand {
         let throughput = chosen.filter {
             switch $0 {
             case .digest, .mac, .aead: true
-            case .signature, .pbkdf2, .scrypt: false
+            case .signature, .pbkdf2, .scrypt, .keychain: false
             }
         }
         let signatures = chosen.compactMap { if case .signature(let type) = $0 { type } else { nil } }
@@ -123,7 +133,7 @@ struct Speed: ParsableCommand {
         for primitive in throughput {
             let result: Measurement
             switch primitive {
-            case .signature, .pbkdf2, .scrypt:
+            case .signature, .pbkdf2, .scrypt, .keychain:
                 continue
             case .aead(let algorithm):
                 result = measure { try? algorithm.seal(input, key: aeadKey, nonce: nonce) { _ in } }
@@ -154,6 +164,9 @@ struct Speed: ParsableCommand {
         }
         if !signatures.isEmpty { try measureSignatures(signatures, afterTable: !throughput.isEmpty) }
         if !kdfs.isEmpty { try measureKDFs(kdfs, afterTable: !throughput.isEmpty || !signatures.isEmpty) }
+        if chosen.contains(where: { if case .keychain = $0 { true } else { false } }) {
+            try measureKeychain(items: keychainItems, afterTable: chosen.count > 1)
+        }
     }
 
     /// PBKDF2 iterations per second and scrypt derivations per second.

@@ -263,3 +263,20 @@ final class Counter: @unchecked Sendable {
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
 }
+
+@Suite("Keychain batch add")
+struct KeychainBatchTests {
+    @Test(arguments: StoreKind.allCases)
+    func batchIsAllOrNothing(kind: StoreKind) throws {
+        let fixture = try Fixture(kind)
+        let keychain = fixture.keychain
+        let items = (0..<50).map { (item: KeychainItem.genericPassword(service: "batch", account: "a\($0)"), secret: bytes("s\($0)")) }
+        try keychain.add(contentsOf: items)
+        #expect(try keychain.items(matching: .genericPassword(service: "batch")).count == 50)
+        #expect(try keychain.secret(matching: .genericPassword(service: "batch", account: "a49")) == bytes("s49"))
+        let clash = [(item: KeychainItem.genericPassword(service: "batch", account: "new"), secret: bytes("n")), items[3]]
+        let error = try #require(throws: KeychainError.self) { try keychain.add(contentsOf: clash) }
+        #expect(error.code == .duplicateItem)
+        #expect(try keychain.items(matching: .genericPassword(service: "batch", account: "new")).isEmpty, "nothing of a failed batch is kept")
+    }
+}

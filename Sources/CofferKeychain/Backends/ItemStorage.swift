@@ -16,6 +16,8 @@ protocol ItemStorage: Sendable {
     func createHeader(_ header: KeychainCrypto.Header) throws(KeychainError)
     /// Inserts a row. - Throws: `.duplicateItem` when an item has the same identity.
     func insert(_ item: KeychainItem, sealed: [UInt8]) throws(KeychainError)
+    /// Inserts rows in one transaction: all, or none when any identity clashes.
+    func insertAll(_ rows: [(KeychainItem, [UInt8])]) throws(KeychainError)
     /// Rows matching the query, oldest first, at most `limit`.
     func find(_ query: KeychainQuery, limit: Int?) throws(KeychainError) -> [ItemRow]
     /// Replaces each matching row by what `transform` returns, all in one transaction: if `transform`
@@ -53,6 +55,19 @@ final class MemoryStorage: ItemStorage, @unchecked Sendable {
         guard !rows.contains(where: { $0.item.identity == identity }) else { throw Self.duplicate }
         rows.append(ItemRow(id: nextID, item: item, sealed: sealed))
         nextID += 1
+    }
+
+    func insertAll(_ newRows: [(KeychainItem, [UInt8])]) throws(KeychainError) {
+        lock.lock()
+        defer { lock.unlock() }
+        var identities = Set(rows.map(\.item.identity))
+        for (item, _) in newRows {
+            guard identities.insert(item.identity).inserted else { throw Self.duplicate }
+        }
+        for (item, sealed) in newRows {
+            rows.append(ItemRow(id: nextID, item: item, sealed: sealed))
+            nextID += 1
+        }
     }
 
     static let duplicate = KeychainError(.duplicateItem, "an item with the same identifying attributes already exists; update it instead")
