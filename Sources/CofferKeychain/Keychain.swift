@@ -125,11 +125,9 @@ public final class Keychain: @unchecked Sendable {
                 row.sealed, key: KeychainCrypto.classKey(master: oldMaster, keychainID: oldHeader.keychainID, accessibility: row.item.accessibility), ad: ad
             )
             defer { SecretBytes.wipe(&inner) }
-            var copy = row
-            copy.sealed = try KeychainCrypto.seal(
+            return try KeychainCrypto.seal(
                 inner, key: KeychainCrypto.classKey(master: newMaster, keychainID: newHeader.keychainID, accessibility: row.item.accessibility), ad: ad
             )
-            return copy
         }
         state.withLock { classKeys = [:] }
         install(header: newHeader, master: newMaster)
@@ -172,13 +170,13 @@ public final class Keychain: @unchecked Sendable {
     package func sessionKeyBytes() throws(KeychainError) -> [UInt8] {
         let header = try requireHeader()
         guard let master = state.withLock({ masterKey }) else { throw KeychainError(.interactionNotAllowed, "the keychain is locked") }
-        return Array(SHA256.hash(data: HeaderCoding.encode(header))) + master.withUnsafeBytes { Array($0) }
+        return Array(SHA256.hash(data: header.encoded)) + master.withUnsafeBytes { Array($0) }
     }
 
     /// Unlocks from ``sessionKeyBytes()``.
     package func unlock(sessionKey bytes: [UInt8]) throws(KeychainError) {
         let header = try requireHeader()
-        guard bytes.count == 64, ConstantTime.equals(bytes[0..<32], Array(SHA256.hash(data: HeaderCoding.encode(header)))) else {
+        guard bytes.count == 64, ConstantTime.equals(bytes[0..<32], Array(SHA256.hash(data: header.encoded))) else {
             throw KeychainError(.authenticationFailed, "the cached unlock belongs to another keychain or to its old password; unlock again")
         }
         install(header: header, master: SymmetricKey(data: bytes[32...]))
@@ -194,16 +192,7 @@ public final class Keychain: @unchecked Sendable {
     /// - Throws: `.duplicateItem`, `.badParameter`, `.interactionNotAllowed` while locked (for an
     ///   accessibility whose key is not in memory).
     public func add(_ item: KeychainItem, secret: [UInt8], accessControl: AccessControl = .none) throws(KeychainError) {
-        try item.validate()
-        guard secret.count <= 1 << 20 else { throw KeychainError(.badParameter, "an item's secret is at most 1 MiB, found \(secret.count) bytes") }
-        let header = try requireHeader()
-        var stored = item
-        let now = Date()
-        stored.creationDate = now
-        stored.modificationDate = now
-        stored.hasApplicationPassword = accessControl.applicationPassword != nil
-        stored.requiresUserPresence = accessControl.requiresUserPresence
-        let sealed = try seal(secret, item: stored, applicationPassword: accessControl.applicationPassword, header: header)
+        let (stored, sealed) = try prepare(item, secret: secret, accessControl: accessControl, header: try requireHeader(), now: Date())
         try storage.insert(stored, sealed: sealed)
     }
 
@@ -216,16 +205,23 @@ public final class Keychain: @unchecked Sendable {
         var rows: [(KeychainItem, [UInt8])] = []
         rows.reserveCapacity(items.count)
         for (item, secret) in items {
-            try item.validate()
-            guard secret.count <= 1 << 20 else { throw KeychainError(.badParameter, "an item's secret is at most 1 MiB, found \(secret.count) bytes") }
-            var stored = item
-            stored.creationDate = now
-            stored.modificationDate = now
-            stored.hasApplicationPassword = false
-            stored.requiresUserPresence = false
-            rows.append((stored, try seal(secret, item: stored, applicationPassword: nil, header: header)))
+            rows.append(try prepare(item, secret: secret, accessControl: .none, header: header, now: now))
         }
         try storage.insertAll(rows)
+    }
+
+    /// Checks an item to add, stamps its dates and access-control flags, and seals its secret.
+    private func prepare(
+        _ item: KeychainItem, secret: [UInt8], accessControl: AccessControl, header: KeychainCrypto.Header, now: Date
+    ) throws(KeychainError) -> (KeychainItem, [UInt8]) {
+        try item.validate()
+        guard secret.count <= 1 << 20 else { throw KeychainError(.badParameter, "an item's secret is at most 1 MiB, found \(secret.count) bytes") }
+        var stored = item
+        stored.creationDate = now
+        stored.modificationDate = now
+        stored.hasApplicationPassword = accessControl.applicationPassword != nil
+        stored.requiresUserPresence = accessControl.requiresUserPresence
+        return (stored, try seal(secret, item: stored, applicationPassword: accessControl.applicationPassword, header: header))
     }
 
     private func seal(_ secret: [UInt8], item: KeychainItem, applicationPassword: String?, header: KeychainCrypto.Header) throws(KeychainError) -> [UInt8] {

@@ -26,6 +26,38 @@ enum KeychainCrypto {
         var scryptP: Int
         var salt: [UInt8]
         var wrappedMasterKey: [UInt8]
+
+        /// The stored form (docs/KEYCHAIN.md): version(1) ‖ keychain id(16) ‖ logN(1) ‖ r(1) ‖ p(1) ‖
+        /// salt(16) ‖ wrapped master key (12 + 32 + 16).
+        static let encodedSize = 1 + 16 + 3 + 16 + 60
+
+        var encoded: [UInt8] {
+            [KeychainCrypto.version] + keychainID + [UInt8(scryptLogN), UInt8(scryptR), UInt8(scryptP)] + salt + wrappedMasterKey
+        }
+
+        init(keychainID: [UInt8], scryptLogN: Int, scryptR: Int, scryptP: Int, salt: [UInt8], wrappedMasterKey: [UInt8]) {
+            self.keychainID = keychainID
+            self.scryptLogN = scryptLogN
+            self.scryptR = scryptR
+            self.scryptP = scryptP
+            self.salt = salt
+            self.wrappedMasterKey = wrappedMasterKey
+        }
+
+        /// Reads the stored form. - Throws: `.dataCorrupted` for a wrong size, `.badParameter` for
+        /// another version.
+        init(encoded bytes: [UInt8]) throws(KeychainError) {
+            guard bytes.count == Self.encodedSize else {
+                throw KeychainError(.dataCorrupted, "the keychain header is \(bytes.count) bytes, expected \(Self.encodedSize); the file is damaged")
+            }
+            guard bytes[0] == KeychainCrypto.version else {
+                throw KeychainError(.badParameter, "keychain format version \(bytes[0]) is not supported by this Coffer (it reads version 1)")
+            }
+            self.init(
+                keychainID: Array(bytes[1..<17]), scryptLogN: Int(bytes[17]), scryptR: Int(bytes[18]), scryptP: Int(bytes[19]),
+                salt: Array(bytes[20..<36]), wrappedMasterKey: Array(bytes[36...])
+            )
+        }
     }
 
     static func passwordKey(_ password: [UInt8], header: Header) throws(KeychainError) -> SymmetricKey {
@@ -120,15 +152,11 @@ enum KeychainCrypto {
 
     /// nonce ‖ ciphertext ‖ tag under a random nonce.
     static func seal(_ plaintext: [UInt8], key: SymmetricKey, ad: [UInt8]) throws(KeychainError) -> [UInt8] {
-        do {
-            let box = try AES.GCM.seal(plaintext, using: key, authenticating: ad)
-            guard let combined = box.combined else { throw KeychainError(.ioFailure, "AES-GCM produced no output") }
-            return Array(combined)
-        } catch let error as KeychainError {
-            throw error
-        } catch {
-            throw KeychainError(.ioFailure, "AES-GCM failed: \(error)")
+        // With the default 12-byte nonce `combined` is always present.
+        guard let box = try? AES.GCM.seal(plaintext, using: key, authenticating: ad), let combined = box.combined else {
+            throw KeychainError(.ioFailure, "AES-GCM could not seal an item")
         }
+        return Array(combined)
     }
 
     /// The plaintext of `nonce ‖ ciphertext ‖ tag`, or ``KeychainError/Code/dataCorrupted``.

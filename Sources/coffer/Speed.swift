@@ -263,11 +263,11 @@ struct Speed: ParsableCommand {
         return Measurement(operations: operations, seconds: Double(components.seconds) + Double(components.attoseconds) / 1e18)
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
     }
 
-    private func padLeft(_ text: String, _ width: Int) -> String {
+    func padLeft(_ text: String, _ width: Int) -> String {
         text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text
     }
 }

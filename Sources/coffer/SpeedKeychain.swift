@@ -73,15 +73,9 @@ extension Speed {
             if json {
                 try JSONLines.write(KDFSpeedRecord(algorithm: name.replacingOccurrences(of: " ", with: "-"), unit: unit, rate: value))
             } else {
-                Terminal.writeLine(name.padding(toLength: 20, withPad: " ", startingAt: 0) + formatDecimal(value, places: 0).leftPadded(14) + " " + unit)
+                Terminal.writeLine(pad(name, 20) + padLeft(formatDecimal(value, places: 0), 14) + " " + unit)
             }
             Terminal.flushStandardOutput()
         }
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }

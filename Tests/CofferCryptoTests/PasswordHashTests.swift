@@ -20,10 +20,8 @@ struct PasswordHashVectorTests {
     static let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 17, r: 8, p: 1), maximumScryptLogN: 20))
 
     static func phc(_ identifier: String, _ parameters: String, salt: String, dk: String) throws -> String {
-        "$\(identifier)$\(parameters)$\(b64(Array(salt.utf8)))$\(b64(try Hex.decode(dk)))"
+        "$\(identifier)$\(parameters)$\(unpaddedBase64(Array(salt.utf8)))$\(unpaddedBase64(try Hex.decode(dk)))"
     }
-
-    static func b64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacingOccurrences(of: "=", with: "") }
 
     @Test func pbkdf2() throws {
         let vectors = try #require(Self.file).pbkdf2_hmac_sha256
@@ -67,7 +65,7 @@ struct PasswordHasherTests {
         #expect(try hasher.verify(password: "correct horse battery staple", against: parsed))
         #expect(try !hasher.verify(password: "correct horse battery stapl", against: parsed))
         #expect(!hasher.needsRehash(parsed))
-        #expect(!hash.description.contains(PasswordHash.b64ForTests(hash)), "the description never shows the hash")
+        #expect(!hash.description.contains(String(hash.phcString.split(separator: "$").last ?? "")), "the description never shows the hash")
     }
 
     @Test func saltsAreFreshEveryTime() throws {
@@ -120,14 +118,12 @@ struct PasswordHasherTests {
         // passlib.hash.pbkdf2_sha256.hash("password", rounds=1000, salt=b"saltsaltsaltsalt"): bare rounds and
         // adapted base64 ('.' for '+'). Its value is recomputed here from the RFC-tested primitive.
         let derived = try PasswordKeyDerivation.pbkdf2SHA256(password: Array("password".utf8), salt: Array("saltsaltsaltsalt".utf8), iterations: 1000)
-        let ab64 = { (bytes: [UInt8]) in PasswordHasherTests.b64(bytes).replacingOccurrences(of: "+", with: ".") }
+        let ab64 = { (bytes: [UInt8]) in unpaddedBase64(bytes).replacingOccurrences(of: "+", with: ".") }
         let text = "$pbkdf2-sha256$1000$\(ab64(Array("saltsaltsaltsalt".utf8)))$\(ab64(derived))"
         let hash = try PasswordHash(phcString: text)
         #expect(try PasswordHasher().verify(password: "password", against: hash))
         #expect(hash.phcString.hasPrefix("$pbkdf2-sha256$i=1000$"), "re-stored in the PHC form")
     }
-
-    static func b64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacingOccurrences(of: "=", with: "") }
 }
 
 @Suite("Legacy password migration")
@@ -175,8 +171,5 @@ struct LegacyPasswordTests {
     }
 }
 
-extension PasswordHash {
-    static func b64ForTests(_ hash: PasswordHash) -> String {
-        String(hash.phcString.split(separator: "$").last ?? "")
-    }
-}
+/// PHC's base64: the standard alphabet without padding.
+func unpaddedBase64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacingOccurrences(of: "=", with: "") }

@@ -25,8 +25,9 @@ protocol ItemStorage: Sendable {
     func update(_ query: KeychainQuery, _ transform: (ItemRow) throws(KeychainError) -> ItemRow) throws(KeychainError) -> Int
     /// Deletes matching rows; returns how many.
     func delete(_ query: KeychainQuery) throws(KeychainError) -> Int
-    /// Replaces the header and re-seals every row in one transaction (password change, key rotation).
-    func rewrite(header: KeychainCrypto.Header, _ transform: ((ItemRow) throws(KeychainError) -> ItemRow)?) throws(KeychainError)
+    /// Replaces the header and, when `reseal` is given, every row's sealed secret by what it returns,
+    /// in one transaction (password change, key rotation).
+    func rewrite(header: KeychainCrypto.Header, _ reseal: ((ItemRow) throws(KeychainError) -> [UInt8])?) throws(KeychainError)
 }
 
 /// Rows in memory, for tests and for apps that want keychain semantics without a file. Same rules as
@@ -105,12 +106,12 @@ final class MemoryStorage: ItemStorage, @unchecked Sendable {
         return before - rows.count
     }
 
-    func rewrite(header: KeychainCrypto.Header, _ transform: ((ItemRow) throws(KeychainError) -> ItemRow)?) throws(KeychainError) {
+    func rewrite(header: KeychainCrypto.Header, _ reseal: ((ItemRow) throws(KeychainError) -> [UInt8])?) throws(KeychainError) {
         lock.lock()
         defer { lock.unlock() }
         var copy = rows
-        if let transform {
-            for index in copy.indices { copy[index] = try transform(copy[index]) }
+        if let reseal {
+            for index in copy.indices { copy[index].sealed = try reseal(copy[index]) }
         }
         rows = copy
         self.header = header

@@ -117,7 +117,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
     func loadHeader() throws(KeychainError) -> KeychainCrypto.Header? {
         let data = try read { db in try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'header'") }
         guard let data else { return nil }
-        return try HeaderCoding.decode(Array(data))
+        return try KeychainCrypto.Header(encoded: Array(data))
     }
 
     func createHeader(_ header: KeychainCrypto.Header) throws(KeychainError) {
@@ -125,7 +125,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             if try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'header'") != nil {
                 throw KeychainError(.duplicateKeychain, "a keychain already exists at '\(path)'")
             }
-            try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('header', ?)", arguments: [Data(HeaderCoding.encode(header))])
+            try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('header', ?)", arguments: [Data(header.encoded)])
         }
     }
 
@@ -143,14 +143,19 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
 
     func insertAll(_ rows: [(KeychainItem, [UInt8])]) throws(KeychainError) {
         try write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO items (class, identity, service, account, server, protocol, port, path, application_tag, application_label,
-                    key_class, key_type, key_size, issuer, serial_number, label, comment, access_group, synchronizable, accessibility,
-                    application_password, user_presence, created, modified, secret)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for (item, sealed) in rows { try statement.execute(arguments: Self.arguments(item, sealed: sealed)) }
+            for (item, sealed) in rows { try Self.insert(db, item, sealed: sealed, id: nil) }
         }
+    }
+
+    /// Inserts one row; `id` nil lets SQLite assign the next one, an id keeps a rewritten row's place.
+    private static func insert(_ db: Database, _ item: KeychainItem, sealed: [UInt8], id: Int64?) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO items (id, class, identity, service, account, server, protocol, port, path, application_tag, application_label,
+                key_class, key_type, key_size, issuer, serial_number, label, comment, access_group, synchronizable, accessibility,
+                application_password, user_presence, created, modified, secret)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [id] + arguments(item, sealed: sealed))
     }
 
     private static func arguments(_ item: KeychainItem, sealed: [UInt8]) -> StatementArguments {
@@ -238,19 +243,6 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         do { return try pool.unsafeReentrantRead { db in try Self.find(db, query, limit: limit) } } catch { throw Self.wrap(error, path: path) }
     }
 
-    private static func replace(_ db: Database, _ row: ItemRow) throws {
-        try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [row.id])
-        var arguments = Self.arguments(row.item, sealed: row.sealed)
-        arguments += [row.id]
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO items (class, identity, service, account, server, protocol, port, path, application_tag, application_label,
-                key_class, key_type, key_size, issuer, serial_number, label, comment, access_group, synchronizable, accessibility,
-                application_password, user_presence, created, modified, secret, id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        try statement.execute(arguments: arguments)
-    }
-
     func update(_ query: KeychainQuery, _ transform: (ItemRow) throws(KeychainError) -> ItemRow) throws(KeychainError) -> Int {
         try write { db in
             let rows = try Self.find(db, query, limit: nil)
@@ -258,7 +250,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             var changed: [ItemRow] = []
             for row in rows { changed.append(try transform(row)) }
             for row in changed { try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [row.id]) }
-            for row in changed { try Self.replace(db, row) }
+            for row in changed { try Self.insert(db, row.item, sealed: row.sealed, id: row.id) }
             return changed.count
         }
     }
@@ -271,37 +263,15 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         }
     }
 
-    func rewrite(header: KeychainCrypto.Header, _ transform: ((ItemRow) throws(KeychainError) -> ItemRow)?) throws(KeychainError) {
+    func rewrite(header: KeychainCrypto.Header, _ reseal: ((ItemRow) throws(KeychainError) -> [UInt8])?) throws(KeychainError) {
         try write { db in
-            if let transform {
+            if let reseal {
                 let rows = try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM items ORDER BY id").map(Self.decode)
-                for row in rows { try Self.replace(db, try transform(row)) }
+                for row in rows {
+                    try db.execute(sql: "UPDATE items SET secret = ? WHERE id = ?", arguments: [Data(try reseal(row)), row.id])
+                }
             }
-            try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'header'", arguments: [Data(HeaderCoding.encode(header))])
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'header'", arguments: [Data(header.encoded)])
         }
-    }
-}
-
-/// The header's binary form in the `meta` table: version(1) ‖ keychain id(16) ‖ logN(1) ‖ r(1) ‖ p(1) ‖
-/// salt(16) ‖ wrapped master key (12 + 32 + 16).
-enum HeaderCoding {
-    static let size = 1 + 16 + 3 + 16 + 60
-
-    static func encode(_ header: KeychainCrypto.Header) -> [UInt8] {
-        [KeychainCrypto.version] + header.keychainID + [UInt8(header.scryptLogN), UInt8(header.scryptR), UInt8(header.scryptP)]
-            + header.salt + header.wrappedMasterKey
-    }
-
-    static func decode(_ bytes: [UInt8]) throws(KeychainError) -> KeychainCrypto.Header {
-        guard bytes.count == size else {
-            throw KeychainError(.dataCorrupted, "the keychain header is \(bytes.count) bytes, expected \(size); the file is damaged")
-        }
-        guard bytes[0] == KeychainCrypto.version else {
-            throw KeychainError(.badParameter, "keychain format version \(bytes[0]) is not supported by this Coffer (it reads version 1)")
-        }
-        return KeychainCrypto.Header(
-            keychainID: Array(bytes[1..<17]), scryptLogN: Int(bytes[17]), scryptR: Int(bytes[18]), scryptP: Int(bytes[19]),
-            salt: Array(bytes[20..<36]), wrappedMasterKey: Array(bytes[36...])
-        )
     }
 }

@@ -1,6 +1,7 @@
 import CCofferSupport
 import CofferCore
 import CofferKeychain
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,13 +13,7 @@ import Darwin
 /// password and the master key never touches the disk. `lock` invalidates it.
 enum KeychainSession {
     static func description(for path: String) -> String {
-        "coffer-keychain:" + (path.hasPrefix("/") ? path : (currentDirectory() + "/" + path))
-    }
-
-    private static func currentDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        "coffer-keychain:" + (path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
     }
 
     /// Keeps the unlocked state for `seconds`. - Throws: when the kernel keyring is not available.
