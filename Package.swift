@@ -64,6 +64,7 @@ let package = Package(
                 "CofferCore", "CofferCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSwift
         ),
