@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "CofferKeychain",
             dependencies: [
-                "CofferCore", "CofferCrypto",
+                "CofferCore", "CofferCrypto", "CofferFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -93,7 +93,7 @@ let package = Package(
         // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
         .testTarget(
             name: "CofferKeychainTests",
-            dependencies: ["CofferKeychain", "CofferTesting"],
+            dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -150,14 +150,14 @@ public final class Keychain: @unchecked Sendable {
         return loaded
     }
 
-    private func requireHeader() throws(KeychainError) -> KeychainCrypto.Header {
+    func requireHeader() throws(KeychainError) -> KeychainCrypto.Header {
         guard let header = try currentHeader() else {
             throw KeychainError(.noSuchKeychain, "the keychain has no password yet; create it first ('coffer keychain create')")
         }
         return header
     }
 
-    private func classKey(for accessibility: Accessibility) throws(KeychainError) -> SymmetricKey {
+    func classKey(for accessibility: Accessibility) throws(KeychainError) -> SymmetricKey {
         guard let key = state.withLock({ classKeys[accessibility] }) else {
             throw KeychainError(.interactionNotAllowed, "the keychain is locked; unlock it to use \(accessibility.commandLineName) items")
         }
@@ -192,7 +192,7 @@ public final class Keychain: @unchecked Sendable {
     /// - Throws: `.duplicateItem`, `.badParameter`, `.interactionNotAllowed` while locked (for an
     ///   accessibility whose key is not in memory).
     public func add(_ item: KeychainItem, secret: [UInt8], accessControl: AccessControl = .none) throws(KeychainError) {
-        let (stored, sealed) = try prepare(item, secret: secret, accessControl: accessControl, header: try requireHeader(), now: Date())
+        let (stored, sealed) = try prepare(item, secret: secret, accessControl: accessControl, header: try requireHeader(), now: Self.now())
         try storage.insert(stored, sealed: sealed)
     }
 
@@ -201,13 +201,19 @@ public final class Keychain: @unchecked Sendable {
     /// since the disk is flushed once; for imports and migrations.
     public func add(contentsOf items: [(item: KeychainItem, secret: [UInt8])]) throws(KeychainError) {
         let header = try requireHeader()
-        let now = Date()
+        let now = Self.now()
         var rows: [(KeychainItem, [UInt8])] = []
         rows.reserveCapacity(items.count)
         for (item, secret) in items {
             rows.append(try prepare(item, secret: secret, accessControl: .none, header: header, now: now))
         }
-        try storage.insertAll(rows)
+        try storage.insertAll(rows, skippingExisting: false)
+    }
+
+    /// The current time as every store keeps it (seconds since 1970 in a Double), so that an item's
+    /// dates compare equal however it was stored, exported or imported.
+    static func now() -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970)
     }
 
     /// Checks an item to add, stamps its dates and access-control flags, and seals its secret.
@@ -300,7 +306,7 @@ public final class Keychain: @unchecked Sendable {
             if let account = changes.account { item.account = account }
             if let service = changes.service { item.service = service }
             if let accessibility = changes.accessibility { item.accessibility = accessibility }
-            item.modificationDate = Date()
+            item.modificationDate = Self.now()
             try item.validate()
             var copy = row
             copy.item = item

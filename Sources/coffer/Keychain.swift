@@ -1,5 +1,7 @@
 import ArgumentParser
 import CofferCore
+import CofferCrypto
+import CofferFormats
 import CofferKeychain
 import Foundation
 
@@ -23,10 +25,11 @@ struct KeychainCommand: ParsableCommand {
               printf %s "$TOKEN" | coffer keychain add --service com.example.api --account ci --secret-stdin
               coffer keychain get --service com.example.api --account ci --reveal
               coffer keychain list --json
+              coffer keychain export -o keychain-backup.coffer
             """,
         subcommands: [
             KeychainCreate.self, KeychainUnlock.self, KeychainLock.self, KeychainStatus.self, KeychainAdd.self, KeychainGet.self,
-            KeychainUpdate.self, KeychainDelete.self, KeychainList.self, KeychainPasswd.self,
+            KeychainUpdate.self, KeychainDelete.self, KeychainList.self, KeychainExport.self, KeychainImport.self, KeychainPasswd.self,
         ]
     )
 }
@@ -58,15 +61,84 @@ struct KeychainOptions: ParsableArguments {
     }
 }
 
-/// `--service` and `--account`, which name a generic password.
-struct GenericPasswordName: ParsableArguments {
-    @Option(help: ArgumentHelp("The service, usually the app's reverse-DNS name.", valueName: "service"))
-    var service: String
+/// Names an item the way its class does: `--service S --account A` a generic password; `--server H
+/// --account A` (with `--protocol`, `--port`, `--path`) an internet password; `--tag T` (with
+/// `--key-class`, `--key-type`) a key.
+struct ItemName: ParsableArguments {
+    @Option(help: ArgumentHelp("Generic password: the service, usually the app's reverse-DNS name.", valueName: "service"))
+    var service: String?
 
-    @Option(help: ArgumentHelp("The account, such as the user's email.", valueName: "account"))
-    var account: String
+    @Option(help: ArgumentHelp("Generic or internet password: the account, such as the user's email.", valueName: "account"))
+    var account: String?
 
-    var query: KeychainQuery { .genericPassword(service: service, account: account) }
+    @Option(help: ArgumentHelp("Internet password: the host.", valueName: "host"))
+    var server: String?
+
+    @Option(name: .customLong("protocol"), help: ArgumentHelp("Internet password: the protocol (default https).", valueName: "protocol"))
+    var serverProtocol: String?
+
+    @Option(help: ArgumentHelp("Internet password: the port.", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("Internet password: the path.", valueName: "path"))
+    var path: String?
+
+    @Option(help: ArgumentHelp("Key: the application tag.", valueName: "tag"))
+    var tag: String?
+
+    @Option(name: .customLong("key-class"), help: ArgumentHelp("Key: private, public or symmetric.", valueName: "class"))
+    var keyClass: String?
+
+    @Option(name: .customLong("key-type"), help: ArgumentHelp("Key: its algorithm (ec-p256, ed25519, rsa, aes, ...).", valueName: "type"))
+    var keyType: String?
+
+    func validate() throws {
+        let classes = [service != nil, server != nil, tag != nil].filter { $0 }.count
+        guard classes == 1 else {
+            throw ValidationError("name one item: --service and --account (generic password), --server and --account (internet password), or --tag (key)")
+        }
+        if (service != nil || server != nil) && account == nil { throw ValidationError("--account is needed with --\(service != nil ? "service" : "server")") }
+        if let keyClass, KeyClass(rawValue: keyClass) == nil { throw ValidationError("--key-class must be private, public or symmetric, not '\(keyClass)'") }
+        if server == nil && (serverProtocol != nil || port != nil || path != nil) {
+            throw ValidationError("--protocol, --port and --path name internet passwords: pass --server too")
+        }
+        if tag == nil && (keyClass != nil || keyType != nil) { throw ValidationError("--key-class and --key-type name keys: pass --tag too") }
+    }
+
+    var itemClass: ItemClass { service != nil ? .genericPassword : server != nil ? .internetPassword : .key }
+
+    var query: KeychainQuery {
+        var query = KeychainQuery(itemClass: itemClass)
+        query.service = service
+        query.account = account
+        query.server = server
+        query.protocol = server == nil ? nil : serverProtocol ?? "https"
+        query.port = port
+        query.path = path
+        query.applicationTag = tag.map { Array($0.utf8) }
+        query.keyClass = keyClass.flatMap(KeyClass.init(rawValue:))
+        query.keyType = keyType
+        return query
+    }
+
+    /// A new item with these attributes. - Throws: when a key lacks its class or type.
+    func newItem(accessibility: Accessibility) throws -> KeychainItem {
+        if let service, let account { return .genericPassword(service: service, account: account, accessibility: accessibility) }
+        if let server, let account {
+            return .internetPassword(server: server, account: account, protocol: serverProtocol ?? "https", port: port, path: path, accessibility: accessibility)
+        }
+        guard let keyClass = keyClass.flatMap(KeyClass.init(rawValue:)), let keyType else {
+            throw ValidationError("a new key item needs --key-class and --key-type (or --key-file to store a private key file)")
+        }
+        return .key(applicationTag: Array((tag ?? "").utf8), keyClass: keyClass, keyType: keyType, accessibility: accessibility)
+    }
+
+    /// How messages name the item.
+    var description: String {
+        if let service { return "service '\(service)' and account '\(account ?? "")'" }
+        if let server { return "server '\(server)' and account '\(account ?? "")'" }
+        return "tag '\(tag ?? "")'"
+    }
 }
 
 /// Reads an item's secret: all of standard input with --secret-stdin (one trailing newline removed),
@@ -175,10 +247,23 @@ struct KeychainStatus: ParsableCommand {
 }
 
 struct KeychainAdd: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a generic password (service and account).")
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a generic password, an internet password or a key.",
+        discussion: """
+            The secret comes from a prompt (asked twice) or --secret-stdin. A private key file (PEM, DER, \
+            JWK...) is stored under --tag with --key-file: its class, type, size and public-key fingerprint \
+            become the item's attributes, as a signing key stored from Swift with Keychain.add(_:tag:).
+
+            Examples:
+              coffer keychain add --service com.example.app --account ada@example.com
+              printf %s "$PASS" | coffer keychain add --server db.example.com --port 5432 --protocol postgres --account app --secret-stdin
+              coffer keychain add --tag com.example.release-signing --key-file release.key
+            """
+    )
 
     @OptionGroup var options: KeychainOptions
-    @OptionGroup var name: GenericPasswordName
+    @OptionGroup var name: ItemName
 
     @Option(help: "A name for people.") var label: String?
     @Option(help: "A note for people.") var comment: String?
@@ -189,8 +274,22 @@ struct KeychainAdd: ParsableCommand {
     @Flag(name: .customLong("secret-stdin"), help: "Read the secret from standard input instead of a prompt.")
     var secretFromStandardInput = false
 
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("Store this private key file under --tag.", valueName: "file"))
+    var keyFile: String?
+
+    func validate() throws {
+        if keyFile != nil && (name.tag == nil || secretFromStandardInput || name.keyClass != nil || name.keyType != nil) {
+            throw ValidationError("--key-file goes with --tag alone: the key's class and type come from the file")
+        }
+    }
+
     func run() throws {
-        var item = KeychainItem.genericPassword(service: name.service, account: name.account, accessibility: try parseAccessibility(accessibility))
+        let accessibility = try parseAccessibility(accessibility)
+        if let keyFile, let tag = name.tag {
+            try addKeyFile(keyFile, tag: tag, accessibility: accessibility)
+            return
+        }
+        var item = try name.newItem(accessibility: accessibility)
         item.label = label
         item.comment = comment
         let keychain = try options.openUnlocked()
@@ -200,20 +299,42 @@ struct KeychainAdd: ParsableCommand {
             try keychain.add(item, secret: secret)
         } catch {
             guard error.code == KeychainError.Code.duplicateItem else { throw error }
-            throw CommandFailure("an item for service '\(name.service)' and account '\(name.account)' already exists", hint: "change it with 'coffer keychain update'")
+            throw CommandFailure("an item for \(name) already exists", hint: "change it with 'coffer keychain update'")
         }
+    }
+
+    private func addKeyFile(_ path: String, tag: String, accessibility: Accessibility) throws {
+        let bytes = try KeyFiles.readSmallFile(path, what: "key file")
+        let key: SigningKey
+        do {
+            let imported = try KeyImporter.read(bytes, password: { try options.password.read(prompt: "Password for \(path): ") })
+            guard let signingKey = imported.signingKey else {
+                throw CommandFailure("'\(path)' holds a public key; the keychain keeps private keys under a tag")
+            }
+            key = signingKey
+        } catch let error as CofferFormatsError {
+            throw CommandFailure("\(path): \(error.reason)")
+        }
+        let keychain = try options.openUnlocked()
+        do {
+            try keychain.add(key, tag: tag, label: label, accessibility: accessibility)
+        } catch {
+            guard error.code == KeychainError.Code.duplicateItem else { throw error }
+            throw CommandFailure("a \(key.algorithm) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
+        }
+        Terminal.writeError("stored \(key.algorithm) key \(key.verifyingKey.fingerprint.keyID) under tag '\(tag)'\n")
     }
 }
 
 struct KeychainGet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
-        abstract: "Read a generic password.",
+        abstract: "Read an item's secret.",
         discussion: "The secret is printed when standard output is a pipe or a file, or with --reveal; on a terminal only its attributes are shown."
     )
 
     @OptionGroup var options: KeychainOptions
-    @OptionGroup var name: GenericPasswordName
+    @OptionGroup var name: ItemName
 
     @Flag(help: "Print the secret even on a terminal.") var reveal = false
 
@@ -225,16 +346,16 @@ struct KeychainGet: ParsableCommand {
             secret.withUnsafeBytes { Terminal.writeOut($0) }
             if Terminal.standardOutputIsTerminal { Terminal.writeOut("\n") }
         } else {
-            Terminal.writeLine("service: \(name.service)\naccount: \(name.account)\nsecret:  \(secret.count) bytes (hidden; pass --reveal or pipe the output)")
+            Terminal.writeLine("item:   \(name)\nsecret: \(secret.count) bytes (hidden; pass --reveal or pipe the output)")
         }
     }
 }
 
 struct KeychainUpdate: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a generic password's secret, label, account or accessibility.")
+    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change an item's secret, label, account or accessibility.")
 
     @OptionGroup var options: KeychainOptions
-    @OptionGroup var name: GenericPasswordName
+    @OptionGroup var name: ItemName
 
     @Flag(name: .customLong("secret"), help: "Replace the secret (asked at a prompt).") var newSecret = false
     @Flag(name: .customLong("secret-stdin"), help: "Replace the secret with standard input.") var secretFromStandardInput = false
@@ -258,14 +379,17 @@ struct KeychainUpdate: ParsableCommand {
 }
 
 struct KeychainDelete: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a generic password.")
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an item (generic password, internet password, or every key under a tag).")
 
     @OptionGroup var options: KeychainOptions
-    @OptionGroup var name: GenericPasswordName
+    @OptionGroup var name: ItemName
 
     func run() throws {
         let keychain = try options.open()
-        try keychain.delete(matching: name.query)
+        var query = name.query
+        query.matchLimit = .all
+        let count = try keychain.delete(matching: query)
+        Terminal.writeError("deleted \(count) item\(count == 1 ? "" : "s")\n")
     }
 }
 

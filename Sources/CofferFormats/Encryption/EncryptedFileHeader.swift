@@ -40,7 +40,7 @@ public struct EncryptedFileHeader: Sendable, Hashable {
         var parameters: [UInt8] {
             switch self {
             case .scrypt(let salt, let logN, let r, let p, _): salt + [logN, r, p]
-            case .pbkdf2(let salt, let iterations, _): salt + bigEndian(iterations)
+            case .pbkdf2(let salt, let iterations, _): salt + BigEndian.bytes(iterations)
             case .key(let keyID, let salt, _): keyID + salt
             case .x25519(let keyID, let encapsulated, _): keyID + encapsulated
             case .p256(let keyID, let encapsulated, _): keyID + encapsulated
@@ -210,11 +210,6 @@ public struct EncryptedFileHeader: Sendable, Hashable {
             throw CofferFormatsError(.malformedCiphertext, "unknown key stanza type \(type)")
         }
     }
-}
-
-/// A 32-bit value as 4 big-endian bytes.
-func bigEndian(_ value: UInt32) -> [UInt8] {
-    [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
 }
 
 /// A length below 65,536 as 2 big-endian bytes (the formats' lengths are all capped far lower).

@@ -85,7 +85,7 @@ enum OpenSSHCodec {
     }
 
     private static func append(string: [UInt8], to blob: inout [UInt8]) {
-        blob += bigEndian(UInt32(string.count)) + string
+        blob += BigEndian.bytes(UInt32(string.count)) + string
     }
 
     /// RFC 4251 §5 mpint: big-endian, no leading zeros, a zero byte added when the top bit is set.

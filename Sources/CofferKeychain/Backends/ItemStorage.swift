@@ -16,8 +16,10 @@ protocol ItemStorage: Sendable {
     func createHeader(_ header: KeychainCrypto.Header) throws(KeychainError)
     /// Inserts a row. - Throws: `.duplicateItem` when an item has the same identity.
     func insert(_ item: KeychainItem, sealed: [UInt8]) throws(KeychainError)
-    /// Inserts rows in one transaction: all, or none when any identity clashes.
-    func insertAll(_ rows: [(KeychainItem, [UInt8])]) throws(KeychainError)
+    /// Inserts rows in one transaction: all, or none when any identity clashes — or, when
+    /// `skippingExisting`, all but those whose identity is already stored. Returns how many were inserted.
+    @discardableResult
+    func insertAll(_ rows: [(KeychainItem, [UInt8])], skippingExisting: Bool) throws(KeychainError) -> Int
     /// Rows matching the query, oldest first, at most `limit`.
     func find(_ query: KeychainQuery, limit: Int?) throws(KeychainError) -> [ItemRow]
     /// Replaces each matching row by what `transform` returns, all in one transaction: if `transform`
@@ -58,17 +60,21 @@ final class MemoryStorage: ItemStorage, @unchecked Sendable {
         nextID += 1
     }
 
-    func insertAll(_ newRows: [(KeychainItem, [UInt8])]) throws(KeychainError) {
+    func insertAll(_ newRows: [(KeychainItem, [UInt8])], skippingExisting: Bool) throws(KeychainError) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        var identities = Set(rows.map(\.item.identity))
-        for (item, _) in newRows {
-            guard identities.insert(item.identity).inserted else { throw Self.duplicate }
-        }
+        let stored = Set(rows.map(\.item.identity))
+        var identities = stored
+        var accepted: [ItemRow] = []
         for (item, sealed) in newRows {
-            rows.append(ItemRow(id: nextID, item: item, sealed: sealed))
-            nextID += 1
+            let identity = item.identity
+            if skippingExisting && stored.contains(identity) { continue }
+            guard identities.insert(identity).inserted else { throw Self.duplicate }
+            accepted.append(ItemRow(id: nextID + Int64(accepted.count), item: item, sealed: sealed))
         }
+        rows += accepted
+        nextID += Int64(accepted.count)
+        return accepted.count
     }
 
     static let duplicate = KeychainError(.duplicateItem, "an item with the same identifying attributes already exists; update it instead")

@@ -142,12 +142,21 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         """
 
     func insert(_ item: KeychainItem, sealed: [UInt8]) throws(KeychainError) {
-        try insertAll([(item, sealed)])
+        _ = try insertAll([(item, sealed)], skippingExisting: false)
     }
 
-    func insertAll(_ rows: [(KeychainItem, [UInt8])]) throws(KeychainError) {
+    func insertAll(_ rows: [(KeychainItem, [UInt8])], skippingExisting: Bool) throws(KeychainError) -> Int {
         try write { db in
-            for (item, sealed) in rows { try Self.insert(db, item, sealed: sealed, id: nil) }
+            var inserted = 0
+            for (item, sealed) in rows {
+                if skippingExisting {
+                    let existing = try db.cachedStatement(sql: "SELECT 1 FROM items WHERE identity = ?")
+                    if try Int.fetchOne(existing, arguments: [Data(item.identity)]) != nil { continue }
+                }
+                try Self.insert(db, item, sealed: sealed, id: nil)
+                inserted += 1
+            }
+            return inserted
         }
     }
 

@@ -1,0 +1,198 @@
+import CofferCore
+import Foundation
+
+/// One item in an export: its attributes and its secret as the export carries it — the plaintext, or
+/// for an item with an application password the inner layer still sealed under that password.
+struct ExportedItem: Sendable {
+    var item: KeychainItem
+    var secret: [UInt8]
+}
+
+/// The plaintext of a keychain export (docs/KEYCHAIN.md, "Export file"). Encrypting it is the Coffer
+/// encrypted format's job; this is only the list of items, in a layout a reader checks field by field.
+enum ExportDocument {
+    static let magic = Array("COFFERKC".utf8)
+    static let version: UInt8 = 1
+    /// Most items a reader accepts (the count is read before any item).
+    static let maximumItems = 10_000_000
+    /// Largest secret field: a 1 MiB secret plus the application-password layer's 45 bytes.
+    static let maximumSecret = (1 << 20) + 64
+    static let maximumAttribute = 4096
+
+    // MARK: Writing
+
+    static func encode(_ items: [ExportedItem]) -> [UInt8] {
+        var out = magic
+        out.append(version)
+        appendLength(items.count, to: &out)
+        for exported in items {
+            let item = exported.item
+            out.append(classCode(item.itemClass))
+            out.append(accessibilityCode(item.accessibility))
+            out.append((item.synchronizable ? 1 : 0) | (item.hasApplicationPassword ? 2 : 0) | (item.requiresUserPresence ? 4 : 0))
+            appendDate(item.creationDate, to: &out)
+            appendDate(item.modificationDate, to: &out)
+            for field in fields(of: item) {
+                guard let field else {
+                    out.append(0)
+                    continue
+                }
+                out.append(1)
+                appendLength(field.count, to: &out)
+                out += field
+            }
+            appendLength(exported.secret.count, to: &out)
+            out += exported.secret
+        }
+        return out
+    }
+
+    /// The optional attributes in their fixed order (the spec's table).
+    private static func fields(of item: KeychainItem) -> [[UInt8]?] {
+        func text(_ value: String?) -> [UInt8]? { value.map { Array($0.utf8) } }
+        return [
+            text(item.accessGroup), text(item.service), text(item.account), text(item.server), text(item.protocol),
+            text(item.port.map(String.init)), text(item.path), item.applicationTag, item.applicationLabel,
+            text(item.keyClass?.rawValue), text(item.keyType), text(item.keySizeInBits.map(String.init)),
+            item.issuer, item.serialNumber, text(item.label), text(item.comment),
+        ]
+    }
+
+    private static func appendLength(_ value: Int, to out: inout [UInt8]) {
+        out += BigEndian.bytes(UInt32(truncatingIfNeeded: value))
+    }
+
+    private static func appendDate(_ date: Date?, to out: inout [UInt8]) {
+        out += BigEndian.bytes((date ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970.bitPattern)
+    }
+
+    // MARK: Reading
+
+    /// Parses an export's plaintext. Every length is checked against the bytes left and its limit,
+    /// every code against the spec, and the items are validated as `add` validates them.
+    /// - Throws: `.dataCorrupted` naming what is wrong.
+    static func decode(_ bytes: [UInt8]) throws(KeychainError) -> [ExportedItem] {
+        var reader = Reader(bytes: bytes)
+        guard try reader.take(magic.count) == magic else {
+            throw malformed("it does not start with COFFERKC: not a Coffer keychain export")
+        }
+        let version = try reader.byte()
+        guard version == Self.version else {
+            throw malformed("export version \(version) is not supported (this Coffer reads version 1); upgrade coffer")
+        }
+        let count = try reader.length(limit: maximumItems, what: "item count")
+        var items: [ExportedItem] = []
+        items.reserveCapacity(min(count, 100_000))
+        for index in 0..<count {
+            do throws(KeychainError) {
+                items.append(try readItem(&reader))
+            } catch {
+                throw malformed("item \(index + 1) of \(count): \(error.reason)")
+            }
+        }
+        guard reader.isAtEnd else { throw malformed("\(reader.remaining) bytes follow the last item") }
+        return items
+    }
+
+    private static func readItem(_ reader: inout Reader) throws(KeychainError) -> ExportedItem {
+        guard let itemClass = itemClass(code: try reader.byte()) else { throw malformed("unknown item class") }
+        guard let accessibility = accessibility(code: try reader.byte()) else { throw malformed("unknown accessibility") }
+        let flags = try reader.byte()
+        guard flags & ~7 == 0 else { throw malformed("unknown flags \(flags)") }
+        var item = KeychainItem(itemClass: itemClass, accessibility: accessibility)
+        item.synchronizable = flags & 1 != 0
+        item.hasApplicationPassword = flags & 2 != 0
+        item.requiresUserPresence = flags & 4 != 0
+        item.creationDate = try reader.date()
+        item.modificationDate = try reader.date()
+        var fields: [[UInt8]?] = []
+        for _ in 0..<16 {
+            switch try reader.byte() {
+            case 0: fields.append(nil)
+            case 1: fields.append(try reader.take(try reader.length(limit: maximumAttribute, what: "attribute length")))
+            default: throw malformed("an attribute's presence byte is neither 0 nor 1")
+            }
+        }
+        func text(_ index: Int) throws(KeychainError) -> String? {
+            guard let bytes = fields[index] else { return nil }
+            guard let string = String(validating: bytes, as: UTF8.self) else { throw malformed("an attribute is not UTF-8") }
+            return string
+        }
+        func number(_ index: Int) throws(KeychainError) -> Int? {
+            guard let string = try text(index) else { return nil }
+            guard let value = Int(string), value >= 0 else { throw malformed("a number attribute is '\(string)'") }
+            return value
+        }
+        item.accessGroup = try text(0)
+        item.service = try text(1)
+        item.account = try text(2)
+        item.server = try text(3)
+        item.protocol = try text(4)
+        item.port = try number(5)
+        item.path = try text(6)
+        item.applicationTag = fields[7]
+        item.applicationLabel = fields[8]
+        if let keyClass = try text(9) {
+            guard let value = KeyClass(rawValue: keyClass) else { throw malformed("unknown key class '\(keyClass)'") }
+            item.keyClass = value
+        }
+        item.keyType = try text(10)
+        item.keySizeInBits = try number(11)
+        item.issuer = fields[12]
+        item.serialNumber = fields[13]
+        item.label = try text(14)
+        item.comment = try text(15)
+        do throws(KeychainError) {
+            try item.validate()
+        } catch {
+            throw malformed(error.reason)
+        }
+        let secret = try reader.take(try reader.length(limit: maximumSecret, what: "secret length"))
+        return ExportedItem(item: item, secret: secret)
+    }
+
+    private static func malformed(_ reason: String) -> KeychainError {
+        KeychainError(.dataCorrupted, "the keychain export is damaged: \(reason)")
+    }
+
+    // MARK: Codes (fixed by the spec, independent of Swift case names)
+
+    private static let classes: [ItemClass] = [.genericPassword, .internetPassword, .key, .certificate]
+    private static let accessibilities: [Accessibility] = [
+        .whenUnlocked, .afterFirstUnlock, .whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly,
+    ]
+
+    private static func classCode(_ value: ItemClass) -> UInt8 { UInt8(classes.firstIndex(of: value) ?? 0) + 1 }
+    private static func accessibilityCode(_ value: Accessibility) -> UInt8 { UInt8(accessibilities.firstIndex(of: value) ?? 0) + 1 }
+    private static func itemClass(code: UInt8) -> ItemClass? { (1...4).contains(code) ? classes[Int(code) - 1] : nil }
+    private static func accessibility(code: UInt8) -> Accessibility? { (1...4).contains(code) ? accessibilities[Int(code) - 1] : nil }
+
+    /// A cursor over the plaintext that never reads past its end.
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var remaining: Int { bytes.count - offset }
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func take(_ count: Int) throws(KeychainError) -> [UInt8] {
+            guard count <= remaining else { throw ExportDocument.malformed("it ends early (truncated)") }
+            defer { offset += count }
+            return Array(bytes[offset..<offset + count])
+        }
+
+        mutating func byte() throws(KeychainError) -> UInt8 { try take(1)[0] }
+
+        mutating func length(limit: Int, what: String) throws(KeychainError) -> Int {
+            let value = Int(BigEndian.uint32(try take(4)))
+            guard value <= limit else { throw ExportDocument.malformed("\(what) \(value) is above the limit \(limit)") }
+            return value
+        }
+
+        mutating func date() throws(KeychainError) -> Date {
+            let seconds = Double(bitPattern: BigEndian.uint64(try take(8)))
+            guard seconds.isFinite else { throw ExportDocument.malformed("a date is not a finite number") }
+            return Date(timeIntervalSince1970: seconds)
+        }
+    }
+}

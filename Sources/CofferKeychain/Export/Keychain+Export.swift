@@ -1,0 +1,164 @@
+import CofferCore
+public import CofferFormats
+import Crypto
+import Foundation
+
+/// What an export wrote.
+public struct KeychainExportSummary: Sendable, Hashable {
+    /// Items in the export.
+    public var exported: Int
+    /// `*ThisDeviceOnly` items left out, as their accessibility requires.
+    public var skippedThisDeviceOnly: Int
+}
+
+/// What an import added.
+public struct KeychainImportSummary: Sendable, Hashable {
+    /// Items added.
+    public var imported: Int
+    /// Items left out because the keychain already had an item with the same identity
+    /// (only with ``KeychainImportConflict/skipExisting``).
+    public var skippedExisting: Int
+}
+
+/// What an import does when the keychain already has an item of the same identity.
+public enum KeychainImportConflict: Sendable, Hashable {
+    /// Import nothing and throw `.duplicateItem` (the default: an import never half-happens).
+    case fail
+    /// Keep the keychain's item and import the others.
+    case skipExisting
+}
+
+extension Keychain {
+    /// Largest export file ``importItems(fromPath:credential:limits:ifExists:)`` reads (1 GiB).
+    public static let maximumExportFileSize = 1 << 30
+
+    /// Exports every item that may leave this device into one file in the Coffer encrypted format
+    /// (docs/KEYCHAIN.md, "Export file"). `*ThisDeviceOnly` items are left out. Items with an
+    /// application password stay sealed under it inside the export; everything else is in the
+    /// export's plaintext, so the export's protection (a password, a key or recipients) is what guards it.
+    /// - Parameter keychainPassword: asked again, as exporting reveals every secret: the keychain need
+    ///   not be unlocked, and user-presence items are exported on the strength of this password.
+    /// - Returns: the encrypted export and what it holds.
+    /// - Throws: `.authenticationFailed` for a wrong keychain password, `.dataCorrupted` when a row does
+    ///   not open (nothing is exported then), `.badParameter` for an unusable protection.
+    public func exportItems(
+        keychainPassword: String, protection: EncryptionProtection, cipher: EncryptionCipher = .aes256GCM
+    ) throws(KeychainError) -> (file: [UInt8], summary: KeychainExportSummary) {
+        let header = try requireHeader()
+        let master = try KeychainCrypto.unwrap(password: Array(keychainPassword.utf8), header: header)
+        var exported: [ExportedItem] = []
+        var skipped = 0
+        defer {
+            for index in exported.indices { SecretBytes.wipe(&exported[index].secret) }
+        }
+        for itemClass in ItemClass.allCases {
+            var query = KeychainQuery(itemClass: itemClass)
+            query.matchLimit = .all
+            for row in try storage.find(query, limit: nil) {
+                guard !row.item.accessibility.isThisDeviceOnly else {
+                    skipped += 1
+                    continue
+                }
+                let key = KeychainCrypto.classKey(master: master, keychainID: header.keychainID, accessibility: row.item.accessibility)
+                let inner = try KeychainCrypto.open(row.sealed, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: row.item))
+                exported.append(ExportedItem(item: row.item, secret: inner))
+            }
+        }
+        var document = ExportDocument.encode(exported)
+        defer { SecretBytes.wipe(&document) }
+        do {
+            let file = try CofferEncryption.encrypt(document, to: protection, cipher: cipher)
+            return (file, KeychainExportSummary(exported: exported.count, skippedThisDeviceOnly: skipped))
+        } catch {
+            throw KeychainError(.badParameter, "cannot encrypt the export: \(error)")
+        }
+    }
+
+    /// ``exportItems(keychainPassword:protection:cipher:)`` into a file, created 0600 under a
+    /// temporary name beside `path` and renamed only when complete.
+    /// - Throws: also `.ioFailure` when the file cannot be written, or exists and `overwrite` is false.
+    @discardableResult
+    public func exportItems(
+        toPath path: String, keychainPassword: String, protection: EncryptionProtection,
+        cipher: EncryptionCipher = .aes256GCM, overwrite: Bool = false
+    ) throws(KeychainError) -> KeychainExportSummary {
+        let (file, summary) = try exportItems(keychainPassword: keychainPassword, protection: protection, cipher: cipher)
+        do {
+            let writer = try AtomicFileWriter(destination: path, overwrite: overwrite)
+            try writer.write(file)
+            try writer.commit()
+        } catch {
+            throw KeychainError(.ioFailure, "cannot write the export: \(error)")
+        }
+        return summary
+    }
+
+    /// Adds the items of an export, in one transaction: all of them (less those skipped by
+    /// `ifExists`), or none. Items keep their attributes, dates, accessibility and access control; an
+    /// item with an application password still needs it to be read. The keychain must be unlocked for
+    /// the accessibilities the export holds.
+    /// - Throws: `.authenticationFailed` when `credential` does not open the export (or it was
+    ///   changed), `.dataCorrupted` for a damaged or foreign file, `.badParameter` when the export's KDF
+    ///   cost is above `limits`, `.duplicateItem` on a clash with ``KeychainImportConflict/fail``,
+    ///   `.interactionNotAllowed` while locked.
+    @discardableResult
+    public func importItems(
+        _ file: [UInt8], credential: DecryptionCredential, limits: DecryptionLimits = DecryptionLimits(),
+        ifExists: KeychainImportConflict = .fail
+    ) throws(KeychainError) -> KeychainImportSummary {
+        var document: [UInt8]
+        do {
+            document = try CofferEncryption.decrypt(file, with: credential, limits: limits)
+        } catch let error as CofferFormatsError {
+            throw Self.importError(error)
+        } catch {
+            throw KeychainError(.dataCorrupted, "cannot read the export: \(error)")
+        }
+        defer { SecretBytes.wipe(&document) }
+        var items = try ExportDocument.decode(document)
+        defer {
+            for index in items.indices { SecretBytes.wipe(&items[index].secret) }
+        }
+        let header = try requireHeader()
+        var rows: [(KeychainItem, [UInt8])] = []
+        rows.reserveCapacity(items.count)
+        for exported in items {
+            let key = try classKey(for: exported.item.accessibility)
+            let sealed = try KeychainCrypto.seal(exported.secret, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: exported.item))
+            rows.append((exported.item, sealed))
+        }
+        let inserted = try storage.insertAll(rows, skippingExisting: ifExists == .skipExisting)
+        return KeychainImportSummary(imported: inserted, skippedExisting: rows.count - inserted)
+    }
+
+    /// ``importItems(_:credential:limits:ifExists:)`` from a file (at most ``maximumExportFileSize``).
+    @discardableResult
+    public func importItems(
+        fromPath path: String, credential: DecryptionCredential, limits: DecryptionLimits = DecryptionLimits(),
+        ifExists: KeychainImportConflict = .fail
+    ) throws(KeychainError) -> KeychainImportSummary {
+        let file: [UInt8]
+        do {
+            guard let bytes = try FileReader.open(path).readAll(limit: Self.maximumExportFileSize) else {
+                throw KeychainError(.badParameter, "'\(path)' is larger than 1 GiB: not a keychain export")
+            }
+            file = bytes
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(.ioFailure, "cannot read '\(path)': \(error)")
+        }
+        return try importItems(file, credential: credential, limits: limits, ifExists: ifExists)
+    }
+
+    private static func importError(_ error: CofferFormatsError) -> KeychainError {
+        switch error.code {
+        case .authenticationFailed, .noMatchingKey, .wrongPassword:
+            KeychainError(.authenticationFailed, "the export's password or key is wrong, or the file was changed")
+        case .costTooHigh, .invalidArgument, .unsupported:
+            KeychainError(.badParameter, error.reason)
+        default:
+            KeychainError(.dataCorrupted, "not a readable keychain export: \(error.reason)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import CofferCore
+public import CofferCrypto
+import CofferFormats
+
+/// Signing keys kept as key items and found by application tag, as apps do with
+/// `kSecAttrApplicationTag` on Apple platforms.
+///
+/// ```swift
+/// try keychain.add(try SigningKey.generate(.p256), tag: "com.example.app.request-signing")
+/// let key = try keychain.signingKey(tag: "com.example.app.request-signing")
+/// ```
+///
+/// The item: class key, key class private, key type `KeychainItem.keyType(for:)` (`rsa`, `ec-p256`,
+/// `ec-p384`, `ec-p521`, `ed25519`, `ml-dsa-65`, `ml-dsa-87`), size in bits, application label = the
+/// SHA-256 fingerprint of the public key's SubjectPublicKeyInfo, and the PKCS#8 DER of the private key
+/// as the sealed secret.
+extension Keychain {
+    /// Stores `key` under `tag`.
+    /// - Throws: `.duplicateItem` when a private key with this tag and type exists; the errors of
+    ///   ``add(_:secret:accessControl:)``.
+    public func add(
+        _ key: SigningKey, tag: String, label: String? = nil, accessibility: Accessibility = .whenUnlocked,
+        accessControl: AccessControl = .none
+    ) throws(KeychainError) {
+        var item = KeychainItem.key(
+            applicationTag: Array(tag.utf8), keyClass: .privateKey, keyType: KeychainItem.keyType(for: key.algorithm),
+            keySizeInBits: KeychainItem.keySize(of: key.algorithm), accessibility: accessibility
+        )
+        item.applicationLabel = key.verifyingKey.fingerprint.sha256
+        item.label = label
+        var der: [UInt8]
+        do {
+            der = try key.exportUnencrypted(as: .pkcs8, encoding: .der)
+        } catch {
+            throw KeychainError(.badParameter, "this key cannot be stored: \(error.reason)")
+        }
+        defer { SecretBytes.wipe(&der) }
+        try add(item, secret: der, accessControl: accessControl)
+    }
+
+    /// The private key stored under `tag` (the first, if keys of several types share it).
+    /// - Parameter applicationPassword: for a key stored with one.
+    /// - Throws: `.itemNotFound`; `.dataCorrupted` when the stored bytes are not a private key.
+    public func signingKey(tag: String, applicationPassword: String? = nil) throws(KeychainError) -> SigningKey {
+        var query = KeychainQuery.key(applicationTag: Array(tag.utf8), keyClass: .privateKey)
+        query.applicationPassword = applicationPassword
+        var der = try secret(matching: query)
+        defer { SecretBytes.wipe(&der) }
+        do {
+            guard let key = try KeyImporter.read(der).signingKey else {
+                throw KeychainError(.dataCorrupted, "the key item tagged '\(tag)' holds a public key, not a private one")
+            }
+            return key
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(.dataCorrupted, "the key item tagged '\(tag)' does not hold a readable private key")
+        }
+    }
+
+    /// Deletes the private keys stored under `tag`; returns how many.
+    @discardableResult
+    public func deleteSigningKey(tag: String) throws(KeychainError) -> Int {
+        try delete(matching: .key(applicationTag: Array(tag.utf8), keyClass: .privateKey))
+    }
+}
+
+extension KeychainItem {
+    /// The `keyType` Coffer stores for a signing algorithm.
+    public static func keyType(for algorithm: KeyAlgorithm) -> String {
+        switch algorithm {
+        case .rsa: "rsa"
+        case .p256: "ec-p256"
+        case .p384: "ec-p384"
+        case .p521: "ec-p521"
+        case .ed25519: "ed25519"
+        case .mldsa65: "ml-dsa-65"
+        case .mldsa87: "ml-dsa-87"
+        }
+    }
+
+    /// The key size in bits Keychain Services would report (`kSecAttrKeySizeInBits`); nil for ML-DSA.
+    static func keySize(of algorithm: KeyAlgorithm) -> Int? {
+        switch algorithm {
+        case .rsa(let bits): bits
+        case .p256: 256
+        case .p384: 384
+        case .p521: 521
+        case .ed25519: 256
+        case .mldsa65, .mldsa87: nil
+        }
+    }
+}
