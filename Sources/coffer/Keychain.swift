@@ -257,7 +257,7 @@ struct KeychainAdd: ParsableCommand {
 
             Examples:
               coffer keychain add --service com.example.app --account ada@example.com
-              printf %s "$PASS" | coffer keychain add --server db.example.com --port 5432 --protocol postgres --account app --secret-stdin
+              coffer keychain add --server db.example.com --protocol postgres --account app
               coffer keychain add --tag com.example.release-signing --key-file release.key
             """
     )

@@ -10,7 +10,7 @@ struct HelpSnapshotTests {
 
     @Test(arguments: [
         "", "hash", "hmac", "random", "gravatar", "speed", "key", "key generate", "key show", "key convert", "sign", "verify",
-        "encrypt", "decrypt", "inspect", "kdf calibrate", "keychain", "keychain add", "keychain get", "keychain unlock", "password",
+        "encrypt", "decrypt", "inspect", "kdf calibrate", "keychain", "keychain add", "keychain get", "keychain unlock", "keychain export", "keychain import", "password",
         "password hash", "password verify",
     ])
     func helpText(subcommand: String) throws {

@@ -79,6 +79,64 @@ struct KeychainCommandTests {
         #expect(locked.status == 2 && locked.standardError.contains("password is needed"))
     }
 
+    @Test func internetPasswordsAndKeysByTheirOwnFlags() throws {
+        let setup = try Setup()
+        var result = try setup.run(
+            ["add", "--server", "db.example.com", "--protocol", "postgres", "--port", "5432", "--account", "app", "--secret-stdin"], input: "dbpw"
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        result = try setup.run(["get", "--server", "db.example.com", "--account", "app"])
+        #expect(result.status == 1, "the protocol defaults to https, so this names another item")
+        result = try setup.run(["get", "--server", "db.example.com", "--protocol", "postgres", "--account", "app"])
+        #expect(result.status == 0 && result.output == "dbpw", "\(result.standardError)")
+
+        // A private key file stored under a tag reads back as PKCS#8 DER that OpenSSL accepts.
+        let key = setup.folder.path("signing.key")
+        #expect(try coffer("key", "generate", "-t", "p256", "-o", key).status == 0)
+        result = try setup.run(["add", "--tag", "com.example.signing", "--key-file", key])
+        #expect(result.status == 0 && result.standardError.contains("P-256"), "\(result.standardError)")
+        result = try setup.run(["get", "--tag", "com.example.signing"])
+        #expect(result.status == 0)
+        _ = try setup.folder.write(result.standardOutput, to: "stored.der")
+        let openssl = try CommandRunner.run("openssl", ["pkey", "-inform", "DER", "-in", setup.folder.path("stored.der"), "-pubout"])
+        let expected = try CommandRunner.run("openssl", ["pkey", "-in", key, "-pubout"])
+        #expect(openssl.status == 0 && openssl.output == expected.output, "\(openssl.standardError)")
+        result = try setup.run(["list"])
+        #expect(result.output.contains("internet-password  postgres://app@db.example.com:5432") && result.output.contains("key  tag com.example.signing  private ec-p256"))
+        result = try setup.run(["add", "--tag", "t", "--secret-stdin"], input: "x")
+        #expect(result.status == 2 && result.standardError.contains("--key-class and --key-type"))
+        result = try setup.run(["get", "--service", "s"])
+        #expect(result.status == 2 && result.standardError.contains("--account"))
+        result = try setup.run(["delete", "--tag", "com.example.signing"])
+        #expect(result.status == 0 && result.standardError.contains("deleted 1 item"))
+    }
+
+    @Test func exportThenImportIntoAnotherKeychain() throws {
+        let setup = try Setup()
+        _ = try setup.folder.write("export pw\n", to: "epw")
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "one").status == 0)
+        #expect(try setup.run(["add", "--service", "s", "--account", "b", "--secret-stdin", "--accessibility", "when-unlocked-this-device-only"], input: "two").status == 0)
+        let export = setup.folder.path("backup.coffer")
+        var result = try setup.run(["export", "-o", export, "--export-password-file", setup.folder.path("epw")])
+        #expect(result.status == 0 && result.standardError.contains("exported 1 item") && result.standardError.contains("1 this-device-only left out"), "\(result.standardError)")
+        result = try setup.run(["export", "-o", export, "--export-password-file", setup.folder.path("epw")])
+        #expect(result.status == 2 && result.standardError.contains("already exists"))
+        let inspect = try coffer("inspect", export)
+        #expect(inspect.output.contains("Coffer v1"))
+
+        let other = setup.folder.path("other.db")
+        let otherCommon = ["--keychain", other, "--password-file", setup.folder.path("pw")]
+        #expect(try coffer(["keychain", "create", "--scrypt-log-n", "10"] + otherCommon).status == 0)
+        result = try coffer(["keychain", "import", export, "--export-password-file", setup.folder.path("pw")] + otherCommon)
+        #expect(result.status == 1 && result.standardError.contains("wrong"), "\(result.standardError)")
+        result = try coffer(["keychain", "import", export, "--export-password-file", setup.folder.path("epw")] + otherCommon)
+        #expect(result.status == 0 && result.standardError.contains("imported 1 item"), "\(result.standardError)")
+        result = try coffer(["keychain", "import", export, "--export-password-file", setup.folder.path("epw")] + otherCommon)
+        #expect(result.status == 2 && result.standardError.contains("--skip-existing"))
+        result = try coffer(["keychain", "get", "--service", "s", "--account", "a"] + otherCommon)
+        #expect(result.output == "one")
+    }
+
     @Test func passwdChangesThePassword() throws {
         let setup = try Setup()
         #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "v").status == 0)
