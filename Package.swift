@@ -5,7 +5,9 @@
 //
 //   coffer (CLI) ──────────────┐
 //        │                     │
-//   CofferFormats   checksum lists (and later: signature files, containers)
+//   CofferKeychain  items with Keychain Services semantics, SQLite store, export, sign-in sessions
+//        │
+//   CofferFormats   key formats, signature files, the encrypted format, RNCryptor, checksum lists
 //        │
 //   CofferCrypto    digests, HMAC, randomness, Gravatar — thin typed wrappers over swift-crypto
 //        │
