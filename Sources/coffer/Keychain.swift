@@ -63,7 +63,7 @@ struct KeychainOptions: ParsableArguments {
 
 /// Names an item the way its class does: `--service S --account A` a generic password; `--server H
 /// --account A` (with `--protocol`, `--port`, `--path`) an internet password; `--tag T` (with
-/// `--key-class`, `--key-type`) a key.
+/// `--key-class`, `--key-type`) a key; `--certificate FILE` or `--serial HEX` a certificate.
 struct ItemName: ParsableArguments {
     @Option(help: ArgumentHelp("Generic password: the service, usually the app's reverse-DNS name.", valueName: "service"))
     var service: String?
@@ -92,11 +92,20 @@ struct ItemName: ParsableArguments {
     @Option(name: .customLong("key-type"), help: ArgumentHelp("Key: its algorithm (ec-p256, ed25519, rsa, aes, ...).", valueName: "type"))
     var keyType: String?
 
+    @Option(help: ArgumentHelp("Certificate: a certificate file (PEM or DER); its issuer and serial number name the item.", valueName: "file"))
+    var certificate: String?
+
+    @Option(help: ArgumentHelp("Certificate: the serial number, in hex.", valueName: "hex"))
+    var serial: String?
+
     func validate() throws {
-        let classes = [service != nil, server != nil, tag != nil].filter { $0 }.count
-        guard classes == 1 else {
-            throw ValidationError("name one item: --service and --account (generic password), --server and --account (internet password), or --tag (key)")
+        let classes = [service != nil, server != nil, tag != nil, certificate != nil || serial != nil].filter { $0 }.count
+        guard classes == 1, certificate == nil || serial == nil else {
+            throw ValidationError(
+                "name one item: --service and --account (generic password), --server and --account (internet password), --tag (key), or --certificate/--serial"
+            )
         }
+        if let serial, (try? Hex.decode(serial)).map({ $0.isEmpty }) ?? true { throw ValidationError("--serial expects hex digits, not '\(serial)'") }
         if (service != nil || server != nil) && account == nil { throw ValidationError("--account is needed with --\(service != nil ? "service" : "server")") }
         if let keyClass, KeyClass(rawValue: keyClass) == nil { throw ValidationError("--key-class must be private, public or symmetric, not '\(keyClass)'") }
         if server == nil && (serverProtocol != nil || port != nil || path != nil) {
@@ -105,10 +114,38 @@ struct ItemName: ParsableArguments {
         if tag == nil && (keyClass != nil || keyType != nil) { throw ValidationError("--key-class and --key-type name keys: pass --tag too") }
     }
 
-    var itemClass: ItemClass { service != nil ? .genericPassword : server != nil ? .internetPassword : .key }
+    var itemClass: ItemClass {
+        if service != nil { return .genericPassword }
+        if server != nil { return .internetPassword }
+        return tag != nil ? .key : .certificate
+    }
 
-    var query: KeychainQuery {
+    /// A positive serial number as DER INTEGER content, the form certificates (and Keychain Services)
+    /// keep: leading zeros dropped, one zero put back when the top bit is set (`8001` → `00 80 01`).
+    static func integerContent(_ bytes: [UInt8]) -> [UInt8] {
+        var trimmed = Array(bytes.drop { $0 == 0 })
+        if trimmed.isEmpty { return [0] }
+        if trimmed[0] & 0x80 != 0 { trimmed.insert(0, at: 0) }
+        return trimmed
+    }
+
+    /// The certificate file's identity.
+    func certificateIdentity() throws -> CertificateIdentity? {
+        guard let certificate else { return nil }
+        do {
+            return try CertificateIdentity(certificate: KeyFiles.readSmallFile(certificate, what: "certificate file"))
+        } catch let error as CofferFormatsError {
+            throw CommandFailure("\(certificate): \(error.reason)")
+        }
+    }
+
+    func query() throws -> KeychainQuery {
         var query = KeychainQuery(itemClass: itemClass)
+        if let identity = try certificateIdentity() {
+            query.issuer = identity.issuer
+            query.serialNumber = identity.serialNumber
+        }
+        if let serial { query.serialNumber = Self.integerContent(try Hex.decode(serial)) }
         query.service = service
         query.account = account
         query.server = server
@@ -127,6 +164,9 @@ struct ItemName: ParsableArguments {
         if let server, let account {
             return .internetPassword(server: server, account: account, protocol: serverProtocol ?? "https", port: port, path: path, accessibility: accessibility)
         }
+        if certificate != nil || serial != nil {
+            throw ValidationError("add a certificate with --certificate FILE alone: the file is the item's data")
+        }
         guard let keyClass = keyClass.flatMap(KeyClass.init(rawValue:)), let keyType else {
             throw ValidationError("a new key item needs --key-class and --key-type (or --key-file to store a private key file)")
         }
@@ -137,7 +177,8 @@ struct ItemName: ParsableArguments {
     var description: String {
         if let service { return "service '\(service)' and account '\(account ?? "")'" }
         if let server { return "server '\(server)' and account '\(account ?? "")'" }
-        return "tag '\(tag ?? "")'"
+        if let tag { return "tag '\(tag)'" }
+        return certificate.map { "certificate '\($0)'" } ?? "serial \(serial ?? "")"
     }
 }
 
@@ -249,7 +290,7 @@ struct KeychainStatus: ParsableCommand {
 struct KeychainAdd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add a generic password, an internet password or a key.",
+        abstract: "Add a generic password, an internet password, a key or a certificate.",
         discussion: """
             The secret comes from a prompt (asked twice) or --secret-stdin. A private key file (PEM, DER, \
             JWK...) is stored under --tag with --key-file: its class, type, size and public-key fingerprint \
@@ -259,6 +300,7 @@ struct KeychainAdd: ParsableCommand {
               coffer keychain add --service com.example.app --account ada@example.com
               coffer keychain add --server db.example.com --protocol postgres --account app
               coffer keychain add --tag com.example.release-signing --key-file release.key
+              coffer keychain add --certificate ca.pem --label "Example CA"
             """
     )
 
@@ -289,6 +331,10 @@ struct KeychainAdd: ParsableCommand {
             try addKeyFile(keyFile, tag: tag, accessibility: accessibility)
             return
         }
+        if let identity = try name.certificateIdentity() {
+            try addCertificate(identity, accessibility: accessibility)
+            return
+        }
         var item = try name.newItem(accessibility: accessibility)
         item.label = label
         item.comment = comment
@@ -301,6 +347,21 @@ struct KeychainAdd: ParsableCommand {
             guard error.code == KeychainError.Code.duplicateItem else { throw error }
             throw CommandFailure("an item for \(name) already exists", hint: "change it with 'coffer keychain update'")
         }
+    }
+
+    private func addCertificate(_ identity: CertificateIdentity, accessibility: Accessibility) throws {
+        guard !secretFromStandardInput else { throw ValidationError("a certificate's data is its file; --secret-stdin does not apply") }
+        var item = KeychainItem.certificate(issuer: identity.issuer, serialNumber: identity.serialNumber, accessibility: accessibility)
+        item.label = label
+        item.comment = comment
+        let keychain = try options.openUnlocked()
+        do {
+            try keychain.add(item, secret: identity.der)
+        } catch {
+            guard error.code == KeychainError.Code.duplicateItem else { throw error }
+            throw CommandFailure("this certificate (serial \(Hex.encode(identity.serialNumber))) is already in the keychain")
+        }
+        Terminal.writeError("stored certificate with serial \(Hex.encode(identity.serialNumber))\n")
     }
 
     private func addKeyFile(_ path: String, tag: String, accessibility: Accessibility) throws {
@@ -340,7 +401,7 @@ struct KeychainGet: ParsableCommand {
 
     func run() throws {
         let keychain = try options.openUnlocked()
-        var secret = try keychain.secret(matching: name.query)
+        var secret = try keychain.secret(matching: try name.query())
         defer { SecretBytes.wipe(&secret) }
         if reveal || !Terminal.standardOutputIsTerminal {
             secret.withUnsafeBytes { Terminal.writeOut($0) }
@@ -373,7 +434,7 @@ struct KeychainUpdate: ParsableCommand {
             throw ValidationError("nothing to change: pass --secret, --secret-stdin, --label, --new-account or --accessibility")
         }
         let keychain = try options.openUnlocked()
-        try keychain.update(matching: name.query, with: changes)
+        try keychain.update(matching: try name.query(), with: changes)
         if var secret = changes.secret { SecretBytes.wipe(&secret) }
     }
 }
@@ -386,7 +447,7 @@ struct KeychainDelete: ParsableCommand {
 
     func run() throws {
         let keychain = try options.open()
-        var query = name.query
+        var query = try name.query()
         query.matchLimit = .all
         let count = try keychain.delete(matching: query)
         Terminal.writeError("deleted \(count) item\(count == 1 ? "" : "s")\n")

@@ -111,6 +111,30 @@ struct KeychainCommandTests {
         #expect(result.status == 0 && result.standardError.contains("deleted 1 item"))
     }
 
+    @Test(.enabled(if: haveOpenSSL))
+    func certificatesByFileOrSerial() throws {
+        let setup = try Setup()
+        let made = try CommandRunner.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", setup.folder.path("ca.key"),
+            "-out", setup.folder.path("cert.pem"), "-subj", "/CN=Coffer test", "-days", "1", "-set_serial", "0x8001",
+        ])
+        #expect(made.status == 0, "\(made.standardError)")
+        var result = try setup.run(["add", "--certificate", setup.folder.path("cert.pem"), "--label", "test CA"])
+        #expect(result.status == 0 && result.standardError.contains("serial 008001"), "\(result.standardError)")
+        result = try setup.run(["add", "--certificate", setup.folder.path("cert.pem")])
+        #expect(result.status == 2 && result.standardError.contains("already in the keychain"))
+        result = try setup.run(["get", "--serial", "8001"])
+        #expect(result.status == 0, "the serial as OpenSSL prints it: \(result.standardError)")
+        _ = try setup.folder.write(result.standardOutput, to: "out.der")
+        let subject = try CommandRunner.run("openssl", ["x509", "-inform", "DER", "-in", setup.folder.path("out.der"), "-noout", "-subject"])
+        #expect(subject.output.contains("Coffer test"))
+        _ = try setup.folder.write("not a certificate", to: "bad.pem")
+        result = try setup.run(["add", "--certificate", setup.folder.path("bad.pem")])
+        #expect(result.status != 0 && result.standardError.contains("CERTIFICATE"))
+        result = try setup.run(["delete", "--certificate", setup.folder.path("cert.pem")])
+        #expect(result.status == 0 && result.standardError.contains("deleted 1 item"))
+    }
+
     @Test func exportThenImportIntoAnotherKeychain() throws {
         let setup = try Setup()
         _ = try setup.folder.write("export pw\n", to: "epw")
