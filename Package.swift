@@ -6,6 +6,7 @@
 //   coffer (CLI) ──────────────┐
 //        │                     │
 //   CofferKeychain  items with Keychain Services semantics, SQLite store, export, sign-in sessions
+//   CofferHTTPSignatures  RFC 9421 signature bases (beside the keychain, on CofferCrypto)
 //        │
 //   CofferFormats   key formats, signature files, the encrypted format, RNCryptor, checksum lists
 //        │
@@ -29,6 +30,7 @@ let package = Package(
         .library(name: "CofferCrypto", targets: ["CofferCrypto"]),
         .library(name: "CofferFormats", targets: ["CofferFormats"]),
         .library(name: "CofferKeychain", targets: ["CofferKeychain"]),
+        .library(name: "CofferHTTPSignatures", targets: ["CofferHTTPSignatures"]),
         .library(name: "CofferTesting", targets: ["CofferTesting"]),
         .executable(name: "coffer", targets: ["coffer"]),
     ],
@@ -37,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
     ],
     targets: [
         .target(name: "CofferCore", swiftSettings: strictSwift),
@@ -70,6 +74,15 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        .target(
+            name: "CofferHTTPSignatures",
+            dependencies: [
+                "CofferCore", "CofferCrypto",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
         // A C header for the one libc tuning call Swift's Glibc module does not export (mallopt).
         .target(name: "CCofferSupport"),
@@ -92,12 +105,20 @@ let package = Package(
             dependencies: ["CofferFormats", "CofferTesting"],
             swiftSettings: strictSwift
         ),
-        // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
+        .testTarget(
+            name: "CofferHTTPSignaturesTests",
+            dependencies: [
+                "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferCore", "CofferTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "CofferKeychainTests",
             dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting"],
             swiftSettings: strictSwift
         ),
+        // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
         .testTarget(
             name: "CofferCLITests",
             dependencies: ["coffer", "CofferTesting"],
