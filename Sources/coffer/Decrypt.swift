@@ -80,12 +80,7 @@ struct Decrypt: ParsableCommand {
         }
         let credential: AnyDecryptionCredential
         if let identity {
-            let bytes = try KeyFiles.readSmallFile(identity, what: "key file")
-            do {
-                credential = .identity(try RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(identity): ") }))
-            } catch {
-                throw CommandFailure("\(identity): \(error.reason)")
-            }
+            credential = .identity(try readIdentity(identity, password: { try passwords.read(prompt: "Password for \(identity): ") }))
         } else if let keyFile {
             credential = .keyBytes(try readKeyFile(keyFile))
         } else {

@@ -108,13 +108,7 @@ struct Encrypt: ParsableCommand {
                 } else if let keyBytes {
                     protection = .key(try EncryptionKey(bytes: keyBytes))
                 } else {
-                    protection = .recipients(try recipients.map { path in
-                        do {
-                            return try RecipientPublicKey(importing: KeyFiles.readSmallFile(path, what: "key file"))
-                        } catch let error as CofferFormatsError {
-                            throw CommandFailure("\(path): \(error.reason)")
-                        }
-                    })
+                    protection = .recipients(try readRecipients(recipients))
                 }
                 try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, output: output)
             } else {

@@ -550,10 +550,7 @@ struct KeychainPasswd: ParsableCommand {
         let keychain = try options.open()
         var old = try options.password.read(prompt: "Current keychain password: ")
         defer { SecretBytes.wipe(&old) }
-        var newSource = PasswordOptions()
-        newSource.passwordFile = newPasswordFile
-        newSource.passwordEnvironmentVariable = newPasswordEnvironmentVariable
-        var new = try newSource.read(prompt: "New keychain password: ", confirm: true)
+        var new = try PasswordOptions(file: newPasswordFile, environmentVariable: newPasswordEnvironmentVariable).read(prompt: "New keychain password: ", confirm: true)
         defer { SecretBytes.wipe(&new) }
         try keychain.changePassword(from: String(decoding: old, as: UTF8.self), to: String(decoding: new, as: UTF8.self))
         KeychainSession.end(path: options.resolvedPath)

@@ -17,9 +17,7 @@ struct ExportPasswordOptions: ParsableArguments {
     var isGiven: Bool { file != nil || environmentVariable != nil }
 
     func read(prompt: String, confirm: Bool) throws -> [UInt8] {
-        var source = PasswordOptions()
-        source.passwordFile = file
-        source.passwordEnvironmentVariable = environmentVariable
+        let source = PasswordOptions(file: file, environmentVariable: environmentVariable)
         try source.validate()
         return try source.read(prompt: prompt, confirm: confirm)
     }
@@ -58,7 +56,7 @@ struct KeychainExport: ParsableCommand {
     @Flag(help: "Replace an existing output file.") var force = false
 
     func validate() throws {
-        if keyFile != nil && !recipients.isEmpty || (keyFile != nil || !recipients.isEmpty) && exportPassword.isGiven {
+        if [keyFile != nil, !recipients.isEmpty, exportPassword.isGiven].filter({ $0 }).count > 1 {
             throw ValidationError("protect the export one way: its own password, --key-file, or -r recipients")
         }
     }
@@ -79,13 +77,7 @@ struct KeychainExport: ParsableCommand {
         if let keyFile {
             protection = .key(try EncryptionKey(bytes: try readKeyFile(keyFile)))
         } else if !recipients.isEmpty {
-            protection = .recipients(try recipients.map { path in
-                do {
-                    return try RecipientPublicKey(importing: KeyFiles.readSmallFile(path, what: "key file"))
-                } catch let error as CofferFormatsError {
-                    throw CommandFailure("\(path): \(error.reason)")
-                }
-            })
+            protection = .recipients(try readRecipients(recipients))
         } else {
             exportSecret = try exportPassword.read(prompt: "Password for the export: ", confirm: true)
             protection = .password(exportSecret)
@@ -148,12 +140,7 @@ struct KeychainImport: ParsableCommand {
         if let keyFile {
             credential = .key(try EncryptionKey(bytes: try readKeyFile(keyFile)))
         } else if let identity {
-            let keyBytes = try KeyFiles.readSmallFile(identity, what: "key file")
-            do {
-                credential = .identity(try RecipientPrivateKey(importing: keyBytes, password: { try TerminalPrompt.readSecret("Password for \(identity): ") }))
-            } catch {
-                throw CommandFailure("\(identity): \(error.reason)")
-            }
+            credential = .identity(try readIdentity(identity, password: { try TerminalPrompt.readSecret("Password for \(identity): ") }))
         } else {
             secret = try exportPassword.read(prompt: "Password of the export: ", confirm: false)
             credential = .password(secret)

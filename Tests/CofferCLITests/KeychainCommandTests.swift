@@ -114,11 +114,7 @@ struct KeychainCommandTests {
     @Test(.enabled(if: haveOpenSSL))
     func certificatesByFileOrSerial() throws {
         let setup = try Setup()
-        let made = try CommandRunner.run("openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", setup.folder.path("ca.key"),
-            "-out", setup.folder.path("cert.pem"), "-subj", "/CN=Coffer test", "-days", "1", "-set_serial", "0x8001",
-        ])
-        #expect(made.status == 0, "\(made.standardError)")
+        _ = try OpenSSLFixtures.selfSignedCertificate(serial: "0x8001", in: setup.folder)
         var result = try setup.run(["add", "--certificate", setup.folder.path("cert.pem"), "--label", "test CA"])
         #expect(result.status == 0 && result.standardError.contains("serial 008001"), "\(result.standardError)")
         result = try setup.run(["add", "--certificate", setup.folder.path("cert.pem")])

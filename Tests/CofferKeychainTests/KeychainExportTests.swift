@@ -39,7 +39,7 @@ struct KeychainExportTests {
         let (file, summary) = try source.keychain.exportItems(keychainPassword: Fixture.password, protection: Self.protection)
         #expect(summary == KeychainExportSummary(exported: 6, skippedThisDeviceOnly: 2))
         #expect(EncryptedFormat.detect(Array(file.prefix(16))) == .coffer, "an export is a Coffer encrypted file")
-        #expect(!file.contains(subsequence: bytes("token")) && !file.contains(subsequence: bytes("com.example.app")))
+        #expect(file.occurrences(of: bytes("token")) == 0 && file.occurrences(of: bytes("com.example.app")) == 0)
 
         let target = try Fixture(kind)
         let imported = try target.keychain.importItems(file, credential: .password(Self.exportPassword))
@@ -242,12 +242,5 @@ struct SigningKeyItemTests {
         try fixture.keychain.add(.key(applicationTag: bytes("t"), keyClass: .privateKey, keyType: "ec-p256"), secret: bytes("not a key"))
         let error = try #require(throws: KeychainError.self) { try fixture.keychain.signingKey(tag: "t") }
         #expect(error.code == .dataCorrupted)
-    }
-}
-
-extension Array where Element == UInt8 {
-    func contains(subsequence: [UInt8]) -> Bool {
-        guard subsequence.count <= count else { return false }
-        return (0...(count - subsequence.count)).contains { self[$0..<$0 + subsequence.count].elementsEqual(subsequence) }
     }
 }

@@ -72,3 +72,24 @@ func parseEncryptedFormat(_ name: String) throws -> EncryptedFormat {
     }
     return format
 }
+
+/// Reads `-r` recipient public-key files (X25519 or P-256), naming the file in any error.
+func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
+    try paths.map { path in
+        do {
+            return try RecipientPublicKey(importing: KeyFiles.readSmallFile(path, what: "key file"))
+        } catch let error as CofferFormatsError {
+            throw CommandFailure("\(path): \(error.reason)")
+        }
+    }
+}
+
+/// Reads an `-i` identity (a recipient private key); `password` is asked only for an encrypted key.
+func readIdentity(_ path: String, password: @escaping KeyImporter.PasswordProvider) throws -> RecipientPrivateKey {
+    let bytes = try KeyFiles.readSmallFile(path, what: "key file")
+    do {
+        return try RecipientPrivateKey(importing: bytes, password: password)
+    } catch {
+        throw CommandFailure("\(path): \(error.reason)")
+    }
+}

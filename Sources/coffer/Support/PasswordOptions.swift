@@ -19,6 +19,15 @@ struct PasswordOptions: ParsableArguments {
     @Option(name: .customLong("password-env"), help: ArgumentHelp("Read the password from this environment variable.", valueName: "var"))
     var passwordEnvironmentVariable: String?
 
+    /// The same sources under other flags' names (`--new-password-file`, `--export-password-env`…).
+    init(file: String?, environmentVariable: String?) {
+        self.init()
+        passwordFile = file
+        passwordEnvironmentVariable = environmentVariable
+    }
+
+    init() {}
+
     func validate() throws {
         if passwordFile != nil && passwordEnvironmentVariable != nil {
             throw ValidationError("--password-file and --password-env are alternatives; pass one")
