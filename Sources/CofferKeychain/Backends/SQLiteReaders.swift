@@ -69,8 +69,12 @@ final class SQLiteReaders: @unchecked Sendable {
             return statement
         }
 
-        func error(_ code: Int32) -> DatabaseError {
-            DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)))
-        }
+        func error(_ code: Int32) -> DatabaseError { sqliteError(code, connection: handle) }
     }
+}
+
+/// A failed SQLite call as GRDB's error, with the connection's message, so that
+/// `SQLiteStorage.wrap` maps it like any other database error.
+func sqliteError(_ code: Int32, connection: SQLiteConnection?) -> DatabaseError {
+    DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) })
 }

@@ -202,9 +202,16 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         ]
     }
 
-    /// The WHERE clause and its values for a query. The clause depends only on which attributes are
-    /// set, so it is built once per shape and SQLite's prepared statement is reused.
-    private static func filter(_ query: KeychainQuery) -> (String, [SQLValue]) {
+    /// The SQL of a query shape (which attributes are set): its WHERE clause, and the SELECT of
+    /// ``columns`` with a bound LIMIT. Built once per shape, so a lookup neither builds SQL nor hashes
+    /// a new string, and SQLite's prepared statement is reused.
+    private struct ShapeSQL {
+        let clause: String
+        let select: String
+    }
+
+    /// A query's shape SQL and the values its WHERE clause binds.
+    private static func filter(_ query: KeychainQuery) -> (ShapeSQL, [SQLValue]) {
         var shape = 0
         var values: [SQLValue] = [.text(query.itemClass.rawValue)]
         for (index, value) in filterValues(query).enumerated() {
@@ -212,19 +219,20 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             shape |= 1 << index
             values.append(value)
         }
-        return (clause(forShape: shape), values)
+        return (sql(forShape: shape), values)
     }
 
-    private static let clauses = NSLock()
-    nonisolated(unsafe) private static var clauseByShape: [Int: String] = [:]
+    private static let shapes = NSLock()
+    nonisolated(unsafe) private static var sqlByShape: [Int: ShapeSQL] = [:]
 
-    private static func clause(forShape shape: Int) -> String {
-        clauses.withLock {
-            if let clause = clauseByShape[shape] { return clause }
+    private static func sql(forShape shape: Int) -> ShapeSQL {
+        shapes.withLock {
+            if let sql = sqlByShape[shape] { return sql }
             let columns = filterColumns.indices.filter { shape & (1 << $0) != 0 }.map { "\(filterColumns[$0]) = ?" }
             let clause = (["class = ?"] + columns).joined(separator: " AND ")
-            clauseByShape[shape] = clause
-            return clause
+            let sql = ShapeSQL(clause: clause, select: "SELECT \(Self.columns) FROM items WHERE \(clause) ORDER BY id LIMIT ?")
+            sqlByShape[shape] = sql
+            return sql
         }
     }
 
@@ -266,17 +274,15 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
 
     /// The SELECT of a query and the values it binds.
     private static func select(_ query: KeychainQuery, limit: Int?) -> (String, [SQLValue]) {
-        let (clause, values) = filter(query)
-        let limitClause = limit.map { " LIMIT \($0)" } ?? ""
-        return ("SELECT \(columns) FROM items WHERE \(clause) ORDER BY id\(limitClause)", values)
+        let (sql, values) = filter(query)
+        // A negative LIMIT is no limit in SQLite.
+        return (sql.select, values + [.integer(Int64(limit ?? -1))])
     }
 
     /// Runs a SELECT of ``columns`` and decodes its rows, binding and stepping through SQLite's own
     /// calls (GRDB's generic arguments and rows cost more than the lookup itself).
     private static func fetch(_ handle: SQLiteStatement, connection: SQLiteConnection?, values: [SQLValue] = []) throws -> [ItemRow] {
-        func failure(_ code: Int32) -> DatabaseError {
-            DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) })
-        }
+        func failure(_ code: Int32) -> DatabaseError { sqliteError(code, connection: connection) }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         defer { sqlite3_reset(handle) }
@@ -325,8 +331,8 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
 
     func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
         try write { db in
-            let (clause, values) = Self.filter(query)
-            try db.execute(sql: "DELETE FROM items WHERE \(clause)", arguments: StatementArguments(values.map(\.databaseValue)))
+            let (sql, values) = Self.filter(query)
+            try db.execute(sql: "DELETE FROM items WHERE \(sql.clause)", arguments: StatementArguments(values.map(\.databaseValue)))
             return db.changesCount
         }
     }
