@@ -14,6 +14,40 @@ public struct HTTPSignatureError: Error, Hashable, Sendable, CustomStringConvert
         public static let invalidComponent = Code(rawValue: "invalid-component")
         /// A component is listed twice.
         public static let duplicateComponent = Code(rawValue: "duplicate-component")
+        /// A signature parameter is unknown, of the wrong type, or missing where it is needed.
+        public static let invalidParameter = Code(rawValue: "invalid-parameter")
+
+        // Verification: each of these answers "why was this request refused" (the middleware's reason).
+
+        /// The message has no `Signature-Input`/`Signature` pair (that the policy would consider).
+        public static let missingSignature = Code(rawValue: "missing-signature")
+        /// `Signature-Input`, `Signature` or `Content-Digest` cannot be parsed, or they do not match up.
+        public static let malformedSignature = Code(rawValue: "malformed-signature")
+        /// No key is registered under the signature's `keyid`.
+        public static let unknownKey = Code(rawValue: "unknown-key")
+        /// The signature's `alg` names another algorithm than the key's.
+        public static let algorithmMismatch = Code(rawValue: "algorithm-mismatch")
+        /// The signature is past its `expires`, or older than the policy's maximum age.
+        public static let expired = Code(rawValue: "expired")
+        /// The signature's `created` lies in the future beyond the allowed clock skew.
+        public static let createdInFuture = Code(rawValue: "created-in-future")
+        /// The same signature (or nonce) was already accepted within its validity window.
+        public static let replayed = Code(rawValue: "replayed")
+        /// The signature does not cover a component the policy requires, or lacks a required parameter.
+        public static let componentNotCovered = Code(rawValue: "component-not-covered")
+        /// The signature's `tag` is not the one the policy expects.
+        public static let tagMismatch = Code(rawValue: "tag-mismatch")
+        /// The body does not match its `Content-Digest`.
+        public static let digestMismatch = Code(rawValue: "digest-mismatch")
+        /// The signature is not valid for this message under this key.
+        public static let badSignature = Code(rawValue: "bad-signature")
+        /// A key store or replay cache failed; the request could not be judged (a server error, not the
+        /// client's fault).
+        public static let unavailable = Code(rawValue: "unavailable")
+        /// A raw HTTP message cannot be read (bad request line, header, length or limit).
+        public static let malformedMessage = Code(rawValue: "malformed-message")
+        /// A key cannot make or check signatures with the requested algorithm.
+        public static let unsupportedAlgorithm = Code(rawValue: "unsupported-algorithm")
     }
 
     /// What kind of failure this is.

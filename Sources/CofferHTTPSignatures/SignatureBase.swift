@@ -1,5 +1,22 @@
 public import HTTPTypes
+import CofferCore
 import RawStructuredFieldValues
+
+/// The message a signature covers: a request, or a response with (optionally) the request it answers,
+/// for components marked `req`.
+public enum HTTPSignedMessage: Sendable {
+    /// A request.
+    case request(HTTPRequest)
+    /// A response, and the request it answers when the signature covers `req` components.
+    case response(HTTPResponse, request: HTTPRequest?)
+
+    var headerFields: HTTPFields {
+        switch self {
+        case .request(let request): request.headerFields
+        case .response(let response, _): response.headerFields
+        }
+    }
+}
 
 /// The signature base (RFC 9421 §2.5): the exact bytes an HTTP message signature signs, one line per
 /// covered component and a last `@signature-params` line.
@@ -8,22 +25,42 @@ public enum HTTPSignatureBase {
     ///
     /// - Throws: ``HTTPSignatureError`` `.missingComponent` when the request lacks a covered component,
     ///   `.duplicateComponent` when one is listed twice, `.invalidComponent` for an unknown derived
-    ///   component or text a structured field cannot carry.
+    ///   component, parameters that do not fit it, or text a structured field cannot carry.
     public static func make(
         for request: HTTPRequest, covering components: [HTTPSignatureComponent], parameters: HTTPSignatureParameters
     ) throws(HTTPSignatureError) -> String {
+        try make(for: .request(request), covering: components, parameters: parameters)
+    }
+
+    /// The signature base of a response; `request` supplies the components marked `req` (RFC 9421 §2.4).
+    public static func make(
+        for response: HTTPResponse, answering request: HTTPRequest? = nil,
+        covering components: [HTTPSignatureComponent], parameters: HTTPSignatureParameters
+    ) throws(HTTPSignatureError) -> String {
+        try make(for: .response(response, request: request), covering: components, parameters: parameters)
+    }
+
+    /// The signature base of either kind of message.
+    public static func make(
+        for message: HTTPSignedMessage, covering components: [HTTPSignatureComponent], parameters: HTTPSignatureParameters
+    ) throws(HTTPSignatureError) -> String {
         var seen: Set<HTTPSignatureComponent> = []
-        var lines: [String] = []
+        var base = ""
+        base.reserveCapacity(256)
         for component in components {
             guard seen.insert(component).inserted else {
                 throw HTTPSignatureError(.duplicateComponent, "\(component) is covered twice")
             }
-            for value in try values(of: component, in: request) {
-                lines.append("\(component): \(value)")
+            for value in try values(of: component, in: message) {
+                base += component.description
+                base += ": "
+                base += value
+                base += "\n"
             }
         }
-        lines.append("\"@signature-params\": " + (try signatureParams(components, parameters)))
-        return lines.joined(separator: "\n")
+        base += "\"@signature-params\": "
+        base += try signatureParams(components, parameters)
+        return base
     }
 
     /// The `@signature-params` value, which is also the member value of the `Signature-Input` field:
@@ -31,10 +68,29 @@ public enum HTTPSignatureBase {
     public static func signatureParams(
         _ components: [HTTPSignatureComponent], _ parameters: HTTPSignatureParameters
     ) throws(HTTPSignatureError) -> String {
+        var serializer = StructuredFieldValueSerializer()
+        do {
+            let bytes = try serializer.writeListFieldValue([.innerList(innerList(components, parameters))])
+            return String(decoding: bytes, as: UTF8.self)
+        } catch {
+            throw HTTPSignatureError(.invalidComponent, "a component name or parameter is not printable ASCII, which a signature cannot carry")
+        }
+    }
+
+    /// The structured-field form of a signature's components and parameters.
+    static func innerList(_ components: [HTTPSignatureComponent], _ parameters: HTTPSignatureParameters) -> InnerList {
         var list = BareInnerList()
         for component in components {
             var componentParameters = OrderedMap<String, RFC9651BareItem>()
-            if let name = component.queryParameterName { componentParameters["name"] = .string(name) }
+            for parameter in component.parameters {
+                switch parameter {
+                case .name(let value): componentParameters["name"] = .string(value)
+                case .key(let value): componentParameters["key"] = .string(value)
+                case .structured: componentParameters["sf"] = .bool(true)
+                case .byteSequence: componentParameters["bs"] = .bool(true)
+                case .request: componentParameters["req"] = .bool(true)
+                }
+            }
             list.append(Item(bareItem: RFC9651BareItem.string(component.name), parameters: componentParameters))
         }
         var signatureParameters = OrderedMap<String, RFC9651BareItem>()
@@ -44,27 +100,42 @@ public enum HTTPSignatureBase {
             case .string(let text): signatureParameters[name] = .string(text)
             }
         }
-        var serializer = StructuredFieldValueSerializer()
-        do {
-            let bytes = try serializer.writeListFieldValue([.innerList(InnerList(bareInnerList: list, parameters: signatureParameters))])
-            return String(decoding: bytes, as: UTF8.self)
-        } catch {
-            throw HTTPSignatureError(.invalidComponent, "a component name or parameter is not printable ASCII, which a signature cannot carry")
+        return InnerList(bareInnerList: list, parameters: signatureParameters)
+    }
+
+    // MARK: - Component values
+
+    /// The value (or, for a repeated query parameter, values) of one component.
+    static func values(of component: HTTPSignatureComponent, in message: HTTPSignedMessage) throws(HTTPSignatureError) -> [String] {
+        if component.isFromRequest {
+            guard case .response(_, let request) = message else {
+                throw HTTPSignatureError(.invalidComponent, "\(component): req applies only to responses")
+            }
+            guard let request else {
+                throw HTTPSignatureError(.missingComponent, "\(component) is covered but the request this response answers was not given")
+            }
+            let own = HTTPSignatureComponent(name: component.name, parameters: component.parameters.filter { $0 != .request })
+            return try values(of: own, in: .request(request))
+        }
+        guard component.isDerived else { return [try fieldValue(of: component, in: message.headerFields)] }
+        let allowed = component.name == "@query-param" ? 1 : 0
+        guard component.parameters.count == allowed else {
+            throw HTTPSignatureError(.invalidComponent, "\(component) has parameters a derived component does not take")
+        }
+        switch message {
+        case .request(let request):
+            return try derivedValues(of: component, in: request)
+        case .response(let response, _):
+            guard component.name == "@status" else {
+                throw HTTPSignatureError(.invalidComponent, "\(component) belongs to requests; mark it ;req to take it from the request")
+            }
+            return [String(response.status.code)]
         }
     }
 
-    /// The value (or, for a repeated query parameter, values) of one component.
-    static func values(of component: HTTPSignatureComponent, in request: HTTPRequest) throws(HTTPSignatureError) -> [String] {
+    static func derivedValues(of component: HTTPSignatureComponent, in request: HTTPRequest) throws(HTTPSignatureError) -> [String] {
         func missing(_ what: String) -> HTTPSignatureError {
             HTTPSignatureError(.missingComponent, "\(component) is covered but the request has no \(what)")
-        }
-        guard component.isDerived else {
-            guard let name = HTTPField.Name(component.name) else {
-                throw HTTPSignatureError(.invalidComponent, "\(component) is not a valid field name")
-            }
-            let values = request.headerFields[values: name]
-            guard !values.isEmpty else { throw missing("\(component.name) field") }
-            return [values.map { $0.trimmingWhitespace() }.joined(separator: ", ")]
         }
         let target = request.path ?? ""
         let (path, query) = splitTarget(target)
@@ -101,6 +172,36 @@ public enum HTTPSignatureBase {
         }
     }
 
+    /// A header field's value under its parameters (RFC 9421 §2.1).
+    static func fieldValue(of component: HTTPSignatureComponent, in fields: HTTPFields) throws(HTTPSignatureError) -> String {
+        for parameter in component.parameters {
+            if case .name = parameter {
+                throw HTTPSignatureError(.invalidComponent, "\(component): name applies only to @query-param")
+            }
+        }
+        if component.isByteSequence && (component.isStructured || component.dictionaryKey != nil) {
+            throw HTTPSignatureError(.invalidComponent, "\(component): bs cannot be combined with sf or key")
+        }
+        guard let name = HTTPField.Name(component.name), component.name == name.canonicalName else {
+            throw HTTPSignatureError(.invalidComponent, "\(component) is not a valid lowercase field name")
+        }
+        let lines = fields[values: name]
+        guard !lines.isEmpty else {
+            throw HTTPSignatureError(.missingComponent, "\(component) is covered but the message has no \(component.name) field")
+        }
+        if component.isByteSequence {
+            return lines.map { ":" + Base64.encode(Array($0.trimmingWhitespace().utf8)) + ":" }.joined(separator: ", ")
+        }
+        let combined = lines.map { $0.trimmingWhitespace() }.joined(separator: ", ")
+        if let key = component.dictionaryKey {
+            return try StructuredField.member(key, ofDictionary: combined, component: component)
+        }
+        if component.isStructured {
+            return try StructuredField.reserialized(combined, component: component)
+        }
+        return combined
+    }
+
     /// The path and, when there is a `?`, the query of a request target.
     static func splitTarget(_ target: String) -> (path: String, query: String?) {
         guard let mark = target.firstIndex(of: "?") else { return (target, nil) }
@@ -117,10 +218,50 @@ public enum HTTPSignatureBase {
     }
 }
 
+/// Structured-field re-serialization for the `sf` and `key` parameters.
+enum StructuredField {
+    /// The serialized value of one dictionary member (an item or inner list, with its parameters).
+    static func member(_ key: String, ofDictionary value: String, component: HTTPSignatureComponent) throws(HTTPSignatureError) -> String {
+        var parser = StructuredFieldValueParser(Array(value.utf8))
+        guard let dictionary = try? parser.parseDictionaryFieldValue() else {
+            throw HTTPSignatureError(.invalidComponent, "\(component): the \(component.name) field is not a structured dictionary")
+        }
+        guard let member = dictionary[key] else {
+            throw HTTPSignatureError(.missingComponent, "\(component) is covered but the \(component.name) field has no member '\(key)'")
+        }
+        var serializer = StructuredFieldValueSerializer()
+        guard let bytes = try? serializer.writeListFieldValue([member]) else {
+            throw HTTPSignatureError(.invalidComponent, "\(component): the member cannot be serialized")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The field value parsed and serialized again, as a dictionary, a list or an item — whichever
+    /// parses first. Where two of them parse, their serializations are the same bytes.
+    static func reserialized(_ value: String, component: HTTPSignatureComponent) throws(HTTPSignatureError) -> String {
+        let bytes = Array(value.utf8)
+        var serializer = StructuredFieldValueSerializer()
+        var dictionaryParser = StructuredFieldValueParser(bytes)
+        if let dictionary = try? dictionaryParser.parseDictionaryFieldValue(), let out = try? serializer.writeDictionaryFieldValue(dictionary) {
+            return String(decoding: out, as: UTF8.self)
+        }
+        var listParser = StructuredFieldValueParser(bytes)
+        if let list = try? listParser.parseListFieldValue(), let out = try? serializer.writeListFieldValue(list) {
+            return String(decoding: out, as: UTF8.self)
+        }
+        var itemParser = StructuredFieldValueParser(bytes)
+        if let item = try? itemParser.parseItemFieldValue(), let out = try? serializer.writeItemFieldValue(item) {
+            return String(decoding: out, as: UTF8.self)
+        }
+        throw HTTPSignatureError(.invalidComponent, "\(component): the \(component.name) field is not a structured field")
+    }
+}
+
 extension String {
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
     func trimmingWhitespace() -> String {
         let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        return String(drop(while: isWhitespace).reversed().drop(while: isWhitespace).reversed())
+        guard let first = firstIndex(where: { !isWhitespace($0) }), let last = lastIndex(where: { !isWhitespace($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

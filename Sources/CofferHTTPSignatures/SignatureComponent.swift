@@ -3,45 +3,127 @@
 ///
 /// ```swift
 /// let covered: [HTTPSignatureComponent] = [.method, .targetURI, .field("content-digest")]
+/// let fromTheRequest = HTTPSignatureComponent.field("content-digest").fromRequest   // "content-digest";req
 /// ```
 public struct HTTPSignatureComponent: Hashable, Sendable, CustomStringConvertible {
     /// The component name: `@method`, `@path`… for derived components, a lowercase field name otherwise.
     public let name: String
-    /// `@query-param`'s `name` parameter.
-    public let queryParameterName: String?
+    /// The component's parameters, in the order they are serialized.
+    public private(set) var parameters: [Parameter]
+
+    /// A parameter of a component identifier (RFC 9421 §2.1, §2.2.8, §2.4).
+    public enum Parameter: Hashable, Sendable {
+        /// `name="…"`: which query parameter `@query-param` takes.
+        case name(String)
+        /// `key="…"`: one member of a dictionary structured field.
+        case key(String)
+        /// `sf`: the field re-serialized as a structured field.
+        case structured
+        /// `bs`: each field line wrapped as a byte sequence.
+        case byteSequence
+        /// `req`: taken from the request a response answers.
+        case request
+    }
+
+    /// Creates a component from its name and parameters exactly as given; ``HTTPSignatureBase`` checks
+    /// that they make sense together when it builds a base.
+    public init(name: String, parameters: [Parameter] = []) {
+        self.name = name
+        self.parameters = parameters
+    }
 
     /// A header field by name (case-insensitive; kept lowercase as the signature base requires).
-    public static func field(_ name: String) -> HTTPSignatureComponent {
-        HTTPSignatureComponent(name: name.lowercased(), queryParameterName: nil)
+    ///
+    /// - Parameters:
+    ///   - key: take only this member of a dictionary field (`key="…"`).
+    ///   - structured: re-serialize the field as a structured field (`sf`).
+    ///   - byteSequence: wrap each field line as a byte sequence (`bs`), for fields whose lines cannot be
+    ///     combined safely.
+    public static func field(_ name: String, key: String? = nil, structured: Bool = false, byteSequence: Bool = false) -> HTTPSignatureComponent {
+        var parameters: [Parameter] = []
+        if structured { parameters.append(.structured) }
+        if let key { parameters.append(.key(key)) }
+        if byteSequence { parameters.append(.byteSequence) }
+        return HTTPSignatureComponent(name: name.lowercased(), parameters: parameters)
     }
 
     /// The value of one query parameter (`@query-param;name="…"`), as decoded from the query string.
     public static func queryParameter(_ name: String) -> HTTPSignatureComponent {
-        HTTPSignatureComponent(name: "@query-param", queryParameterName: name)
+        HTTPSignatureComponent(name: "@query-param", parameters: [.name(name)])
     }
 
     /// `@method`: the request method.
-    public static let method = HTTPSignatureComponent(name: "@method", queryParameterName: nil)
+    public static let method = HTTPSignatureComponent(name: "@method")
     /// `@target-uri`: the full target URI.
-    public static let targetURI = HTTPSignatureComponent(name: "@target-uri", queryParameterName: nil)
+    public static let targetURI = HTTPSignatureComponent(name: "@target-uri")
     /// `@authority`: host and port, lowercase, without a default port.
-    public static let authority = HTTPSignatureComponent(name: "@authority", queryParameterName: nil)
+    public static let authority = HTTPSignatureComponent(name: "@authority")
     /// `@scheme`: `http` or `https`.
-    public static let scheme = HTTPSignatureComponent(name: "@scheme", queryParameterName: nil)
+    public static let scheme = HTTPSignatureComponent(name: "@scheme")
     /// `@request-target`: the request target as sent (path and query).
-    public static let requestTarget = HTTPSignatureComponent(name: "@request-target", queryParameterName: nil)
+    public static let requestTarget = HTTPSignatureComponent(name: "@request-target")
     /// `@path`: the target's path, `/` when empty.
-    public static let path = HTTPSignatureComponent(name: "@path", queryParameterName: nil)
+    public static let path = HTTPSignatureComponent(name: "@path")
     /// `@query`: the query with its leading `?` (just `?` when there is none).
-    public static let query = HTTPSignatureComponent(name: "@query", queryParameterName: nil)
+    public static let query = HTTPSignatureComponent(name: "@query")
+    /// `@status`: a response's three-digit status code (responses only).
+    public static let status = HTTPSignatureComponent(name: "@status")
+
+    /// The same component taken from the request that a signed response answers (`;req`).
+    public var fromRequest: HTTPSignatureComponent {
+        guard !isFromRequest else { return self }
+        var copy = self
+        copy.parameters.append(.request)
+        return copy
+    }
 
     /// Whether this is a derived component (its name starts with `@`).
     public var isDerived: Bool { name.hasPrefix("@") }
 
+    /// Whether the component is taken from the related request (`req`).
+    public var isFromRequest: Bool { parameters.contains(.request) }
+
+    /// `@query-param`'s `name` parameter.
+    public var queryParameterName: String? {
+        for case .name(let value) in parameters { return value }
+        return nil
+    }
+
+    /// The dictionary member a field component selects (`key`).
+    public var dictionaryKey: String? {
+        for case .key(let value) in parameters { return value }
+        return nil
+    }
+
+    /// Whether the field is re-serialized as a structured field (`sf`).
+    public var isStructured: Bool { parameters.contains(.structured) }
+
+    /// Whether each field line is wrapped as a byte sequence (`bs`).
+    public var isByteSequence: Bool { parameters.contains(.byteSequence) }
+
     /// The component identifier as it appears in the signature base, e.g. `"@query-param";name="Pet"`.
     public var description: String {
-        var text = "\"\(name)\""
-        if let queryParameterName { text += ";name=\"\(queryParameterName)\"" }
+        var text = quoted(name)
+        for parameter in parameters {
+            switch parameter {
+            case .name(let value): text += ";name=" + quoted(value)
+            case .key(let value): text += ";key=" + quoted(value)
+            case .structured: text += ";sf"
+            case .byteSequence: text += ";bs"
+            case .request: text += ";req"
+            }
+        }
         return text
     }
+}
+
+/// `text` as a structured-field string: in double quotes, with `"` and `\` escaped.
+func quoted(_ text: String) -> String {
+    guard text.contains(where: { $0 == "\"" || $0 == "\\" }) else { return "\"" + text + "\"" }
+    var out = "\""
+    for character in text {
+        if character == "\"" || character == "\\" { out.append("\\") }
+        out.append(character)
+    }
+    return out + "\""
 }

@@ -1,0 +1,178 @@
+import CofferCore
+import CofferCrypto
+import Foundation
+public import HTTPTypes
+
+/// A signature that passed every check, and what it said.
+public struct HTTPVerifiedSignature: Sendable {
+    /// The signature's label.
+    public let label: String
+    /// The key id it was made with (its key was found and checked it).
+    public let keyID: String
+    /// The algorithm of that key.
+    public let algorithm: HTTPSignatureAlgorithm
+    /// What it covers.
+    public let components: [HTTPSignatureComponent]
+    /// Its parameters.
+    public let parameters: HTTPSignatureParameters
+}
+
+/// Checks signed requests against one ``HTTPSignaturePolicy`` (RFC 9421 §3.2): the signature must cover
+/// what the policy requires, be fresh, name a known key whose algorithm it does not try to change, verify
+/// over the message, match the body's `Content-Digest`, and not have been accepted before.
+///
+/// ```swift
+/// let verifier = HTTPMessageVerifier(policy: HTTPSignaturePolicy(), keys: myKeyStore)
+/// let verified = try await verifier.verify(request, body: body)   // throws HTTPSignatureError
+/// print(verified.keyID)
+/// ```
+public struct HTTPMessageVerifier: Sendable {
+    /// The policy.
+    public var policy: HTTPSignaturePolicy
+    /// Where keys are found by `keyid`.
+    public let keys: any HTTPSignatureKeyProvider
+    /// The replay cache; nil turns replay protection off.
+    public let replayCache: (any HTTPSignatureReplayCache)?
+
+    /// A verifier; by default with a replay cache in memory.
+    public init(policy: HTTPSignaturePolicy = HTTPSignaturePolicy(), keys: any HTTPSignatureKeyProvider, replayCache: (any HTTPSignatureReplayCache)? = InMemoryReplayCache()) {
+        self.policy = policy
+        self.keys = keys
+        self.replayCache = replayCache
+    }
+
+    /// Verifies a request and its body (nil for none). With several signatures, the first that satisfies
+    /// the policy wins; when none does, the first one's failure is thrown.
+    ///
+    /// - Parameter now: UNIX seconds (the current time by default).
+    /// - Throws: ``HTTPSignatureError`` whose code says why: `.missingSignature`, `.malformedSignature`,
+    ///   `.componentNotCovered`, `.tagMismatch`, `.expired`, `.createdInFuture`, `.unknownKey`,
+    ///   `.algorithmMismatch`, `.badSignature`, `.digestMismatch`, `.replayed`, or `.unavailable` when the
+    ///   key store or replay cache failed.
+    public func verify(_ request: HTTPRequest, body: [UInt8]?, now: Int64? = nil) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
+        try await verify(.request(request), body: body, now: now ?? Int64(Date().timeIntervalSince1970))
+    }
+
+    /// Verifies a response, `request` supplying the components marked `req`.
+    public func verify(_ response: HTTPResponse, answering request: HTTPRequest?, body: [UInt8]?, now: Int64? = nil) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
+        try await verify(.response(response, request: request), body: body, now: now ?? Int64(Date().timeIntervalSince1970))
+    }
+
+    func verify(_ message: HTTPSignedMessage, body: [UInt8]?, now: Int64) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
+        var candidates = try HTTPSignatureFields.signatures(in: message.headerFields)
+        if let label = policy.label { candidates = candidates.filter { $0.label == label } }
+        guard !candidates.isEmpty else {
+            throw HTTPSignatureError(.missingSignature, policy.label.map { "the request carries no signature labelled '\($0)'" } ?? "the request carries no Signature-Input and Signature fields")
+        }
+        var firstFailure: HTTPSignatureError?
+        for candidate in candidates {
+            do {
+                return try await verify(candidate, in: message, body: body, now: now)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        throw firstFailure ?? HTTPSignatureError(.missingSignature, "no signature was checked")
+    }
+
+    func verify(_ candidate: HTTPMessageSignature, in message: HTTPSignedMessage, body: [UInt8]?, now: Int64) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
+        let parameters = candidate.parameters
+        try checkPolicy(candidate, body: body)
+        try checkTime(parameters, now: now)
+        guard let keyID = parameters.keyID else {
+            throw HTTPSignatureError(.unknownKey, "signature '\(candidate.label)' names no keyid")
+        }
+        let key: HTTPVerificationKey
+        do {
+            guard let found = try await keys.verificationKey(forKeyID: keyID) else {
+                throw HTTPSignatureError(.unknownKey, "no key is registered as '\(keyID)'")
+            }
+            key = found
+        } catch let error as HTTPSignatureError {
+            throw error
+        } catch {
+            throw HTTPSignatureError(.unavailable, "the key store failed: \(error)")
+        }
+        if let algorithm = parameters.algorithm, algorithm != key.algorithm.rawValue {
+            throw HTTPSignatureError(.algorithmMismatch, "signature '\(candidate.label)' says alg=\(algorithm) but key '\(keyID)' is \(key.algorithm)")
+        }
+        let base = try HTTPSignatureBase.make(for: message, covering: candidate.components, parameters: parameters)
+        guard key.isValidSignature(candidate.signature, for: base) else {
+            throw HTTPSignatureError(.badSignature, "signature '\(candidate.label)' does not verify with key '\(keyID)'")
+        }
+        if candidate.components.contains(.field("content-digest")), let field = message.headerFields[.contentDigest] {
+            try ContentDigest.check(field, body: body ?? [])
+        }
+        try await checkReplay(candidate, keyID: keyID, base: base, now: now)
+        return HTTPVerifiedSignature(label: candidate.label, keyID: keyID, algorithm: key.algorithm, components: candidate.components, parameters: parameters)
+    }
+
+    func checkPolicy(_ candidate: HTTPMessageSignature, body: [UInt8]?) throws(HTTPSignatureError) {
+        let parameters = candidate.parameters
+        let label = candidate.label
+        if let tag = policy.tag, parameters.tag != tag {
+            throw HTTPSignatureError(.tagMismatch, "signature '\(label)' is not tagged '\(tag)'")
+        }
+        if policy.requiresCreated && parameters.created == nil {
+            throw HTTPSignatureError(.componentNotCovered, "signature '\(label)' has no created parameter")
+        }
+        if policy.requiresExpires && parameters.expires == nil {
+            throw HTTPSignatureError(.componentNotCovered, "signature '\(label)' has no expires parameter")
+        }
+        if policy.requiresNonce && parameters.nonce == nil {
+            throw HTTPSignatureError(.componentNotCovered, "signature '\(label)' has no nonce parameter")
+        }
+        for required in policy.requiredComponents where !candidate.components.contains(required) {
+            throw HTTPSignatureError(.componentNotCovered, "signature '\(label)' does not cover \(required)")
+        }
+        if policy.requiresContentDigestWithBody, let body, !body.isEmpty, !candidate.components.contains(.field("content-digest")) {
+            throw HTTPSignatureError(.componentNotCovered, "the request has a body but signature '\(label)' does not cover \"content-digest\"")
+        }
+    }
+
+    func checkTime(_ parameters: HTTPSignatureParameters, now: Int64) throws(HTTPSignatureError) {
+        if let created = parameters.created {
+            if created > now &+ policy.clockSkew {
+                throw HTTPSignatureError(.createdInFuture, "the signature was created \(created &- now) s in the future")
+            }
+            if let maximumAge = policy.maximumAge, now &- created > maximumAge &+ policy.clockSkew {
+                throw HTTPSignatureError(.expired, "the signature is \(now &- created) s old; at most \(maximumAge) s are accepted")
+            }
+        }
+        if let expires = parameters.expires {
+            if let created = parameters.created, expires < created {
+                throw HTTPSignatureError(.invalidParameter, "the signature expires before it was created")
+            }
+            if now > expires &+ policy.clockSkew {
+                throw HTTPSignatureError(.expired, "the signature expired \(now &- expires) s ago")
+            }
+        }
+    }
+
+    /// Records the signature as used: by `keyid` and nonce when there is one, otherwise by the digest of
+    /// its signature base (not of the signature bytes, which ECDSA lets anyone re-randomize).
+    func checkReplay(_ candidate: HTTPMessageSignature, keyID: String, base: String, now: Int64) async throws(HTTPSignatureError) {
+        guard let replayCache else { return }
+        let parameters = candidate.parameters
+        var digester = Digester(.sha256)
+        digester.update(keyID)
+        digester.update([0])
+        if let nonce = parameters.nonce {
+            digester.update("nonce:" + nonce)
+        } else {
+            digester.update("base:" + base)
+        }
+        var expiry = now &+ (policy.maximumAge ?? 300) &+ policy.clockSkew
+        if let created = parameters.created, let maximumAge = policy.maximumAge { expiry = created &+ maximumAge &+ policy.clockSkew }
+        if let expires = parameters.expires { expiry = max(expiry, expires &+ policy.clockSkew) }
+        let firstUse: Bool
+        do {
+            firstUse = try await replayCache.recordFirstUse(of: digester.finalize().hex, expiringAt: expiry, now: now)
+        } catch {
+            throw HTTPSignatureError(.unavailable, "the replay cache failed: \(error)")
+        }
+        guard firstUse else {
+            throw HTTPSignatureError(.replayed, "signature '\(candidate.label)' was already accepted; a request cannot be sent twice")
+        }
+    }
+}

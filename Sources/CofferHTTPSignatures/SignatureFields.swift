@@ -1,0 +1,186 @@
+public import HTTPTypes
+import CofferCore
+import RawStructuredFieldValues
+
+/// One signature of a message as its `Signature-Input` and `Signature` fields carry it (RFC 9421 §4):
+/// its label, what it covers, its parameters, and the signature bytes.
+public struct HTTPMessageSignature: Hashable, Sendable {
+    /// The dictionary key that pairs the two fields' members (`sig1`).
+    public var label: String
+    /// The covered components, in order.
+    public var components: [HTTPSignatureComponent]
+    /// The signature parameters, in the order received.
+    public var parameters: HTTPSignatureParameters
+    /// The signature value.
+    public var signature: [UInt8]
+
+    /// A signature from its parts.
+    public init(label: String, components: [HTTPSignatureComponent], parameters: HTTPSignatureParameters, signature: [UInt8]) {
+        self.label = label
+        self.components = components
+        self.parameters = parameters
+        self.signature = signature
+    }
+}
+
+extension HTTPField.Name {
+    /// `Signature-Input` (RFC 9421 §4.1).
+    public static let signatureInput = HTTPField.Name("Signature-Input")!
+    /// `Signature` (RFC 9421 §4.2).
+    public static let signature = HTTPField.Name("Signature")!
+    /// `Content-Digest` (RFC 9530 §2).
+    public static let contentDigest = HTTPField.Name("Content-Digest")!
+}
+
+/// Reading and writing the `Signature-Input` and `Signature` fields.
+public enum HTTPSignatureFields {
+    /// The most signatures one message may carry; more are refused as malformed.
+    public static let maximumSignatures = 16
+    /// The most components one signature may cover.
+    public static let maximumComponents = 64
+    /// The largest signature value accepted, in bytes (an RSA-8192 signature is 1,024).
+    public static let maximumSignatureBytes = 1024
+
+    /// Every signature in a message's fields, in `Signature-Input` order; empty when the message has
+    /// neither field.
+    ///
+    /// - Throws: ``HTTPSignatureError`` `.malformedSignature` when either field is not a structured
+    ///   dictionary of the right shapes, a label is in one field but not the other, or a limit is
+    ///   exceeded; `.invalidParameter` for an unknown or mistyped signature parameter.
+    public static func signatures(in fields: HTTPFields) throws(HTTPSignatureError) -> [HTTPMessageSignature] {
+        let inputLines = fields[values: .signatureInput]
+        let signatureLines = fields[values: .signature]
+        if inputLines.isEmpty && signatureLines.isEmpty { return [] }
+        let inputs = try dictionary(inputLines.joined(separator: ", "), field: "Signature-Input")
+        let values = try dictionary(signatureLines.joined(separator: ", "), field: "Signature")
+        guard inputs.count <= maximumSignatures else {
+            throw HTTPSignatureError(.malformedSignature, "Signature-Input has \(inputs.count) signatures; at most \(maximumSignatures) are read")
+        }
+        guard inputs.count == values.count else {
+            throw HTTPSignatureError(.malformedSignature, "Signature-Input has \(inputs.count) members but Signature has \(values.count)")
+        }
+        var result: [HTTPMessageSignature] = []
+        for (label, input) in inputs {
+            guard let value = values[label] else {
+                throw HTTPSignatureError(.malformedSignature, "Signature-Input's '\(label)' has no member in Signature")
+            }
+            let (components, parameters) = try parseInput(input, label: label)
+            result.append(HTTPMessageSignature(label: label, components: components, parameters: parameters, signature: try signatureBytes(value, label: label)))
+        }
+        return result
+    }
+
+    /// The two field values with `signature` added to the signatures `fields` already carries (other
+    /// signers' members are kept as they were, re-serialized).
+    /// - Throws: ``HTTPSignatureError`` `.malformedSignature` when the existing fields cannot be read or
+    ///   already use `signature.label`.
+    public static func adding(_ signature: HTTPMessageSignature, to fields: HTTPFields) throws(HTTPSignatureError) -> (signatureInput: String, signature: String) {
+        let inputLines = fields[values: .signatureInput]
+        let signatureLines = fields[values: .signature]
+        var inputs = inputLines.isEmpty ? OrderedMap() : try dictionary(inputLines.joined(separator: ", "), field: "Signature-Input")
+        var values = signatureLines.isEmpty ? OrderedMap() : try dictionary(signatureLines.joined(separator: ", "), field: "Signature")
+        guard inputs[signature.label] == nil, values[signature.label] == nil else {
+            throw HTTPSignatureError(.malformedSignature, "the message already has a signature labelled '\(signature.label)'")
+        }
+        inputs[signature.label] = .innerList(HTTPSignatureBase.innerList(signature.components, signature.parameters))
+        values[signature.label] = .item(Item(bareItem: RFC9651BareItem.undecodedByteSequence(Base64.encode(signature.signature)), parameters: OrderedMap<String, RFC9651BareItem>()))
+        var serializer = StructuredFieldValueSerializer()
+        do {
+            let input = try serializer.writeDictionaryFieldValue(inputs)
+            let value = try serializer.writeDictionaryFieldValue(values)
+            return (String(decoding: input, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        } catch {
+            throw HTTPSignatureError(.invalidComponent, "the label '\(signature.label)' or a component or parameter cannot be written as a structured field (lowercase label; printable ASCII)")
+        }
+    }
+
+    // MARK: - Parsing
+
+    static func dictionary(_ value: String, field: String) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
+        var parser = StructuredFieldValueParser(Array(value.utf8))
+        do {
+            return try parser.parseDictionaryFieldValue()
+        } catch {
+            throw HTTPSignatureError(.malformedSignature, "the \(field) field is not a structured dictionary")
+        }
+    }
+
+    static func parseInput(_ input: ItemOrInnerList, label: String) throws(HTTPSignatureError) -> ([HTTPSignatureComponent], HTTPSignatureParameters) {
+        guard case .innerList(let list) = input else {
+            throw HTTPSignatureError(.malformedSignature, "Signature-Input's '\(label)' is not an inner list of components")
+        }
+        guard list.bareInnerList.count <= maximumComponents else {
+            throw HTTPSignatureError(.malformedSignature, "'\(label)' covers \(list.bareInnerList.count) components; at most \(maximumComponents) are read")
+        }
+        var components: [HTTPSignatureComponent] = []
+        for item in list.bareInnerList {
+            components.append(try component(item, label: label))
+        }
+        return (components, try parameters(list.rfc9651Parameters, label: label))
+    }
+
+    static func component(_ item: Item, label: String) throws(HTTPSignatureError) -> HTTPSignatureComponent {
+        guard case .string(let name) = item.rfc9651BareItem else {
+            throw HTTPSignatureError(.malformedSignature, "'\(label)' lists a component that is not a string")
+        }
+        var parameters: [HTTPSignatureComponent.Parameter] = []
+        for (key, value) in item.rfc9651Parameters {
+            switch (key, value) {
+            case ("name", .string(let text)): parameters.append(.name(text))
+            case ("key", .string(let text)): parameters.append(.key(text))
+            case ("sf", .bool(true)): parameters.append(.structured)
+            case ("bs", .bool(true)): parameters.append(.byteSequence)
+            case ("req", .bool(true)): parameters.append(.request)
+            default:
+                throw HTTPSignatureError(.invalidComponent, "'\(label)': the component parameter '\(key)' of \"\(name)\" is not one Coffer supports (name, key, sf, bs, req)")
+            }
+        }
+        return HTTPSignatureComponent(name: name, parameters: parameters)
+    }
+
+    static func parameters(_ map: OrderedMap<String, RFC9651BareItem>, label: String) throws(HTTPSignatureError) -> HTTPSignatureParameters {
+        var parameters = HTTPSignatureParameters()
+        var order: [String] = []
+        func wrongType(_ name: String, _ expected: String) -> HTTPSignatureError {
+            HTTPSignatureError(.invalidParameter, "'\(label)': the \(name) parameter must be \(expected)")
+        }
+        for (name, value) in map {
+            order.append(name)
+            switch name {
+            case "created":
+                guard case .integer(let number) = value else { throw wrongType(name, "an integer") }
+                parameters.created = number
+            case "expires":
+                guard case .integer(let number) = value else { throw wrongType(name, "an integer") }
+                parameters.expires = number
+            case "nonce":
+                guard case .string(let text) = value else { throw wrongType(name, "a string") }
+                parameters.nonce = text
+            case "alg":
+                guard case .string(let text) = value else { throw wrongType(name, "a string") }
+                parameters.algorithm = text
+            case "keyid":
+                guard case .string(let text) = value else { throw wrongType(name, "a string") }
+                parameters.keyID = text
+            case "tag":
+                guard case .string(let text) = value else { throw wrongType(name, "a string") }
+                parameters.tag = text
+            default:
+                throw HTTPSignatureError(.invalidParameter, "'\(label)': the signature parameter '\(name)' is not one RFC 9421 defines")
+            }
+        }
+        parameters.order = order
+        return parameters
+    }
+
+    static func signatureBytes(_ value: ItemOrInnerList, label: String) throws(HTTPSignatureError) -> [UInt8] {
+        guard case .item(let item) = value, case .undecodedByteSequence(let encoded) = item.rfc9651BareItem else {
+            throw HTTPSignatureError(.malformedSignature, "Signature's '\(label)' is not a byte sequence")
+        }
+        guard encoded.utf8.count <= (maximumSignatureBytes / 3 + 1) * 4,
+              let bytes = try? Base64.decode(encoded), !bytes.isEmpty else {
+            throw HTTPSignatureError(.malformedSignature, "Signature's '\(label)' is not base64 of at most \(maximumSignatureBytes) bytes")
+        }
+        return bytes
+    }
+}
