@@ -5,8 +5,12 @@
 //
 //   coffer (CLI) ──────────────┐
 //        │                     │
+//   CofferServer    the registration server (`coffer serve`): keys, users, replay cache on SQLite/PostgreSQL
+//        │
+//   CofferHummingbird  verifying middleware · CofferHTTPClient  signing AsyncHTTPClient helper
+//        │
 //   CofferKeychain  items with Keychain Services semantics, SQLite store, export, sign-in sessions
-//   CofferHTTPSignatures  RFC 9421 signature bases (beside the keychain, on CofferCrypto)
+//   CofferHTTPSignatures  RFC 9421 signatures, RFC 9530 Content-Digest, verifier policy, replay cache
 //        │
 //   CofferFormats   key formats, signature files, the encrypted format, RNCryptor, checksum lists
 //        │
@@ -31,6 +35,9 @@ let package = Package(
         .library(name: "CofferFormats", targets: ["CofferFormats"]),
         .library(name: "CofferKeychain", targets: ["CofferKeychain"]),
         .library(name: "CofferHTTPSignatures", targets: ["CofferHTTPSignatures"]),
+        .library(name: "CofferHummingbird", targets: ["CofferHummingbird"]),
+        .library(name: "CofferHTTPClient", targets: ["CofferHTTPClient"]),
+        .library(name: "CofferServer", targets: ["CofferServer"]),
         .library(name: "CofferTesting", targets: ["CofferTesting"]),
         .executable(name: "coffer", targets: ["coffer"]),
     ],
@@ -41,6 +48,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(name: "CofferCore", swiftSettings: strictSwift),
@@ -83,6 +96,46 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // Verifying signed requests in a Hummingbird 2 server.
+        .target(
+            name: "CofferHummingbird",
+            dependencies: [
+                "CofferHTTPSignatures",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Signing and sending requests with AsyncHTTPClient.
+        .target(
+            name: "CofferHTTPClient",
+            dependencies: [
+                "CofferHTTPSignatures",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // The registration server behind `coffer serve`: keys, users and the replay cache on SQLite or PostgreSQL.
+        .target(
+            name: "CofferServer",
+            dependencies: [
+                "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSwift
+        ),
         .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
         // A C header for the one libc tuning call Swift's Glibc module does not export (mallopt).
         .target(name: "CCofferSupport"),
@@ -90,7 +143,12 @@ let package = Package(
             name: "coffer",
             dependencies: [
                 "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport",
+                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSwift
         ),
@@ -110,6 +168,18 @@ let package = Package(
             dependencies: [
                 "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferCore", "CofferTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "CofferServerTests",
+            dependencies: [
+                "CofferServer", "CofferHummingbird", "CofferHTTPClient", "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSwift
         ),

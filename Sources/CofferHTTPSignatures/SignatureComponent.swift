@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// One covered component of an HTTP message signature (RFC 9421 §2): a derived component such as
 /// `@method`, or a header field, with the parameters that change how its value is taken.
 ///
@@ -126,4 +128,28 @@ func quoted(_ text: String) -> String {
         out.append(character)
     }
     return out + "\""
+}
+
+extension HTTPSignatureComponent {
+    /// Reads a component identifier as it is written in `Signature-Input` or on a command line:
+    /// `@method`, `content-digest`, `"@query-param";name="Pet"`, `example-dict;key="a"`, `x;sf`, `@path;req`.
+    /// - Throws: ``HTTPSignatureError`` `.invalidComponent` when it cannot be read.
+    public init(parsing text: String) throws(HTTPSignatureError) {
+        var identifier = text
+        if !identifier.hasPrefix("\"") {
+            let name = identifier.prefix { $0 != ";" }
+            identifier = "\"" + name + "\"" + identifier.dropFirst(name.count)
+        }
+        var fields = HTTPFields()
+        fields[.signatureInput] = "c=(\(identifier))"
+        fields[.signature] = "c=:AA==:"
+        do {
+            guard let parsed = try HTTPSignatureFields.signatures(in: fields).first, parsed.components.count == 1 else {
+                throw HTTPSignatureError(.invalidComponent, "'\(text)' is not one component identifier")
+            }
+            self = parsed.components[0]
+        } catch {
+            throw HTTPSignatureError(.invalidComponent, "'\(text)' is not a component identifier such as @method, content-digest or @query-param;name=\"id\"")
+        }
+    }
 }

@@ -1,0 +1,101 @@
+public import CofferHTTPSignatures
+import Foundation
+public import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// A request context that can carry the signature a ``HTTPSignatureMiddleware`` verified.
+public protocol HTTPSignatureRequestContext: RequestContext {
+    /// The verified signature; set by the middleware before any route behind it runs.
+    var verifiedSignature: HTTPVerifiedSignature? { get set }
+}
+
+/// The request context to use when signatures are all a server needs from its context.
+public struct HTTPSignatureContext: HTTPSignatureRequestContext {
+    /// Hummingbird's own storage.
+    public var coreContext: CoreRequestContextStorage
+    /// The verified signature (see ``HTTPSignatureRequestContext``).
+    public var verifiedSignature: HTTPVerifiedSignature?
+
+    /// A fresh context for one request.
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+}
+
+/// Hummingbird 2 middleware that lets through only requests whose HTTP message signature (RFC 9421)
+/// satisfies the verifier's policy, and puts the verified key identity into the context.
+///
+/// Refused requests get `401 Unauthorized` with an RFC 9457 problem-details body whose `reason` says
+/// why (`missing-signature`, `unknown-key`, `expired`, `replayed`, `component-not-covered`,
+/// `digest-mismatch`, `bad-signature`, …) and never echoes a secret; a failing key store or replay cache
+/// gives `503`. The body is read (up to ``maximumBodySize``) to check `Content-Digest` and stays
+/// available to the route.
+///
+/// ```swift
+/// let router = Router(context: HTTPSignatureContext.self)
+/// router.group("api").add(middleware: HTTPSignatureMiddleware(verifier: verifier))
+///     .post("orders") { request, context in "signed by \(context.verifiedSignature!.keyID)" }
+/// ```
+public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: RouterMiddleware {
+    /// The verifier and its policy.
+    public let verifier: HTTPMessageVerifier
+    /// The scheme the client signed in `@target-uri`/`@scheme` when the request line does not say
+    /// (HTTP/1.1 origin-form): `https` behind TLS or a TLS-terminating proxy, `http` otherwise.
+    public var scheme: String
+    /// The authority the client signed, when a proxy in front rewrites `Host`; nil to use the request's.
+    public var authority: String?
+    /// The largest body read for the digest check; a larger one gets `413`.
+    public var maximumBodySize: Int
+
+    /// A middleware; see the properties for what each parameter means.
+    public init(verifier: HTTPMessageVerifier, scheme: String = "https", authority: String? = nil, maximumBodySize: Int = 1 << 20) {
+        self.verifier = verifier
+        self.scheme = scheme
+        self.authority = authority
+        self.maximumBodySize = maximumBodySize
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        let buffer = try await request.collectBody(upTo: maximumBodySize)
+        var head = request.head
+        if head.scheme == nil { head.scheme = scheme }
+        if let authority { head.authority = authority }
+        let body = buffer.readableBytes == 0 ? nil : Array(buffer.readableBytesView)
+        var context = context
+        do {
+            let verified = try await verifier.verify(head, body: body)
+            context.verifiedSignature = verified
+            context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
+        } catch {
+            let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
+            if error.code == .unavailable {
+                context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason)])
+            } else {
+                context.logger.info("signature refused", metadata: ["reason": .string(error.code.rawValue)])
+            }
+            return Self.problem(status: status, error: error)
+        }
+        return try await next(request, context)
+    }
+
+    /// An `application/problem+json` response (RFC 9457) for a refusal.
+    public static func problem(status: HTTPResponse.Status, error: HTTPSignatureError) -> Response {
+        let detail = error.code == .unavailable ? "the server could not check the signature; try again later" : error.reason
+        let document: [String: any Sendable] = [
+            "type": "https://coffer.dev/problems/signature",
+            "title": status == .unauthorized ? "The request's signature was refused" : "The signature could not be checked",
+            "status": status.code,
+            "reason": error.code.rawValue,
+            "detail": detail,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        var fields = HTTPFields()
+        fields[.contentType] = "application/problem+json"
+        if status == .unauthorized {
+            fields[.wwwAuthenticate] = "Signature"
+        }
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,60 @@
+public import Foundation
+public import Logging
+
+/// Where `coffer serve` keeps its data: `sqlite:PATH` (the default, under the XDG data folder) or a
+/// `postgres://` URL.
+public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A SQLite file.
+    case sqlite(path: String)
+    /// A PostgreSQL database.
+    case postgres(url: String)
+
+    /// Reads `sqlite:PATH`, `postgres://…`/`postgresql://…`, or nil for the default SQLite file.
+    /// - Throws: ``ServerConfigurationError`` for anything else.
+    public init(_ text: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let text else {
+            self = .sqlite(path: Self.defaultSQLitePath(environment: environment))
+            return
+        }
+        if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ServerConfigurationError("sqlite: needs a path, e.g. sqlite:/var/lib/coffer/server.sqlite") }
+            self = .sqlite(path: path)
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else {
+            throw ServerConfigurationError("--database takes sqlite:PATH or postgres://user:password@host:port/database")
+        }
+    }
+
+    /// `$XDG_DATA_HOME/coffer/server.sqlite`, or `~/.local/share/coffer/server.sqlite`.
+    public static func defaultSQLitePath(environment: [String: String]) -> String {
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return base + "/coffer/server.sqlite"
+    }
+
+    /// Opens the store (creating tables as needed).
+    public func open(logger: Logger) async throws -> any RegistrationStore {
+        let store: any RegistrationStore
+        switch self {
+        case .sqlite(let path): store = try SQLiteRegistrationStore(path: path)
+        case .postgres(let url): store = try PostgresRegistrationStore(url: url, logger: logger)
+        }
+        do {
+            try await store.migrate()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// The location for messages, without a password.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url): PostgresRegistrationStore.redacted(url)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import CofferHTTPSignatures
+import Foundation
+public import Logging
+import NIOSSL
+import PostgresNIO
+
+/// The registration store in PostgreSQL, shared by every server instance that points at the same
+/// database: registered keys, users, and the replay cache (an `INSERT … ON CONFLICT` is the atomic
+/// "first use" test across instances).
+public final class PostgresRegistrationStore: RegistrationStore {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let inserts = Counter()
+    private let logger: Logger
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
+    /// - Throws: ``ServerConfigurationError`` for a URL that cannot be used.
+    public init(url: String, logger: Logger = Logger(label: "coffer.postgres")) throws {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty else {
+            throw ServerConfigurationError("'\(Self.redacted(url))' is not a postgres://user:password@host:port/database URL")
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        let tls: PostgresClient.Configuration.TLS
+        switch sslMode {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require": tls = .require(.makeClientConfiguration())
+        default: throw ServerConfigurationError("sslmode must be disable, prefer or require, not '\(sslMode)'")
+        }
+        let configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.percentEncodedUser?.removingPercentEncoding ?? "postgres",
+            password: components.percentEncodedPassword?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls
+        )
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    /// The URL without its password, for messages and logs.
+    public static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "postgres://***"
+    }
+
+    public func migrate() async throws {
+        try await client.withConnection { connection in
+            // One instance creates the tables at a time; the others wait and find them.
+            try await connection.query("SELECT pg_advisory_lock(7304182)", logger: logger)
+            do {
+                try await connection.query("""
+                    CREATE TABLE IF NOT EXISTS coffer_keys (
+                        key_id TEXT PRIMARY KEY, algorithm TEXT NOT NULL, public_key TEXT, secret TEXT, created_at BIGINT NOT NULL)
+                    """, logger: logger)
+                try await connection.query("""
+                    CREATE TABLE IF NOT EXISTS coffer_users (
+                        id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                        key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at BIGINT NOT NULL)
+                    """, logger: logger)
+                try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)", logger: logger)
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(7304182)", logger: logger)
+                throw error
+            }
+            try await connection.query("SELECT pg_advisory_unlock(7304182)", logger: logger)
+        }
+    }
+
+    public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
+        try await client.query("""
+            INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at)
+            VALUES (\(key.keyID), \(key.algorithm.rawValue), \(key.publicKey), \(key.secret), \(key.createdAt))
+            ON CONFLICT (key_id) DO NOTHING
+            """, logger: logger)
+        return try await self.key(id: key.keyID) ?? key
+    }
+
+    public func key(id: String) async throws -> RegisteredKey? {
+        let rows = try await client.query(
+            "SELECT key_id, algorithm, public_key, secret, created_at FROM coffer_keys WHERE key_id = \(id)", logger: logger)
+        for try await (keyID, algorithm, publicKey, secret, createdAt) in rows.decode((String, String, String?, String?, Int64).self) {
+            guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { return nil }
+            return RegisteredKey(keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt)
+        }
+        return nil
+    }
+
+    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
+        let rows = try await client.query("""
+            INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (\(email), \(name), \(keyID), \(createdAt))
+            ON CONFLICT (email) DO NOTHING RETURNING id
+            """, logger: logger)
+        for try await id in rows.decode(Int64.self) {
+            return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+        }
+        return nil
+    }
+
+    public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
+        if inserts.next() % RegistrationSQL.sweepInterval == 0 {
+            try await client.query("DELETE FROM coffer_replay WHERE expires_at <= \(now)", logger: logger)
+        }
+        var binds = PostgresBindings()
+        binds.append(identifier)
+        binds.append(expiry)
+        binds.append(now)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: RegistrationSQL.replayInsert, binds: binds), logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    public func ping() async throws {
+        try await client.query("SELECT 1", logger: logger)
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        _ = await runner.value
+    }
+}
+
+/// A server setting that cannot be used, with what to do instead.
+public struct ServerConfigurationError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,103 @@
+import CofferCore
+import CofferHTTPSignatures
+import Foundation
+import GRDB
+
+/// The registration store in one SQLite file (WAL mode; the file is created 0600 in a 0700 folder).
+public final class SQLiteRegistrationStore: RegistrationStore {
+    private let pool: DatabasePool
+    private let inserts = Counter()
+
+    /// Opens (creating if needed) the database at `path`.
+    public init(path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CofferCoreError(.ioFailure, "cannot create the database file \(path)")
+            }
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+    }
+
+    public func migrate() async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS coffer_keys (
+                    key_id TEXT PRIMARY KEY, algorithm TEXT NOT NULL, public_key TEXT, secret TEXT, created_at INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS coffer_users (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                    key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+                """)
+        }
+    }
+
+    public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO coffer_keys (\(RegistrationSQL.keyColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
+                arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt]
+            )
+            return try Self.key(id: key.keyID, in: db) ?? key
+        }
+    }
+
+    public func key(id: String) async throws -> RegisteredKey? {
+        try await pool.read { db in try Self.key(id: id, in: db) }
+    }
+
+    private static func key(id: String, in db: Database) throws -> RegisteredKey? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = ?", arguments: [id]),
+              let algorithm = HTTPSignatureAlgorithm(rawValue: row["algorithm"]) else { return nil }
+        return RegisteredKey(keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"])
+    }
+
+    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
+        try await pool.write { db in
+            let id = try Int64.fetchOne(
+                db,
+                sql: "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id",
+                arguments: [email, name, keyID, createdAt]
+            )
+            return id.map { RegisteredUser(id: $0, email: email, name: name, keyID: keyID) }
+        }
+    }
+
+    public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
+        let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
+        return try await pool.write { db in
+            if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
+            let sql = RegistrationSQL.replayInsert.replacingOccurrences(of: "$", with: "?")
+            return try String.fetchOne(db, sql: sql, arguments: [identifier, expiry, now]) != nil
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CofferCore
+import CofferHTTPClient
+import CofferHTTPSignatures
+import Foundation
+import HTTPTypes
+import NIOCore
+
+struct RequestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Sign an HTTP request and send it: a small curl for trying a signed API by hand.",
+        discussion: """
+            The response body goes to standard output, the status line (and with -i the header \
+            fields) to standard error. Without -k the request is sent unsigned. Exit 0 for a 2xx \
+            status, 1 for any other status, 2 when the request could not be made.
+
+            Examples:
+              coffer request -X POST https://api.example/register -d '{"algorithm": "hmac-sha256"}'
+              coffer request -k app.key --keyid k_3f… -X POST https://api.example/register_user \\
+                  -H 'Content-Type: application/json' -d '{"email": "ada@example.com", "name": "Ada"}'
+              coffer request -k secret.b64 --alg hmac-sha256 --keyid h_… https://api.example/health
+            """
+    )
+
+    @Argument(help: "The absolute URL.")
+    var url: String
+
+    @Option(name: .customShort("X"), help: ArgumentHelp("The method (default GET, or POST with a body).", valueName: "method"))
+    var method: String?
+
+    @Option(name: .customShort("H"), help: ArgumentHelp("A header field (repeat).", valueName: "Name: value"))
+    var headers: [String] = []
+
+    @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("The body, as text.", valueName: "text"))
+    var data: String?
+
+    @Option(name: .customLong("data-file"), help: ArgumentHelp("The body, from a file ('-' for standard input).", valueName: "file"))
+    var dataFile: String?
+
+    @Flag(name: .shortAndLong, help: "Print the response's header fields to standard error.")
+    var include = false
+
+    @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
+    var timeout: Int64 = 30
+
+    @OptionGroup(title: "Signing")
+    var signing: HTTPSigningOptions
+
+    func validate() throws {
+        if data != nil && dataFile != nil { throw ValidationError("-d and --data-file are alternatives") }
+    }
+
+    func run() throws {
+        let body: [UInt8]? = try data.map { Array($0.utf8) } ?? dataFile.map {
+            guard let bytes = try FileReader.open($0).readAll(limit: 64 << 20) else { throw CommandFailure("the body is larger than 64 MiB") }
+            return bytes
+        }
+        var request = try makeRequest(method: method ?? (body == nil ? "GET" : "POST"), url: url, headers: headers)
+        if body != nil && request.headerFields[.contentType] == nil && (body?.first == UInt8(ascii: "{") || body?.first == UInt8(ascii: "[")) {
+            request.headerFields[.contentType] = "application/json"
+        }
+        let signer = signing.isSigning ? try signing.signer() : nil
+        if let signer {
+            do {
+                try signer.sign(&request, body: body)
+            } catch {
+                throw CommandFailure(error.reason)
+            }
+        }
+        let clientRequest = try HTTPClient.clientRequest(request, body: body)
+        let (timeout, include) = (timeout, include)
+        let status: Int = try runBlocking {
+            let response: HTTPClientResponse
+            do {
+                response = try await HTTPClient.shared.execute(clientRequest, timeout: .seconds(timeout))
+            } catch {
+                throw CommandFailure("the request failed: \(error)")
+            }
+            Terminal.writeError("HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
+            if include {
+                for header in response.headers { Terminal.writeError("\(header.name): \(header.value)\n") }
+            }
+            for try await chunk in response.body {
+                chunk.withUnsafeReadableBytes { Terminal.writeOut($0) }
+            }
+            Terminal.flushStandardOutput()
+            return Int(response.status.code)
+        }
+        if !(200..<300).contains(status) { throw ExitCode(ExitStatus.checkFailed) }
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import CofferServer
+import Foundation
+import Logging
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the registration server: apps register keys, then sign their requests (RFC 9421).",
+        discussion: """
+            Routes:
+              POST /register        {"publicKey": "<PEM or JWK>"} → 201 {"keyId", "algorithm"}
+                                    (RSA keys add "algorithm": "rsa-pss-sha512" or "rsa-v1_5-sha256")
+                                    {"algorithm": "hmac-sha256"} → 201 {"keyId", "algorithm", "secret"}
+                                    — the only time the secret is ever sent
+              POST /register_user   {"email", "name"}, signed by a registered key, covering @method,
+                                    @target-uri and content-digest, with created → 201; otherwise 401
+                                    with a problem-details body saying why; a replayed request is 401
+              GET  /health          200 {"status": "ok"} when the database answers
+
+            Storage: a SQLite file (default $XDG_DATA_HOME/coffer/server.sqlite, or --database \
+            sqlite:PATH), or PostgreSQL (--database postgres://user:password@host:port/db, \
+            sslmode=disable|prefer|require) so that several instances behind a load balancer share \
+            registered keys and the replay cache. The database URL can also come from the \
+            COFFER_DATABASE environment variable, which keeps a password out of the process list.
+
+            Logs are structured (swift-log) on standard error; SIGINT or SIGTERM stops the server \
+            gracefully (requests in flight finish). The first line on standard output is \
+            'listening on http(s)://HOST:PORT' once connections are accepted.
+
+            Examples:
+              coffer serve
+              coffer serve --port 8443 --cert server.pem --key server.key
+              COFFER_DATABASE=postgres://coffer:pw@127.0.0.1/coffer coffer serve --port 8081
+            """
+    )
+
+    @Option(help: ArgumentHelp("The address to listen on.", valueName: "host"))
+    var host: String = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The port (0 picks a free one).", valueName: "port"))
+    var port: Int = 8080
+
+    @Option(help: ArgumentHelp("sqlite:PATH or postgres://… (default: COFFER_DATABASE, else the SQLite file in the XDG data folder).", valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("The TLS certificate chain (PEM); with --key, serves HTTPS.", valueName: "file"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("The TLS private key (PEM).", valueName: "file"))
+    var key: String?
+
+    @Option(name: .customLong("public-scheme"), help: ArgumentHelp("The scheme clients sign, when a TLS-terminating proxy is in front (default: https with --cert, else http).", valueName: "scheme"))
+    var publicScheme: String?
+
+    @Option(name: .customLong("public-authority"), help: ArgumentHelp("The host[:port] clients sign, when a proxy rewrites Host.", valueName: "authority"))
+    var publicAuthority: String?
+
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("The oldest signature accepted, in seconds.", valueName: "seconds"))
+    var maxAge: Int64 = 300
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @Flag(name: .customLong("unsigned-twin"), help: .hidden)
+    var unsignedTwin = false
+
+    func validate() throws {
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
+        if !(0...65535).contains(port) { throw ValidationError("--port must be 0 to 65535") }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
+    }
+
+    func run() throws {
+        let location: DatabaseLocation
+        do {
+            location = try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["COFFER_DATABASE"])
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        var logger = Logger(label: "coffer.serve")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var options = RegistrationServer.Options()
+        options.scheme = publicScheme ?? (cert == nil ? "http" : "https")
+        options.authority = publicAuthority
+        options.maximumAge = maxAge
+        options.unsignedTwin = unsignedTwin
+        let scheme = cert == nil ? "http" : "https"
+        let (host, port, cert, key) = (host, port, cert, key)
+        try runBlocking { [logger, options] in
+            let store: any RegistrationStore
+            do {
+                store = try await location.open(logger: logger)
+            } catch {
+                throw CommandFailure("cannot open the database \(location): \(error)")
+            }
+            logger.info("database open", metadata: ["database": .string(location.description)])
+            let server = RegistrationServer(store: store, options: options)
+            let application = try server.application(host: host, port: port, certificatePath: cert, keyPath: key, logger: logger) { bound in
+                Terminal.writeOut("listening on \(scheme)://\(host):\(bound)\n")
+                Terminal.flushStandardOutput()
+            }
+            do {
+                try await application.runService()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+            try await store.close()
+            logger.info("stopped")
+        }
+    }
+}
