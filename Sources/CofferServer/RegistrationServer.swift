@@ -140,12 +140,15 @@ public struct RegistrationServer: Sendable {
         guard let verifying = key.verifyingKey else { return problem(.badRequest, "invalid-key", "publicKey is not a public key") }
         let keyID = "k_" + Hex.encode(verifying.fingerprint.sha256.prefix(16))
         let record = RegisteredKey(keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now)
-        let stored = try await store.insertKey(record)
+        let existing = try await store.key(id: keyID)
+        let stored = try await existing ?? store.insertKey(record)
         guard stored.algorithm == record.algorithm else {
             return problem(.conflict, "key-exists", "this key is already registered for \(stored.algorithm)")
         }
-        context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
-        return json(stored.createdAt == now ? .created : .ok, ["keyId": keyID, "algorithm": key.algorithm.rawValue])
+        if existing == nil {
+            context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
+        }
+        return json(existing == nil ? .created : .ok, ["keyId": keyID, "algorithm": key.algorithm.rawValue])
     }
 
     static func registerUser(_ request: Request, context: HTTPSignatureContext, keyID: String, store: any RegistrationStore) async throws -> Response {

@@ -1,0 +1,196 @@
+import AsyncHTTPClient
+import CofferCore
+import CofferCrypto
+import CofferHTTPClient
+import CofferHTTPSignatures
+import CofferServer
+import CofferTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+/// The registration server on a real loopback port, driven by AsyncHTTPClient through our signing helper.
+@Suite("Registration server")
+struct RegistrationServerTests {
+    struct Reply {
+        let status: Int
+        let json: [String: Any]
+    }
+
+    /// Sends a request and reads the JSON reply.
+    static func send(_ request: HTTPClientRequest) async throws -> Reply {
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
+        return Reply(status: Int(response.status.code), json: json)
+    }
+
+    static func post(_ base: String, _ path: String, json: String) async throws -> Reply {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: json))
+        return try await send(request)
+    }
+
+    /// A signed `POST /register_user` ready to send (and to send again).
+    static func signedUserRequest(_ base: String, signer: HTTPMessageSigner, email: String, body override: [UInt8]? = nil) throws -> HTTPClientRequest {
+        let url = try #require(URL(string: base))
+        var request = HTTPRequest(method: .post, scheme: "http", authority: "\(url.host ?? ""):\(url.port ?? 80)", path: "/register_user")
+        request.headerFields[.contentType] = "application/json"
+        let body = Array(#"{"email": "\#(email)", "name": "Ada"}"#.utf8)
+        try signer.sign(&request, body: body)
+        return try HTTPClient.clientRequest(request, body: override ?? body)
+    }
+
+    /// Runs `body` against a live server over `store`.
+    static func withServer<Value: Sendable>(store: any RegistrationStore, _ body: @escaping @Sendable (String) async throws -> Value) async throws -> Value {
+        let server = RegistrationServer(store: store)
+        let app = Application(router: server.router(), configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        return try await app.test(.live) { client in
+            try await body("http://127.0.0.1:\(try #require(client.port))")
+        }
+    }
+
+    static func sqliteStore(_ directory: TemporaryDirectory) async throws -> any RegistrationStore {
+        try await DatabaseLocation.sqlite(path: directory.path("server.sqlite")).open(logger: Logger(label: "test"))
+    }
+
+    @Test func publicKeyRegistrationAndSignedRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        let key = try SigningKey.generate(.ed25519)
+        try await Self.withServer(store: store) { base in
+            let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            let registered = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            #expect(registered.status == 201)
+            #expect(registered.json["algorithm"] as? String == "ed25519")
+            let keyID = try #require(registered.json["keyId"] as? String)
+            let again = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            #expect(again.status == 200)
+            #expect(again.json["keyId"] as? String == keyID)
+
+            let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+            let request = try Self.signedUserRequest(base, signer: signer, email: "ada@example.com")
+            let created = try await Self.send(request)
+            #expect(created.status == 201)
+            #expect(created.json["keyId"] as? String == keyID)
+            #expect(created.json["email"] as? String == "ada@example.com")
+
+            let replayed = try await Self.send(request)
+            #expect(replayed.status == 401)
+            #expect(replayed.json["reason"] as? String == "replayed")
+
+            let unsigned = try await Self.post(base, "/register_user", json: #"{"email": "bob@example.com", "name": "Bob"}"#)
+            #expect(unsigned.status == 401)
+            #expect(unsigned.json["reason"] as? String == "missing-signature")
+
+            let tampered = try Self.signedUserRequest(base, signer: signer, email: "eve@example.com", body: Array(#"{"email": "eve@evil.example", "name": "Ada"}"#.utf8))
+            #expect(try await Self.send(tampered).json["reason"] as? String == "digest-mismatch")
+
+            var notCovering = signer
+            notCovering.components = [.method, .targetURI]
+            let uncovered = try await Self.send(Self.signedUserRequest(base, signer: notCovering, email: "carol@example.com"))
+            #expect(uncovered.status == 401)
+            #expect(uncovered.json["reason"] as? String == "component-not-covered")
+
+            let stranger = HTTPMessageSigner(key: try HTTPSigningKey(SigningKey.generate(.ed25519)), keyID: "k_unknown")
+            #expect(try await Self.send(Self.signedUserRequest(base, signer: stranger, email: "dan@example.com")).json["reason"] as? String == "unknown-key")
+
+            let impostor = HTTPMessageSigner(key: try HTTPSigningKey(SigningKey.generate(.ed25519)), keyID: keyID)
+            #expect(try await Self.send(Self.signedUserRequest(base, signer: impostor, email: "dan@example.com")).json["reason"] as? String == "bad-signature")
+
+            let duplicate = try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com"))
+            #expect(duplicate.status == 409)
+
+            let health = try await Self.send(HTTPClientRequest(url: base + "/health"))
+            #expect(health.status == 200)
+        }
+        try await store.close()
+    }
+
+    @Test func sharedSecretRegistrationSendsTheSecretOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        try await Self.withServer(store: store) { base in
+            let registered = try await Self.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
+            #expect(registered.status == 201)
+            let keyID = try #require(registered.json["keyId"] as? String)
+            let secret = try Base64.decode(try #require(registered.json["secret"] as? String))
+            #expect(secret.count == 32)
+            let signer = HTTPMessageSigner(key: .hmacSHA256(secret: try MACKey(bytes: secret)), keyID: keyID)
+            #expect(try await Self.send(Self.signedUserRequest(base, signer: signer, email: "hmac@example.com")).status == 201)
+            // Through the AsyncHTTPClient helper, which signs and sends in one call.
+            let url = try #require(URL(string: base))
+            var request = HTTPRequest(method: .post, scheme: "http", authority: "\(url.host ?? ""):\(url.port ?? 80)", path: "/register_user")
+            request.headerFields[.contentType] = "application/json"
+            let response = try await HTTPClient.shared.execute(signing: request, body: Array(#"{"email": "helper@example.com", "name": "H"}"#.utf8), with: signer)
+            #expect(response.status == .created)
+        }
+        try await store.close()
+    }
+
+    @Test func badRegistrationsAreRefusedWithReasons() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        let rsa = try SigningKey.generate(.rsa2048).verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+        try await Self.withServer(store: store) { base in
+            let cases: [(String, Int, String)] = [
+                ("not json", 400, "invalid-request"),
+                (#"{"publicKey": "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"}"#, 400, "invalid-key"),
+                (#"{"algorithm": "md5"}"#, 400, "unsupported-algorithm"),
+                (#"{}"#, 400, "invalid-request"),
+                (#"{"publicKey": "\#(rsa)"}"#, 400, "unsupported-key"),
+            ]
+            for (json, status, reason) in cases {
+                let reply = try await Self.post(base, "/register", json: json)
+                #expect(reply.status == status, "\(json)")
+                #expect(reply.json["reason"] as? String == reason, "\(json)")
+            }
+            let withAlgorithm = try await Self.post(base, "/register", json: #"{"publicKey": "\#(rsa)", "algorithm": "rsa-pss-sha512"}"#)
+            #expect(withAlgorithm.status == 201)
+        }
+        try await store.close()
+    }
+
+    static let postgresURL = ProcessInfo.processInfo.environment["COFFER_TEST_POSTGRES_URL"]
+
+    /// Two server instances on one PostgreSQL database: a key registered at one is known at the other,
+    /// and a request accepted by one is a replay at the other.
+    @Test(.enabled(if: postgresURL != nil, "set COFFER_TEST_POSTGRES_URL=postgres://… to run against a real PostgreSQL (.ci/run does)"))
+    func twoInstancesShareKeysAndTheReplayCache() async throws {
+        let url = try #require(Self.postgresURL)
+        let first = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+        let second = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+        let key = try SigningKey.generate(.p256)
+        let email = "pg-\(UUID().uuidString)@example.com"
+        let keyID: String = try await Self.withServer(store: first) { base in
+            let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            let registered = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            #expect(registered.status == 201 || registered.status == 200)
+            return try #require(registered.json["keyId"] as? String)
+        }
+        let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+        try await Self.withServer(store: first) { firstBase in
+            try await Self.withServer(store: second) { secondBase in
+                // Both servers listen on 127.0.0.1; the request names the first one's authority, and is
+                // sent to each as it would be behind a load balancer (same Host).
+                let request = try Self.signedUserRequest(firstBase, signer: signer, email: email)
+                #expect(try await Self.send(request).status == 201)
+                var replay = request
+                replay.url = request.url.replacingOccurrences(of: firstBase, with: secondBase)
+                let port = try #require(URL(string: firstBase)?.port)
+                replay.headers.replaceOrAdd(name: "Host", value: "127.0.0.1:\(port)")
+                let refused = try await Self.send(replay)
+                #expect(refused.status == 401)
+                #expect(refused.json["reason"] as? String == "replayed")
+            }
+        }
+        try await first.close()
+        try await second.close()
+    }
+}
