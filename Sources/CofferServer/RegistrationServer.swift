@@ -141,7 +141,8 @@ public struct RegistrationServer: Sendable {
         let keyID = "k_" + Hex.encode(verifying.fingerprint.sha256.prefix(16))
         let record = RegisteredKey(keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now)
         let existing = try await store.key(id: keyID)
-        let stored = try await existing ?? store.insertKey(record)
+        let stored: RegisteredKey
+        if let existing { stored = existing } else { stored = try await store.insertKey(record) }
         guard stored.algorithm == record.algorithm else {
             return problem(.conflict, "key-exists", "this key is already registered for \(stored.algorithm)")
         }
