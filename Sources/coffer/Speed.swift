@@ -24,6 +24,10 @@ struct Speed: ParsableCommand {
             like 'openssl speed -evp aes-256-gcm'), pbkdf2 (PBKDF2-HMAC-SHA-256 iterations per second) and \
             scrypt (derivations per second at N=2^14, r=8, p=1).
 
+            HTTP (when named): RFC 9421 sign + verify of a typical request (POST with a JSON body, \
+            Content-Digest, @method @target-uri content-digest content-type, created and nonce; \
+            verification with the default policy, without a replay cache) per second, for each algorithm.
+
             Keychain (when named): on a temporary keychain holding --keychain-items items (100,000 by \
             default), reads by service and account per second, durable adds per second (each its own \
             transaction, flushed to disk), the time to list every item, and unlock against scrypt alone.
@@ -66,6 +70,7 @@ struct Speed: ParsableCommand {
         case pbkdf2
         case scrypt
         case keychain
+        case http
 
         var name: String {
             switch self {
@@ -76,6 +81,7 @@ struct Speed: ParsableCommand {
             case .pbkdf2: "pbkdf2"
             case .scrypt: "scrypt"
             case .keychain: "keychain"
+            case .http: "http"
             }
         }
     }
@@ -86,7 +92,7 @@ struct Speed: ParsableCommand {
         + [KeyType.rsa2048, .rsa4096, .p256, .p384, .ed25519, .mldsa65].map { .signature($0) }
         + [.pbkdf2, .scrypt]
     static let allNames = DigestAlgorithm.allCases.map(\.rawValue) + MACAlgorithm.allCases.map(\.rawValue)
-        + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt", "keychain"]
+        + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt", "keychain", "http"]
 
     static func primitive(named name: String) -> Primitive? {
         if let digest = DigestAlgorithm(name: name) { return .digest(digest) }
@@ -98,6 +104,7 @@ struct Speed: ParsableCommand {
         case "pbkdf2": return .pbkdf2
         case "scrypt": return .scrypt
         case "keychain": return .keychain
+        case "http": return .http
         default: return nil
         }
     }
@@ -113,7 +120,7 @@ struct Speed: ParsableCommand {
         let throughput = chosen.filter {
             switch $0 {
             case .digest, .mac, .aead: true
-            case .signature, .pbkdf2, .scrypt, .keychain: false
+            case .signature, .pbkdf2, .scrypt, .keychain, .http: false
             }
         }
         let signatures = chosen.compactMap { if case .signature(let type) = $0 { type } else { nil } }
@@ -133,7 +140,7 @@ struct Speed: ParsableCommand {
         for primitive in throughput {
             let result: Measurement
             switch primitive {
-            case .signature, .pbkdf2, .scrypt, .keychain:
+            case .signature, .pbkdf2, .scrypt, .keychain, .http:
                 continue
             case .aead(let algorithm):
                 result = measure { try? algorithm.seal(input, key: aeadKey, nonce: nonce) { _ in } }
@@ -166,6 +173,9 @@ struct Speed: ParsableCommand {
         if !kdfs.isEmpty { try measureKDFs(kdfs, afterTable: !throughput.isEmpty || !signatures.isEmpty) }
         if chosen.contains(where: { if case .keychain = $0 { true } else { false } }) {
             try measureKeychain(items: keychainItems, afterTable: chosen.count > 1)
+        }
+        if chosen.contains(where: { if case .http = $0 { true } else { false } }) {
+            try measureHTTPSignatures(afterTable: chosen.count > 1)
         }
     }
 
