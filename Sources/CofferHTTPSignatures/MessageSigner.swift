@@ -60,8 +60,8 @@ public struct HTTPMessageSigner: Sendable {
     public func sign(_ request: inout HTTPRequest, contentDigest: String?, now: Int64? = nil) throws(HTTPSignatureError) -> HTTPMessageSignature {
         if let contentDigest { request.headerFields[.contentDigest] = contentDigest }
         let covered = components ?? defaultComponents(for: request.headerFields)
-        let signature = try makeSignature(for: .request(request), covering: covered, now: now)
-        try attach(signature, to: &request.headerFields)
+        let (signature, signatureParams) = try makeSignature(for: .request(request), covering: covered, now: now)
+        try attach(signature, signatureParams: signatureParams, to: &request.headerFields)
         return signature
     }
 
@@ -70,22 +70,23 @@ public struct HTTPMessageSigner: Sendable {
     public func sign(_ response: inout HTTPResponse, answering request: HTTPRequest? = nil, body: [UInt8]? = nil, now: Int64? = nil) throws(HTTPSignatureError) -> HTTPMessageSignature {
         if let body { response.headerFields[.contentDigest] = ContentDigest.fieldValue(for: body, algorithms: digestAlgorithms) }
         var covered = components ?? [.status]
-        if components == nil && response.headerFields[.contentDigest] != nil { covered.append(.field("content-digest")) }
-        let signature = try makeSignature(for: .response(response, request: request), covering: covered, now: now)
-        try attach(signature, to: &response.headerFields)
+        if components == nil && response.headerFields[.contentDigest] != nil { covered.append(.contentDigest) }
+        let (signature, signatureParams) = try makeSignature(for: .response(response, request: request), covering: covered, now: now)
+        try attach(signature, signatureParams: signatureParams, to: &response.headerFields)
         return signature
     }
 
     func defaultComponents(for fields: HTTPFields) -> [HTTPSignatureComponent] {
-        var covered: [HTTPSignatureComponent] = [.method, .targetURI]
-        if fields[.contentDigest] != nil {
-            covered.append(.field("content-digest"))
-            if fields[.contentType] != nil { covered.append(.field("content-type")) }
-        }
-        return covered
+        guard fields[.contentDigest] != nil else { return Self.withoutBody }
+        return fields[.contentType] != nil ? Self.withTypedBody : Self.withBody
     }
 
-    func makeSignature(for message: HTTPSignedMessage, covering covered: [HTTPSignatureComponent], now: Int64?) throws(HTTPSignatureError) -> HTTPMessageSignature {
+    static let withoutBody: [HTTPSignatureComponent] = [.method, .targetURI]
+    static let withBody = withoutBody + [.contentDigest]
+    static let withTypedBody = withBody + [.field("content-type")]
+
+    /// The signature, and its serialized `@signature-params` (the member value of `Signature-Input`).
+    func makeSignature(for message: HTTPSignedMessage, covering covered: [HTTPSignatureComponent], now: Int64?) throws(HTTPSignatureError) -> (HTTPMessageSignature, String) {
         let created = now ?? Int64(Date().timeIntervalSince1970)
         var parameters = HTTPSignatureParameters(created: created, keyID: keyID, tag: tag)
         if let lifetime { parameters.expires = created + lifetime }
@@ -95,11 +96,21 @@ public struct HTTPMessageSigner: Sendable {
             parameters.nonce = Base64.encodeURLSafe(nonce)
         }
         if includesAlgorithm { parameters.algorithm = key.algorithm.rawValue }
-        let base = try HTTPSignatureBase.make(for: message, covering: covered, parameters: parameters)
-        return HTTPMessageSignature(label: label, components: covered, parameters: parameters, signature: try key.signature(for: base))
+        let signatureParams = try HTTPSignatureBase.signatureParamsBytes(covered, parameters)
+        let base = try HTTPSignatureBase.bytes(for: message, covering: covered, signatureParams: signatureParams)
+        let signature = HTTPMessageSignature(label: label, components: covered, parameters: parameters, signature: try key.signature(forBase: base))
+        return (signature, String(decoding: signatureParams, as: UTF8.self))
     }
 
-    func attach(_ signature: HTTPMessageSignature, to fields: inout HTTPFields) throws(HTTPSignatureError) {
+    /// Writes the signature into `Signature-Input` and `Signature`. A message without signatures gets
+    /// the two one-member dictionaries directly; one that has some goes through the structured-field
+    /// parser and serializer so that the others are kept.
+    func attach(_ signature: HTTPMessageSignature, signatureParams: String, to fields: inout HTTPFields) throws(HTTPSignatureError) {
+        if fields[.signatureInput] == nil && fields[.signature] == nil && HTTPSignatureFields.isValidLabel(signature.label) {
+            fields[.signatureInput] = signature.label + "=" + signatureParams
+            fields[.signature] = signature.label + "=:" + Base64.encode(signature.signature) + ":"
+            return
+        }
         let (input, value) = try HTTPSignatureFields.adding(signature, to: fields)
         fields[.signatureInput] = input
         fields[.signature] = value

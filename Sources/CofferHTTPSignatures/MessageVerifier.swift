@@ -96,11 +96,14 @@ public struct HTTPMessageVerifier: Sendable {
         if let algorithm = parameters.algorithm, algorithm != key.algorithm.rawValue {
             throw HTTPSignatureError(.algorithmMismatch, "signature '\(candidate.label)' says alg=\(algorithm) but key '\(keyID)' is \(key.algorithm)")
         }
-        let base = try HTTPSignatureBase.make(for: message, covering: candidate.components, parameters: parameters)
-        guard key.isValidSignature(candidate.signature, for: base) else {
+        let base = try HTTPSignatureBase.bytes(
+            for: message, covering: candidate.components,
+            signatureParams: HTTPSignatureBase.signatureParamsBytes(candidate.components, parameters)
+        )
+        guard key.isValidSignature(candidate.signature, forBase: base) else {
             throw HTTPSignatureError(.badSignature, "signature '\(candidate.label)' does not verify with key '\(keyID)'")
         }
-        if candidate.components.contains(.field("content-digest")), let field = message.headerFields[.contentDigest] {
+        if candidate.components.contains(.contentDigest), let field = message.headerFields[.contentDigest] {
             try ContentDigest.check(field, body: body ?? [])
         }
         try await checkReplay(candidate, keyID: keyID, base: base, now: now)
@@ -125,7 +128,7 @@ public struct HTTPMessageVerifier: Sendable {
         for required in policy.requiredComponents where !candidate.components.contains(required) {
             throw HTTPSignatureError(.componentNotCovered, "signature '\(label)' does not cover \(required)")
         }
-        if policy.requiresContentDigestWithBody, let body, !body.isEmpty, !candidate.components.contains(.field("content-digest")) {
+        if policy.requiresContentDigestWithBody, let body, !body.isEmpty, !candidate.components.contains(.contentDigest) {
             throw HTTPSignatureError(.componentNotCovered, "the request has a body but signature '\(label)' does not cover \"content-digest\"")
         }
     }
@@ -151,7 +154,7 @@ public struct HTTPMessageVerifier: Sendable {
 
     /// Records the signature as used: by `keyid` and nonce when there is one, otherwise by the digest of
     /// its signature base (not of the signature bytes, which ECDSA lets anyone re-randomize).
-    func checkReplay(_ candidate: HTTPMessageSignature, keyID: String, base: String, now: Int64) async throws(HTTPSignatureError) {
+    func checkReplay(_ candidate: HTTPMessageSignature, keyID: String, base: [UInt8], now: Int64) async throws(HTTPSignatureError) {
         guard let replayCache else { return }
         let parameters = candidate.parameters
         var digester = Digester(.sha256)
@@ -160,7 +163,8 @@ public struct HTTPMessageVerifier: Sendable {
         if let nonce = parameters.nonce {
             digester.update("nonce:" + nonce)
         } else {
-            digester.update("base:" + base)
+            digester.update("base:")
+            digester.update(base)
         }
         var expiry = now &+ (policy.maximumAge ?? 300) &+ policy.clockSkew
         if let created = parameters.created, let maximumAge = policy.maximumAge { expiry = created &+ maximumAge &+ policy.clockSkew }

@@ -44,37 +44,79 @@ public enum HTTPSignatureBase {
     public static func make(
         for message: HTTPSignedMessage, covering components: [HTTPSignatureComponent], parameters: HTTPSignatureParameters
     ) throws(HTTPSignatureError) -> String {
-        var seen: Set<HTTPSignatureComponent> = []
-        var base = ""
-        base.reserveCapacity(256)
-        for component in components {
-            guard seen.insert(component).inserted else {
+        let bytes = try bytes(for: message, covering: components, signatureParams: signatureParamsBytes(components, parameters))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The signature base as the bytes that are signed; its last line carries `signatureParams`, the
+    /// serialized `@signature-params` value (callers that also write `Signature-Input` reuse it).
+    static func bytes(
+        for message: HTTPSignedMessage, covering components: [HTTPSignatureComponent], signatureParams: [UInt8]
+    ) throws(HTTPSignatureError) -> [UInt8] {
+        var base: [UInt8] = []
+        base.reserveCapacity(256 + signatureParams.count)
+        for (index, component) in components.enumerated() {
+            // Linear: a signature covers a handful of components (at most 64 are read).
+            guard !components[..<index].contains(component) else {
                 throw HTTPSignatureError(.duplicateComponent, "\(component) is covered twice")
             }
             for value in try values(of: component, in: message) {
-                base += component.description
-                base += ": "
-                base += value
-                base += "\n"
+                component.appendIdentifier(to: &base)
+                base.append(UInt8(ascii: ":"))
+                base.append(UInt8(ascii: " "))
+                base.append(contentsOf: value.utf8)
+                base.append(UInt8(ascii: "\n"))
             }
         }
-        base += "\"@signature-params\": "
-        base += try signatureParams(components, parameters)
+        base.append(contentsOf: #""@signature-params": "#.utf8)
+        base.append(contentsOf: signatureParams)
         return base
     }
 
     /// The `@signature-params` value, which is also the member value of the `Signature-Input` field:
-    /// the covered components as an inner list of strings, with the signature parameters.
+    /// the covered components as an inner list of strings, with the signature parameters — the
+    /// structured-field serialization of ``innerList(_:_:)`` (RFC 9651 §4.1.1.1), written directly.
+    ///
+    /// - Throws: ``HTTPSignatureError`` `.invalidComponent` when a component name or a string parameter
+    ///   is not printable ASCII, or an integer is beyond a structured field's 15 digits.
     public static func signatureParams(
         _ components: [HTTPSignatureComponent], _ parameters: HTTPSignatureParameters
     ) throws(HTTPSignatureError) -> String {
-        var serializer = StructuredFieldValueSerializer()
-        do {
-            let bytes = try serializer.writeListFieldValue([.innerList(innerList(components, parameters))])
-            return String(decoding: bytes, as: UTF8.self)
-        } catch {
-            throw HTTPSignatureError(.invalidComponent, "a component name or parameter is not printable ASCII, which a signature cannot carry")
+        String(decoding: try signatureParamsBytes(components, parameters), as: UTF8.self)
+    }
+
+    /// ``signatureParams(_:_:)`` as bytes.
+    static func signatureParamsBytes(
+        _ components: [HTTPSignatureComponent], _ parameters: HTTPSignatureParameters
+    ) throws(HTTPSignatureError) -> [UInt8] {
+        func unprintable() -> HTTPSignatureError {
+            HTTPSignatureError(.invalidComponent, "a component name or parameter is not printable ASCII, which a signature cannot carry")
         }
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + 24 * components.count)
+        out.append(UInt8(ascii: "("))
+        for (index, component) in components.enumerated() {
+            guard component.isSerializable else { throw unprintable() }
+            if index > 0 { out.append(UInt8(ascii: " ")) }
+            component.appendIdentifier(to: &out)
+        }
+        out.append(UInt8(ascii: ")"))
+        for (name, value) in parameters.entries {
+            out.append(UInt8(ascii: ";"))
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: "="))
+            switch value {
+            case .integer(let number):
+                guard (-999_999_999_999_999...999_999_999_999_999).contains(number) else {
+                    throw HTTPSignatureError(.invalidComponent, "the \(name) parameter \(number) has more than the 15 digits a structured-field integer allows")
+                }
+                out.append(contentsOf: String(number).utf8)
+            case .string(let text):
+                guard isStructuredFieldString(text) else { throw unprintable() }
+                appendQuoted(text, to: &out)
+            }
+        }
+        return out
     }
 
     /// The structured-field form of a signature's components and parameters.
@@ -138,7 +180,6 @@ public enum HTTPSignatureBase {
             HTTPSignatureError(.missingComponent, "\(component) is covered but the request has no \(what)")
         }
         let target = request.path ?? ""
-        let (path, query) = splitTarget(target)
         switch component.name {
         case "@method":
             return [request.method.rawValue]
@@ -155,14 +196,15 @@ public enum HTTPSignatureBase {
             guard request.path != nil else { throw missing("target") }
             return [target]
         case "@path":
+            let path = splitTarget(target).path
             return [path.isEmpty ? "/" : path]
         case "@query":
-            return ["?" + (query ?? "")]
+            return ["?" + (splitTarget(target).query ?? "")]
         case "@query-param":
             guard let wanted = component.queryParameterName else {
                 throw HTTPSignatureError(.invalidComponent, "@query-param needs its name parameter")
             }
-            let found = FormEncoding.pairs(in: query ?? "").filter { $0.name == wanted }.map { FormEncoding.encode($0.value) }
+            let found = FormEncoding.pairs(in: splitTarget(target).query ?? "").filter { $0.name == wanted }.map { FormEncoding.encode($0.value) }
             guard !found.isEmpty else { throw missing("query parameter '\(wanted)'") }
             return found
         case "@status":
@@ -192,7 +234,7 @@ public enum HTTPSignatureBase {
         if component.isByteSequence {
             return lines.map { ":" + Base64.encode(Array($0.trimmingWhitespace().utf8)) + ":" }.joined(separator: ", ")
         }
-        let combined = lines.map { $0.trimmingWhitespace() }.joined(separator: ", ")
+        let combined = lines.count == 1 ? lines[0].trimmingWhitespace() : lines.map { $0.trimmingWhitespace() }.joined(separator: ", ")
         if let key = component.dictionaryKey {
             return try StructuredField.member(key, ofDictionary: combined, component: component)
         }
@@ -260,8 +302,11 @@ enum StructuredField {
 extension String {
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
     func trimmingWhitespace() -> String {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isWhitespace($0) }), let last = lastIndex(where: { !isWhitespace($0) }) else { return "" }
-        return String(self[first...last])
+        let bytes = utf8
+        let isWhitespace: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = bytes.first, let last = bytes.last else { return self }
+        if !isWhitespace(first) && !isWhitespace(last) { return self }
+        guard let start = bytes.firstIndex(where: { !isWhitespace($0) }), let end = bytes.lastIndex(where: { !isWhitespace($0) }) else { return "" }
+        return String(self[start...end])
     }
 }

@@ -80,7 +80,22 @@ public struct HTTPSignatureComponent: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// Whether this is a derived component (its name starts with `@`).
-    public var isDerived: Bool { name.hasPrefix("@") }
+    public var isDerived: Bool { name.utf8.first == UInt8(ascii: "@") }
+
+    /// `content-digest`, which a signature covers to protect the body.
+    static let contentDigest = HTTPSignatureComponent.field("content-digest")
+
+    /// Whether the name and the parameters' values can be written as structured-field strings.
+    var isSerializable: Bool {
+        guard isStructuredFieldString(name) else { return false }
+        for parameter in parameters {
+            switch parameter {
+            case .name(let value), .key(let value): if !isStructuredFieldString(value) { return false }
+            case .structured, .byteSequence, .request: continue
+            }
+        }
+        return true
+    }
 
     /// Whether the component is taken from the related request (`req`).
     public var isFromRequest: Bool { parameters.contains(.request) }
@@ -105,29 +120,51 @@ public struct HTTPSignatureComponent: Hashable, Sendable, CustomStringConvertibl
 
     /// The component identifier as it appears in the signature base, e.g. `"@query-param";name="Pet"`.
     public var description: String {
-        var text = quoted(name)
+        var bytes: [UInt8] = []
+        appendIdentifier(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``description`` to `bytes` (the signature base is built in one buffer).
+    func appendIdentifier(to bytes: inout [UInt8]) {
+        appendQuoted(name, to: &bytes)
         for parameter in parameters {
             switch parameter {
-            case .name(let value): text += ";name=" + quoted(value)
-            case .key(let value): text += ";key=" + quoted(value)
-            case .structured: text += ";sf"
-            case .byteSequence: text += ";bs"
-            case .request: text += ";req"
+            case .name(let value):
+                bytes.append(contentsOf: ";name=".utf8)
+                appendQuoted(value, to: &bytes)
+            case .key(let value):
+                bytes.append(contentsOf: ";key=".utf8)
+                appendQuoted(value, to: &bytes)
+            case .structured: bytes.append(contentsOf: ";sf".utf8)
+            case .byteSequence: bytes.append(contentsOf: ";bs".utf8)
+            case .request: bytes.append(contentsOf: ";req".utf8)
             }
         }
-        return text
     }
 }
 
-/// `text` as a structured-field string: in double quotes, with `"` and `\` escaped.
+/// `text` as a structured-field string: in double quotes, with `"` and `\` escaped. (Whether `text` is
+/// printable ASCII, which a structured-field string must be, is checked by ``isStructuredFieldString(_:)``.)
 func quoted(_ text: String) -> String {
-    guard text.contains(where: { $0 == "\"" || $0 == "\\" }) else { return "\"" + text + "\"" }
-    var out = "\""
-    for character in text {
-        if character == "\"" || character == "\\" { out.append("\\") }
-        out.append(character)
+    var out: [UInt8] = []
+    appendQuoted(text, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Appends ``quoted(_:)`` of `text` to `out`.
+func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
+        out.append(byte)
     }
-    return out + "\""
+    out.append(UInt8(ascii: "\""))
+}
+
+/// Whether `text` can be a structured-field string (RFC 9651 §3.3.3): printable ASCII only.
+func isStructuredFieldString(_ text: String) -> Bool {
+    text.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
 }
 
 extension HTTPSignatureComponent {

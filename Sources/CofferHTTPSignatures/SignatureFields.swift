@@ -94,6 +94,23 @@ public enum HTTPSignatureFields {
         }
     }
 
+    /// Whether `label` is a structured-field dictionary key (RFC 9651 §3.2): a lowercase letter or `*`,
+    /// then lowercase letters, digits, `_`, `-`, `.` and `*`.
+    static func isValidLabel(_ label: String) -> Bool {
+        var bytes = label.utf8.makeIterator()
+        guard let first = bytes.next(), (first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z")) || first == UInt8(ascii: "*") else { return false }
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "*"):
+                continue
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
     // MARK: - Parsing
 
     static func dictionary(_ value: String, field: String) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {

@@ -46,7 +46,11 @@ public struct HTTPSigningKey: Sendable {
 
     /// The signature of a signature base.
     public func signature(for base: String) throws(HTTPSignatureError) -> [UInt8] {
-        let bytes = Array(base.utf8)
+        try signature(forBase: Array(base.utf8))
+    }
+
+    /// The signature of a signature base given as its bytes.
+    func signature(forBase bytes: [UInt8]) throws(HTTPSignatureError) -> [UInt8] {
         do {
             switch material {
             case .secret(let secret):
@@ -99,7 +103,11 @@ public struct HTTPVerificationKey: Sendable {
 
     /// Whether `signature` is valid for `base` (HMAC tags compared in constant time).
     public func isValidSignature(_ signature: [UInt8], for base: String) -> Bool {
-        let bytes = Array(base.utf8)
+        isValidSignature(signature, forBase: Array(base.utf8))
+    }
+
+    /// Whether `signature` is valid for the signature base given as its bytes.
+    func isValidSignature(_ signature: [UInt8], forBase bytes: [UInt8]) -> Bool {
         switch material {
         case .secret(let secret):
             return (try? MACAlgorithm.hmacSHA256.isValidAuthenticationCode(signature, for: bytes, using: secret)) ?? false

@@ -30,18 +30,34 @@ public struct HTTPSignatureParameters: Hashable, Sendable {
 
     /// The parameters that are set, in serialization order.
     var entries: [(String, Value)] {
-        var all: [String: Value] = [:]
-        if let created { all["created"] = .integer(created) }
-        if let expires { all["expires"] = .integer(expires) }
-        if let nonce { all["nonce"] = .string(nonce) }
-        if let algorithm { all["alg"] = .string(algorithm) }
-        if let keyID { all["keyid"] = .string(keyID) }
-        if let tag { all["tag"] = .string(tag) }
-        let names = (order ?? []) + ["created", "expires", "nonce", "alg", "keyid", "tag"]
-        var seen: Set<String> = []
-        return names.compactMap { name in
-            guard seen.insert(name).inserted, let value = all[name] else { return nil }
-            return (name, value)
+        var result: [(String, Value)] = []
+        result.reserveCapacity(6)
+        if let order, !order.isEmpty {
+            for name in order + Self.defaultOrder where !result.contains(where: { $0.0 == name }) {
+                if let value = value(named: name) { result.append((name, value)) }
+            }
+            return result
+        }
+        if let created { result.append(("created", .integer(created))) }
+        if let expires { result.append(("expires", .integer(expires))) }
+        if let nonce { result.append(("nonce", .string(nonce))) }
+        if let algorithm { result.append(("alg", .string(algorithm))) }
+        if let keyID { result.append(("keyid", .string(keyID))) }
+        if let tag { result.append(("tag", .string(tag))) }
+        return result
+    }
+
+    static let defaultOrder = ["created", "expires", "nonce", "alg", "keyid", "tag"]
+
+    func value(named name: String) -> Value? {
+        switch name {
+        case "created": created.map { .integer($0) }
+        case "expires": expires.map { .integer($0) }
+        case "nonce": nonce.map { .string($0) }
+        case "alg": algorithm.map { .string($0) }
+        case "keyid": keyID.map { .string($0) }
+        case "tag": tag.map { .string($0) }
+        default: nil
         }
     }
 

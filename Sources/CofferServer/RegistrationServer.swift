@@ -7,7 +7,7 @@ import Foundation
 public import Hummingbird
 import HummingbirdTLS
 import HummingbirdCore
-import HTTPTypes
+public import HTTPTypes
 public import Logging
 import NIOCore
 import NIOSSL
@@ -31,6 +31,8 @@ public struct RegistrationServer: Sendable {
         /// The oldest signature accepted, in seconds.
         public var maximumAge: Int64 = 300
         /// Adds `POST /unsigned/register_user`: the same work without a signature, for benchmarks only.
+        /// The user is recorded against the registered key that the request's
+        /// ``RegistrationServer/unsignedKeyIDField`` names, unchecked.
         public var unsignedTwin = false
 
         /// The defaults: plain HTTP, five minutes.
@@ -80,11 +82,18 @@ public struct RegistrationServer: Sendable {
             }
         if options.unsignedTwin {
             router.post("unsigned/register_user") { request, context -> Response in
-                try await Self.registerUser(request, context: context, keyID: "unsigned", store: store)
+                // Not looked up (the signed route finds its key in a cache): an unknown id fails the insert.
+                guard let keyID = request.headers[Self.unsignedKeyIDField] else {
+                    return Self.problem(.badRequest, "unknown-key", "name a registered key in \(Self.unsignedKeyIDField)")
+                }
+                return try await Self.registerUser(request, context: context, keyID: keyID, store: store)
             }
         }
         return router
     }
+
+    /// The header field that names the key of an unsigned twin request (``Options/unsignedTwin``).
+    public static let unsignedKeyIDField = HTTPField.Name("Coffer-Unsigned-Key-Id")!
 
     // MARK: - Handlers
 

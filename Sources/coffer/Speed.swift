@@ -2,6 +2,7 @@ import ArgumentParser
 import CofferCore
 import CofferCrypto
 import CofferFormats
+import CofferHTTPSignatures
 
 struct Speed: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +27,7 @@ struct Speed: ParsableCommand {
 
             HTTP (when named): RFC 9421 sign + verify of a typical request (POST with a JSON body, \
             Content-Digest, @method @target-uri content-digest content-type, created and nonce; \
-            verification with the default policy, without a replay cache) per second, for each algorithm.
+            verification with the default policy, without a replay cache) per second, for each algorithm;             'http-ALG' (http-hmac-sha256, http-ed25519, http-ecdsa-p256-sha256…) measures one.
 
             Keychain (when named): on a temporary keychain holding --keychain-items items (100,000 by \
             default), reads by service and account per second, durable adds per second (each its own \
@@ -70,7 +71,7 @@ struct Speed: ParsableCommand {
         case pbkdf2
         case scrypt
         case keychain
-        case http
+        case http(HTTPSignatureAlgorithm?)
 
         var name: String {
             switch self {
@@ -81,7 +82,7 @@ struct Speed: ParsableCommand {
             case .pbkdf2: "pbkdf2"
             case .scrypt: "scrypt"
             case .keychain: "keychain"
-            case .http: "http"
+            case .http(let algorithm): algorithm.map { "http-" + $0.rawValue } ?? "http"
             }
         }
     }
@@ -93,6 +94,7 @@ struct Speed: ParsableCommand {
         + [.pbkdf2, .scrypt]
     static let allNames = DigestAlgorithm.allCases.map(\.rawValue) + MACAlgorithm.allCases.map(\.rawValue)
         + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt", "keychain", "http"]
+        + HTTPSignatureAlgorithm.allCases.map { "http-" + $0.rawValue }
 
     static func primitive(named name: String) -> Primitive? {
         if let digest = DigestAlgorithm(name: name) { return .digest(digest) }
@@ -104,8 +106,11 @@ struct Speed: ParsableCommand {
         case "pbkdf2": return .pbkdf2
         case "scrypt": return .scrypt
         case "keychain": return .keychain
-        case "http": return .http
-        default: return nil
+        case "http": return .http(nil)
+        default:
+            guard name.lowercased().hasPrefix("http-"),
+                  let algorithm = HTTPSignatureAlgorithm(rawValue: String(name.lowercased().dropFirst(5))) else { return nil }
+            return .http(algorithm)
         }
     }
 
@@ -174,8 +179,14 @@ struct Speed: ParsableCommand {
         if chosen.contains(where: { if case .keychain = $0 { true } else { false } }) {
             try measureKeychain(items: keychainItems, afterTable: chosen.count > 1)
         }
-        if chosen.contains(where: { if case .http = $0 { true } else { false } }) {
-            try measureHTTPSignatures(afterTable: chosen.count > 1)
+        let httpChoices = chosen.compactMap { primitive -> [HTTPSignatureAlgorithm]? in
+            guard case .http(let algorithm) = primitive else { return nil }
+            return algorithm.map { [$0] } ?? HTTPSignatureAlgorithm.allCases
+        }
+        if !httpChoices.isEmpty {
+            var algorithms: [HTTPSignatureAlgorithm] = []
+            for algorithm in httpChoices.joined() where !algorithms.contains(algorithm) { algorithms.append(algorithm) }
+            try measureHTTPSignatures(algorithms, afterTable: chosen.count > httpChoices.count)
         }
     }
 

@@ -1,3 +1,4 @@
+import CofferCrypto
 import CofferHTTPSignatures
 import HTTPTypes
 import Testing
@@ -51,5 +52,77 @@ struct SignatureFieldTests {
             let error = try #require(throws: HTTPSignatureError.self, "\(String(describing: input))") { try Self.parse(input: input, signature: signature) }
             #expect(error.code == code, "\(String(describing: input)): \(error)")
         }
+    }
+
+    /// `@signature-params` is written directly (the hot path of signing and verifying); it must be the
+    /// exact bytes swift-http-structured-headers' serializer writes for the same inner list.
+    @Test func signatureParamsAreTheStructuredFieldSerialization() throws {
+        let components: [[HTTPSignatureComponent]] = [
+            [],
+            [.method, .targetURI, .field("content-digest"), .field("content-type")],
+            [.queryParameter("Pet"), .queryParameter(#"a"b\c"#), .field("example-dict", key: "a"), .field("x", structured: true)],
+            [.field("y", byteSequence: true), HTTPSignatureComponent.authority.fromRequest, .status, HTTPSignatureComponent(name: #"we"ird\"#)],
+        ]
+        let parameters: [HTTPSignatureParameters] = [
+            HTTPSignatureParameters(),
+            HTTPSignatureParameters(created: 1_618_884_473, keyID: "test-key-rsa-pss"),
+            HTTPSignatureParameters(created: -5, expires: 999_999_999_999_999, nonce: #"n"o\nce"#, algorithm: "ed25519", keyID: "k", tag: "app tag"),
+            {
+                var reordered = HTTPSignatureParameters(created: 7, nonce: "x", keyID: "k")
+                reordered.order = ["keyid", "nonce", "created"]
+                return reordered
+            }(),
+        ]
+        var existing = HTTPFields()
+        existing[.signatureInput] = #"other=("@method");created=1"#
+        existing[.signature] = "other=:AQID:"
+        for covered in components {
+            for parameters in parameters {
+                let signature = HTTPMessageSignature(label: "sig1", components: covered, parameters: parameters, signature: [1, 2, 3])
+                let (input, _) = try HTTPSignatureFields.adding(signature, to: existing)
+                let direct = try HTTPSignatureBase.signatureParams(covered, parameters)
+                #expect(input == #"other=("@method");created=1, sig1="# + direct, "\(covered) \(parameters)")
+            }
+        }
+        let unprintable: [([HTTPSignatureComponent], HTTPSignatureParameters)] = [
+            ([HTTPSignatureComponent(name: "caf\u{E9}")], HTTPSignatureParameters()),
+            ([.queryParameter("tab\there")], HTTPSignatureParameters()),
+            ([.method], HTTPSignatureParameters(keyID: "line\nbreak")),
+            ([.method], HTTPSignatureParameters(created: 1_000_000_000_000_000)),
+        ]
+        for (covered, parameters) in unprintable {
+            #expect(throws: HTTPSignatureError.self) { try HTTPSignatureBase.signatureParams(covered, parameters) }
+        }
+    }
+
+    /// A message without signatures gets its fields written directly; they must read back, and be what
+    /// the structured-field serializer writes.
+    @Test func directlyWrittenFieldsMatchTheSerializer() throws {
+        let signer = HTTPMessageSigner(key: .hmacSHA256(secret: try MACKey(bytes: Array(repeating: 7, count: 32))), keyID: #"key "one""#)
+        var request = HTTPRequest(method: .post, scheme: "https", authority: "example.com", path: "/a?b=c")
+        request.headerFields[.contentType] = "application/json"
+        let signature = try signer.sign(&request, body: Array("{}".utf8), now: 1_700_000_000)
+        let (input, value) = try HTTPSignatureFields.adding(signature, to: HTTPFields())
+        #expect(request.headerFields[.signatureInput] == input)
+        #expect(request.headerFields[.signature] == value)
+        #expect(try HTTPSignatureFields.signatures(in: request.headerFields) == [signature.withParsedOrder])
+    }
+}
+
+extension HTTPMessageSignature {
+    /// The signature as parsing its fields gives it back: with the parameters' order recorded.
+    var withParsedOrder: HTTPMessageSignature {
+        var copy = self
+        copy.parameters.order = ["created", "expires", "nonce", "alg", "keyid", "tag"].filter { name in
+            switch name {
+            case "created": parameters.created != nil
+            case "expires": parameters.expires != nil
+            case "nonce": parameters.nonce != nil
+            case "alg": parameters.algorithm != nil
+            case "keyid": parameters.keyID != nil
+            default: parameters.tag != nil
+            }
+        }
+        return copy
     }
 }

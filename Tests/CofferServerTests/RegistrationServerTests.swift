@@ -48,8 +48,11 @@ struct RegistrationServerTests {
     }
 
     /// Runs `body` against a live server over `store`.
-    static func withServer<Value: Sendable>(store: any RegistrationStore, _ body: @escaping @Sendable (String) async throws -> Value) async throws -> Value {
-        let server = RegistrationServer(store: store)
+    static func withServer<Value: Sendable>(
+        store: any RegistrationStore, options: RegistrationServer.Options = RegistrationServer.Options(),
+        _ body: @escaping @Sendable (String) async throws -> Value
+    ) async throws -> Value {
+        let server = RegistrationServer(store: store, options: options)
         let app = Application(router: server.router(), configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
         return try await app.test(.live) { client in
             try await body("http://127.0.0.1:\(try #require(client.port))")
@@ -109,6 +112,32 @@ struct RegistrationServerTests {
 
             let health = try await Self.send(HTTPClientRequest(url: base + "/health"))
             #expect(health.status == 200)
+        }
+        try await store.close()
+    }
+
+    @Test func theUnsignedTwinExistsOnlyWhenAskedForAndInsertsLikeTheSignedRoute() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        var options = RegistrationServer.Options()
+        options.unsignedTwin = true
+        try await Self.withServer(store: store, options: options) { base in
+            let registered = try await Self.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
+            let keyID = try #require(registered.json["keyId"] as? String)
+            var request = HTTPClientRequest(url: base + "/unsigned/register_user")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: RegistrationServer.unsignedKeyIDField.rawName, value: keyID)
+            request.body = .bytes(ByteBuffer(string: #"{"email": "twin@example.com", "name": "Twin"}"#))
+            let created = try await Self.send(request)
+            #expect(created.status == 201)
+            #expect(created.json["keyId"] as? String == keyID)
+            let nameless = try await Self.post(base, "/unsigned/register_user", json: #"{"email": "other@example.com", "name": "Other"}"#)
+            #expect(nameless.status == 400)
+        }
+        try await Self.withServer(store: store) { base in
+            let absent = try await Self.post(base, "/unsigned/register_user", json: #"{"email": "x@example.com", "name": "X"}"#)
+            #expect(absent.status == 404)
         }
         try await store.close()
     }

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Throughput and latency of `coffer serve` under load: signed POST /register_user against the same
+server's unsigned twin route (`--unsigned-twin`, POST /unsigned/register_user: the same JSON parsing and
+database insert, no signature check), measured with wrk on loopback.
+
+Starts a release `coffer serve` on 127.0.0.1 with a fresh SQLite database, registers an Ed25519 public
+key (made by `openssl genpkey`) and an HMAC secret, then runs wrk in alternating rounds: unsigned,
+hmac-sha256, ed25519. The signed requests are built and signed by OpenSSL (through
+bench/wrk/register_user.lua) before wrk starts its clock, each with its own nonce and e-mail address, so
+the server does all of its real work: RFC 9421 verification, Content-Digest, the replay cache and the
+insert. Prints requests per second, p50 and p99 latency, and each signed route's share of the unsigned
+throughput (median of the rounds).
+
+    python3 bench/serve-load.py
+    python3 bench/serve-load.py --seconds 10 --rounds 5 --connections 32
+
+Needs wrk (apt install wrk) and openssl.
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+from benchlib import build_coffer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
+
+
+def post(url, payload):
+    request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def start_server(coffer, folder):
+    process = subprocess.Popen(
+        [coffer, "serve", "--unsigned-twin", "--host", "127.0.0.1", "--port", "0",
+         "--database", "sqlite:" + os.path.join(folder, "serve.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline()
+    match = re.search(r"listening on (http://\S+)", line)
+    if not match:
+        process.kill()
+        sys.exit(f"coffer serve did not start: {line!r}")
+    return process, match.group(1)
+
+
+def latency_ms(text, percentile):
+    match = re.search(rf"^\s*{percentile}%\s+([0-9.]+)(us|ms|s)\s*$", text, re.MULTILINE)
+    if not match:
+        return float("nan")
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def run_wrk(url, mode, keyid, keyfile, count, run, args):
+    argv = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
+            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run]
+    text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
+    failures = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    errors = re.search(r"Socket errors: (.*)", text)
+    if failures or errors:
+        sys.exit(f"wrk saw failed requests in the {mode} run (more requests than built? raise --per-second):\n{text}")
+    return {"rate": rate, "p50": latency_ms(text, 50), "p99": latency_ms(text, 99)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=10, help="length of each wrk run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads")
+    parser.add_argument("--per-second", type=int, default=15000,
+                        help="requests built per second of run (an upper bound of the server's rate)")
+    parser.add_argument("--coffer", help="a coffer binary to use instead of building one")
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is not installed (apt install wrk)")
+
+    coffer = args.coffer or build_coffer()
+    folder = tempfile.mkdtemp(prefix="coffer-serve-load-")
+    server = None
+    try:
+        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", os.path.join(folder, "ed.pem")],
+                       check=True, capture_output=True)
+        public = subprocess.run(["openssl", "pkey", "-in", os.path.join(folder, "ed.pem"), "-pubout"],
+                                check=True, capture_output=True, text=True).stdout
+        der = subprocess.run(["openssl", "pkey", "-in", os.path.join(folder, "ed.pem"), "-outform", "DER"],
+                             check=True, capture_output=True).stdout
+        seed_path = os.path.join(folder, "ed.seed")
+        with open(seed_path, "wb") as out:
+            out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
+
+        server, url = start_server(coffer, folder)
+        ed = post(url + "/register", {"publicKey": public})
+        hmac = post(url + "/register", {"algorithm": "hmac-sha256"})
+        secret_path = os.path.join(folder, "hmac.secret")
+        with open(secret_path, "wb") as out:
+            out.write(base64.b64decode(hmac["secret"]))
+
+        modes = [("unsigned", hmac["keyId"], "-"), ("hmac-sha256", hmac["keyId"], secret_path), ("ed25519", ed["keyId"], seed_path)]
+        count = args.per_second * args.seconds // args.threads
+        results = {mode: [] for mode, _, _ in modes}
+        for round_number in range(1, args.rounds + 1):
+            for mode, keyid, keyfile in modes:
+                result = run_wrk(url, mode, keyid, keyfile, count, f"r{round_number}{mode[:2]}{os.getpid()}", args)
+                results[mode].append(result)
+                print(f"round {round_number} {mode:12} {result['rate']:9.0f} req/s  p50 {result['p50']:.2f} ms"
+                      f"  p99 {result['p99']:.2f} ms", file=sys.stderr)
+
+        baseline = statistics.median(r["rate"] for r in results["unsigned"])
+        print(f"\ncoffer serve, POST /register_user on loopback: wrk -t{args.threads} -c{args.connections} "
+              f"-d{args.seconds}s, median of {args.rounds} rounds")
+        print(f"{'route':28}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'of unsigned':>14}")
+        for mode, _, _ in modes:
+            rate = statistics.median(r["rate"] for r in results[mode])
+            p50 = statistics.median(r["p50"] for r in results[mode])
+            p99 = statistics.median(r["p99"] for r in results[mode])
+            label = "unsigned twin" if mode == "unsigned" else f"signed {mode}"
+            print(f"{label:28}{rate:10.0f}{p50:10.2f}{p99:10.2f}{rate / baseline:13.0%}")
+    finally:
+        if server:
+            server.terminate()
+            server.wait(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

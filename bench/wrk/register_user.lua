@@ -1,0 +1,127 @@
+-- wrk script for `bench/serve-load.py`: POST /register_user with a fresh e-mail address per request,
+-- either unsigned (to /unsigned/register_user) or signed per RFC 9421 with hmac-sha256 or ed25519.
+--
+-- The requests are built and signed in init(), before wrk starts its clock, through OpenSSL's
+-- libcrypto (LuaJIT FFI): the load generator's signing does not count against the server, and the
+-- signatures come from a second implementation (OpenSSL), not from Coffer.
+--
+--   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN
+--
+-- MODE: unsigned | hmac-sha256 | ed25519. KEYID: the registered key (for unsigned too: the twin route
+-- records the user against it). KEYFILE: the HMAC secret or the Ed25519 seed, 32 raw bytes
+-- (unused for unsigned). COUNT: requests built per thread (each is sent once; more would be replays).
+-- RUN: a string that makes this run's e-mail addresses and nonces unique.
+
+local ffi = require("ffi")
+ffi.cdef [[
+typedef struct evp_md_st EVP_MD;
+typedef struct evp_md_ctx_st EVP_MD_CTX;
+typedef struct evp_pkey_st EVP_PKEY;
+typedef struct evp_pkey_ctx_st EVP_PKEY_CTX;
+const EVP_MD *EVP_sha256(void);
+unsigned char *SHA256(const unsigned char *d, size_t n, unsigned char *md);
+unsigned char *HMAC(const EVP_MD *md, const void *key, int key_len, const unsigned char *d, size_t n,
+                    unsigned char *out, unsigned int *out_len);
+EVP_PKEY *EVP_PKEY_new_raw_private_key(int type, void *engine, const unsigned char *key, size_t len);
+EVP_MD_CTX *EVP_MD_CTX_new(void);
+void EVP_MD_CTX_free(EVP_MD_CTX *ctx);
+int EVP_DigestSignInit(EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *md, void *engine, EVP_PKEY *key);
+int EVP_DigestSign(EVP_MD_CTX *ctx, unsigned char *sig, size_t *siglen, const unsigned char *tbs, size_t tbslen);
+int EVP_EncodeBlock(unsigned char *out, const unsigned char *in, int n);
+]]
+local crypto = ffi.load("crypto")
+local NID_ED25519 = 1087
+
+local function base64(bytes, length)
+  local out = ffi.new("unsigned char[?]", 4 * math.ceil(length / 3) + 1)
+  local written = crypto.EVP_EncodeBlock(out, bytes, length)
+  return ffi.string(out, written)
+end
+
+local function sha256(text)
+  local digest = ffi.new("unsigned char[32]")
+  crypto.SHA256(text, #text, digest)
+  return base64(digest, 32)
+end
+
+local function read_file(path)
+  local file = assert(io.open(path, "rb"))
+  local content = file:read("*a")
+  file:close()
+  return content
+end
+
+local function signer(mode, key)
+  if mode == "hmac-sha256" then
+    local out = ffi.new("unsigned char[32]")
+    local length = ffi.new("unsigned int[1]")
+    return function(base)
+      assert(crypto.HMAC(crypto.EVP_sha256(), key, #key, base, #base, out, length) ~= nil, "HMAC failed")
+      return base64(out, length[0])
+    end
+  elseif mode == "ed25519" then
+    local pkey = crypto.EVP_PKEY_new_raw_private_key(NID_ED25519, nil, key, #key)
+    assert(pkey ~= nil, "not an Ed25519 seed")
+    local out = ffi.new("unsigned char[64]")
+    local length = ffi.new("size_t[1]")
+    return function(base)
+      local context = crypto.EVP_MD_CTX_new()
+      assert(crypto.EVP_DigestSignInit(context, nil, nil, nil, pkey) == 1, "EVP_DigestSignInit failed")
+      length[0] = 64
+      assert(crypto.EVP_DigestSign(context, out, length, base, #base) == 1, "EVP_DigestSign failed")
+      crypto.EVP_MD_CTX_free(context)
+      return base64(out, tonumber(length[0]))
+    end
+  end
+  error("unknown mode " .. tostring(mode))
+end
+
+local threads_made = 0
+
+-- Runs in wrk's main Lua state; thread:set makes `thread_id` a global of the thread's own state.
+function setup(thread)
+  threads_made = threads_made + 1
+  thread:set("thread_id", threads_made)
+end
+
+local requests = {}
+local next_request = 1
+
+function init(args)
+  local mode, keyid, keyfile, count, run = args[1], args[2], args[3], tonumber(args[4]), args[5]
+  local authority = wrk.host .. ":" .. wrk.port
+  local target_uri = wrk.scheme .. "://" .. authority .. "/register_user"
+  local sign = mode ~= "unsigned" and signer(mode, read_file(keyfile)) or nil
+  local path = mode == "unsigned" and "/unsigned/register_user" or "/register_user"
+  local created = os.time()
+  local covered = '("@method" "@target-uri" "content-digest" "content-type")'
+  for index = 1, count do
+    local unique = run .. "-" .. (thread_id or 1) .. "-" .. index
+    local body = '{"email": "user-' .. unique .. '@example.com", "name": "Ada Lovelace"}'
+    local headers = { ["Content-Type"] = "application/json" }
+    if not sign then
+      headers["Coffer-Unsigned-Key-Id"] = keyid  -- whom the twin route records the user against
+    end
+    if sign then
+      local digest = "sha-256=:" .. sha256(body) .. ":"
+      local params = covered .. ";created=" .. created .. ';nonce="' .. unique .. '";alg="' .. mode .. '";keyid="' .. keyid .. '"'
+      local base = '"@method": POST\n'
+        .. '"@target-uri": ' .. target_uri .. "\n"
+        .. '"content-digest": ' .. digest .. "\n"
+        .. '"content-type": application/json\n'
+        .. '"@signature-params": ' .. params
+      headers["Content-Digest"] = digest
+      headers["Signature-Input"] = "sig1=" .. params
+      headers["Signature"] = "sig1=:" .. sign(base) .. ":"
+    end
+    requests[index] = wrk.format("POST", path, headers, body)
+  end
+end
+
+function request()
+  -- Past the last one the requests repeat: the server answers them 401 (replayed) or 409 (e-mail
+  -- taken), which wrk counts as non-2xx responses and serve-load.py reports as a failed run.
+  local built = requests[next_request] or requests[#requests]
+  next_request = next_request + 1
+  return built
+end
