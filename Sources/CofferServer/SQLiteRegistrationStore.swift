@@ -7,6 +7,7 @@ import GRDB
 public final class SQLiteRegistrationStore: RegistrationStore {
     private let pool: DatabasePool
     private let inserts = Counter()
+    private let writes: SQLiteWriteBatcher
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws {
@@ -25,6 +26,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        writes = SQLiteWriteBatcher(pool: pool)
     }
 
     public func migrate() async throws {
@@ -61,24 +63,31 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     }
 
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
-        try await pool.write { db in
-            let id = try Int64.fetchOne(
-                db,
-                sql: "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id",
-                arguments: [email, name, keyID, createdAt]
-            )
+        try await write { db in
+            let statement = try db.cachedStatement(sql: Self.userInsert)
+            let id = try Int64.fetchOne(statement, arguments: [email, name, keyID, createdAt])
             return id.map { RegisteredUser(id: $0, email: email, name: name, keyID: keyID) }
         }
     }
 
+    /// Records a signature's replay identity; durable (committed) before the answer is given.
     public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
-        return try await pool.write { db in
+        return try await write { db in
             if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
-            let sql = RegistrationSQL.replayInsert.replacingOccurrences(of: "$", with: "?")
-            return try String.fetchOne(db, sql: sql, arguments: [identifier, expiry, now]) != nil
+            return try String.fetchOne(db.cachedStatement(sql: Self.replayInsert), arguments: [identifier, expiry, now]) != nil
         }
     }
+
+    /// Runs `work` in a write transaction shared with the writes that arrive meanwhile
+    /// (``SQLiteWriteBatcher``).
+    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writes.write(work)
+    }
+
+    /// The shared statements in SQLite's spelling: `?1`… for PostgreSQL's `$1`….
+    private static let replayInsert = RegistrationSQL.replayInsert.replacingOccurrences(of: "$", with: "?")
+    private static let userInsert = "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id"
 
     public func ping() async throws {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }

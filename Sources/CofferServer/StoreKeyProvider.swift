@@ -1,11 +1,16 @@
 import CofferCore
+import Foundation
 import CofferCrypto
 public import CofferHTTPSignatures
 
 /// Looks keys up in a ``RegistrationStore`` for the verifier, remembering the ones it found: a
 /// registered key never changes, so each instance reads it from the database once.
-public actor StoreKeyProvider: HTTPSignatureKeyProvider {
+///
+/// The cache sits behind a lock rather than in an actor: every signed request reads it, and a hop to an
+/// actor's executor per request costs more than the lookup.
+public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendable {
     private let store: any RegistrationStore
+    private let lock = NSLock()
     private var cache: [String: HTTPVerificationKey] = [:]
     /// The most keys remembered; the cache starts over when full.
     public let capacity: Int
@@ -17,11 +22,13 @@ public actor StoreKeyProvider: HTTPSignatureKeyProvider {
     }
 
     public func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
-        if let cached = cache[keyID] { return cached }
+        if let cached = lock.withLock({ cache[keyID] }) { return cached }
         guard let record = try await store.key(id: keyID) else { return nil }
         let key = try Self.verificationKey(of: record)
-        if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-        cache[keyID] = key
+        lock.withLock {
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[keyID] = key
+        }
         return key
     }
 
