@@ -62,6 +62,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
                     """, logger: logger)
                 try await connection.query(
                     "CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)", logger: logger)
+                try await connection.query(
+                    "CREATE INDEX IF NOT EXISTS coffer_replay_expiry ON coffer_replay (expires_at)", logger: logger)
             } catch {
                 _ = try? await connection.query("SELECT pg_advisory_unlock(7304182)", logger: logger)
                 throw error

@@ -38,6 +38,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
                     key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+                CREATE INDEX IF NOT EXISTS coffer_replay_expiry ON coffer_replay (expires_at);
                 """)
         }
     }
