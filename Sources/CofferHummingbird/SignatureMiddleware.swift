@@ -40,8 +40,10 @@ public struct HTTPSignatureContext: HTTPSignatureRequestContext {
 public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: RouterMiddleware {
     /// The verifier and its policy.
     public let verifier: HTTPMessageVerifier
-    /// The scheme the client signed in `@target-uri`/`@scheme` when the request line does not say
-    /// (HTTP/1.1 origin-form): `https` behind TLS or a TLS-terminating proxy, `http` otherwise.
+    /// The scheme clients sign in `@target-uri`/`@scheme`: `https` behind TLS or a TLS-terminating
+    /// proxy, `http` otherwise. It replaces whatever scheme the request carries: an HTTP/1.1 request line
+    /// does not say, and the server stack fills in a guess (Hummingbird says `http` on a TLS connection
+    /// too), while the server knows what its clients reach.
     public var scheme: String
     /// The authority the client signed, when a proxy in front rewrites `Host`; nil to use the request's.
     public var authority: String?
@@ -60,7 +62,7 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         var request = request
         let buffer = try await request.collectBody(upTo: maximumBodySize)
         var head = request.head
-        if head.scheme == nil { head.scheme = scheme }
+        head.scheme = scheme
         if let authority { head.authority = authority }
         let body = buffer.readableBytes == 0 ? nil : Array(buffer.readableBytesView)
         var context = context

@@ -11,6 +11,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOSSL
 import Testing
 
 /// The registration server on a real loopback port, driven by AsyncHTTPClient through our signing helper.
@@ -139,6 +140,60 @@ struct RegistrationServerTests {
             let absent = try await Self.post(base, "/unsigned/register_user", json: #"{"email": "x@example.com", "name": "X"}"#)
             #expect(absent.status == 404)
         }
+        try await store.close()
+    }
+
+    @Test(.enabled(if: CommandRunner.isAvailable("openssl"), "needs the openssl command to make a certificate"))
+    func servesHTTPSWithTheGivenCertificateAndSignsForHTTPS() async throws {
+        let directory = try TemporaryDirectory()
+        let made = try CommandRunner.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "tls.key", "-out", "tls.pem",
+            "-subj", "/CN=localhost", "-days", "1", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ], currentDirectory: directory.path)
+        try #require(made.status == 0, "\(made.standardError)")
+        let store = try await Self.sqliteStore(directory)
+        var options = RegistrationServer.Options()
+        options.scheme = "https"
+        let server = RegistrationServer(store: store, options: options)
+        let app = try server.application(host: "127.0.0.1", port: 0, certificatePath: directory.path("tls.pem"), keyPath: directory.path("tls.key"), logger: Logger(label: "test"))
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(directory.path("tls.pem")))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        do {
+            try await app.test(.live) { testClient in
+                let port = try #require(testClient.port)
+                let base = "https://localhost:\(port)"
+                let health = try await client.execute(HTTPClientRequest(url: base + "/health"), timeout: .seconds(30))
+                #expect(health.status == .ok)
+
+                let key = try SigningKey.generate(.ed25519)
+                var register = HTTPClientRequest(url: base + "/register")
+                register.method = .POST
+                register.headers.add(name: "Content-Type", value: "application/json")
+                let pem = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+                register.body = .bytes(ByteBuffer(string: #"{"publicKey": "\#(pem)"}"#))
+                let registered = try await client.execute(register, timeout: .seconds(30))
+                let reply = try await registered.body.collect(upTo: 1 << 16)
+                let keyID = try #require((try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any])?["keyId"] as? String)
+
+                // The signature covers @target-uri with the https scheme the server was told it serves.
+                var request = HTTPRequest(method: .post, scheme: "https", authority: "localhost:\(port)", path: "/register_user")
+                request.headerFields[.contentType] = "application/json"
+                let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+                let created = try await client.execute(signing: request, body: Array(#"{"email": "tls@example.com", "name": "T"}"#.utf8), with: signer)
+                let detail = try await created.body.collect(upTo: 1 << 16)
+                #expect(created.status == .created, "\(String(buffer: detail))")
+
+                // Plain HTTP to the TLS port gets no answer.
+                await #expect(throws: (any Error).self) {
+                    _ = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(10))
+                }
+            }
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
         try await store.close()
     }
 
