@@ -144,7 +144,7 @@ struct HTTPVerify: ParsableCommand {
         let algorithm = try algorithm.map(parseHTTPSignatureAlgorithm)
         let key: HTTPVerificationKey
         if algorithm == .hmacSHA256 {
-            key = .hmacSHA256(secret: try readSecret(publicKey, encoding: secretEncoding))
+            key = .hmacSHA256(secret: try KeyOptions.loadFile(publicKey, encoding: secretEncoding))
         } else {
             let imported = try KeyFiles.importKey(publicKey, passwords: PasswordOptions())
             do {

@@ -54,7 +54,7 @@ struct HTTPSigningOptions: ParsableArguments {
         let algorithm = try algorithm.map(parseHTTPSignatureAlgorithm)
         let signingKey: HTTPSigningKey
         if algorithm == .hmacSHA256 {
-            signingKey = .hmacSHA256(secret: try readSecret(key, encoding: secretEncoding))
+            signingKey = .hmacSHA256(secret: try KeyOptions.loadFile(key, encoding: secretEncoding))
         } else {
             let imported = try KeyFiles.importKey(key, passwords: passwords)
             guard let privateKey = imported.signingKey else {
@@ -90,21 +90,6 @@ func parseComponent(_ text: String) throws -> HTTPSignatureComponent {
         return try HTTPSignatureComponent(parsing: text)
     } catch {
         throw CommandFailure(error.reason)
-    }
-}
-
-/// Reads an HMAC secret file in the given encoding (one trailing line break ignored for text).
-func readSecret(_ path: String, encoding: KeyEncoding) throws -> MACKey {
-    var bytes = try KeyFiles.readSmallFile(path, what: "secret file")
-    defer { SecretBytes.wipe(&bytes) }
-    if encoding == .raw { return try MACKey(bytes: bytes) }
-    let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    do {
-        var decoded = encoding == .hex ? try Hex.decode(text) : try Base64.decode(text)
-        defer { SecretBytes.wipe(&decoded) }
-        return try MACKey(bytes: decoded)
-    } catch {
-        throw CommandFailure("secret file '\(path)' is not \(encoding.rawValue) text", hint: "pass --secret-encoding raw|hex|base64")
     }
 }
 

@@ -45,24 +45,31 @@ struct KeyOptions: ParsableArguments {
 
     /// Reads and decodes the key.
     func load() throws -> MACKey {
-        var bytes: [UInt8]
-        let source: String
-        if let keyFile {
-            source = "key file '\(keyFile)'"
-            bytes = try Self.readKeyFile(keyFile)
-        } else if let name = keyEnvironmentVariable {
-            source = "environment variable \(name)"
-            guard let value = getenv(name) else {
-                throw CommandFailure("environment variable \(name) is not set", hint: "export \(name) first, or use --key-file")
-            }
-            bytes = Array(String(cString: value).utf8)
-        } else {
+        if let keyFile { return try Self.loadFile(keyFile, encoding: keyEncoding) }
+        guard let name = keyEnvironmentVariable else {
             throw CommandFailure("a key is required: pass --key-file FILE or --key-env VAR")
         }
+        guard let value = getenv(name) else {
+            throw CommandFailure("environment variable \(name) is not set", hint: "export \(name) first, or use --key-file")
+        }
+        var bytes = Array(String(cString: value).utf8)
         defer { SecretBytes.wipe(&bytes) }
-        switch keyEncoding {
+        return try Self.decode(bytes, encoding: keyEncoding, source: "environment variable \(name)", fromFile: false)
+    }
+
+    /// Reads a key file (warning when other users can read it) and decodes it; also the HMAC secrets
+    /// of `coffer http sign|verify`.
+    static func loadFile(_ path: String, encoding: KeyEncoding) throws -> MACKey {
+        var bytes = try readKeyFile(path)
+        defer { SecretBytes.wipe(&bytes) }
+        return try decode(bytes, encoding: encoding, source: "key file '\(path)'", fromFile: true)
+    }
+
+    /// Key bytes as `encoding` writes them; for text, one trailing line break is ignored.
+    private static func decode(_ bytes: [UInt8], encoding: KeyEncoding, source: String, fromFile: Bool) throws -> MACKey {
+        switch encoding {
         case .raw:
-            if bytes.last == UInt8(ascii: "\n") && keyFile != nil {
+            if bytes.last == UInt8(ascii: "\n") && fromFile {
                 Terminal.warn("the \(source) ends with a line feed, which is part of a raw key; if the file holds hex or base64 text, pass --key-encoding")
             }
             return try key(bytes, source: source)
@@ -72,16 +79,16 @@ struct KeyOptions: ParsableArguments {
             if text.last == UInt8(ascii: "\r") { text = text.dropLast() }
             let string = String(decoding: text, as: UTF8.self)
             do {
-                var decoded = keyEncoding == .hex ? try Hex.decode(string) : try Base64.decode(string)
+                var decoded = encoding == .hex ? try Hex.decode(string) : try Base64.decode(string)
                 defer { SecretBytes.wipe(&decoded) }
                 return try key(decoded, source: source)
             } catch let error as CofferCoreError {
-                throw CommandFailure("the \(source) is not valid \(keyEncoding.rawValue): \(error.reason)")
+                throw CommandFailure("the \(source) is not valid \(encoding.rawValue): \(error.reason)")
             }
         }
     }
 
-    private func key(_ bytes: [UInt8], source: String) throws -> MACKey {
+    private static func key(_ bytes: [UInt8], source: String) throws -> MACKey {
         do {
             return try MACKey(bytes: bytes)
         } catch {
