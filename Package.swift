@@ -9,6 +9,8 @@
 //        │
 //   CofferHummingbird  verifying middleware · CofferHTTPClient  signing AsyncHTTPClient helper
 //        │
+//   CofferPinning   TLS pin policies checked on top of chain/hostname validation (NIOSSL, AsyncHTTPClient)
+//   CofferFiles     protected data folders: 0700, atomic 0600 files, excluded from backups
 //   CofferKeychain  items with Keychain Services semantics, SQLite store, export, sign-in sessions
 //   CofferHTTPSignatures  RFC 9421 signatures, RFC 9530 Content-Digest, verifier policy, replay cache
 //        │
@@ -38,6 +40,8 @@ let package = Package(
         .library(name: "CofferHummingbird", targets: ["CofferHummingbird"]),
         .library(name: "CofferHTTPClient", targets: ["CofferHTTPClient"]),
         .library(name: "CofferServer", targets: ["CofferServer"]),
+        .library(name: "CofferPinning", targets: ["CofferPinning"]),
+        .library(name: "CofferFiles", targets: ["CofferFiles"]),
         .library(name: "CofferTesting", targets: ["CofferTesting"]),
         .executable(name: "coffer", targets: ["coffer"]),
     ],
@@ -54,6 +58,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         .target(name: "CofferCore", swiftSettings: strictSwift),
@@ -136,14 +141,45 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        .target(name: "CofferTesting", dependencies: ["CofferCore", "CofferCrypto"], swiftSettings: strictSwift),
-        // A C header for the one libc tuning call Swift's Glibc module does not export (mallopt).
+        // TLS pinning on top of normal validation: swift-certificates for chains, NIOSSL and AsyncHTTPClient hooks.
+        .target(
+            name: "CofferPinning",
+            dependencies: [
+                "CofferCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // Protected data folders: mode 0700, atomic 0600 files, excluded from backups.
+        .target(name: "CofferFiles", dependencies: ["CofferCore", "CCofferSupport"], swiftSettings: strictSwift),
+        .target(
+            name: "CofferTesting",
+            dependencies: [
+                "CofferCore", "CofferCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs).
         .target(name: "CCofferSupport"),
         .executableTarget(
             name: "coffer",
             dependencies: [
                 "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport",
-                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer",
+                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer", "CofferPinning", "CofferFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -189,6 +225,21 @@ let package = Package(
             dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting"],
             swiftSettings: strictSwift
         ),
+        .testTarget(
+            name: "CofferPinningTests",
+            dependencies: [
+                "CofferPinning", "CofferTesting",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(name: "CofferFilesTests", dependencies: ["CofferFiles", "CofferCore", "CofferTesting"], swiftSettings: strictSwift),
         // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
         .testTarget(
             name: "CofferCLITests",

@@ -27,7 +27,8 @@ struct Speed: ParsableCommand {
 
             HTTP (when named): RFC 9421 sign + verify of a typical request (POST with a JSON body, \
             Content-Digest, @method @target-uri content-digest content-type, created and nonce; \
-            verification with the default policy, without a replay cache) per second, for each algorithm;             'http-ALG' (http-hmac-sha256, http-ed25519, http-ecdsa-p256-sha256…) measures one.
+            verification with the default policy, without a replay cache) per second, for each algorithm; \
+            'http-ALG' (http-hmac-sha256, http-ed25519, http-ecdsa-p256-sha256…) measures one.
 
             Keychain (when named): on a temporary keychain holding --keychain-items items (100,000 by \
             default), reads by service and account per second, durable adds per second (each its own \

@@ -83,4 +83,27 @@ static inline long coffer_session_key_invalidate(long id) {
 #endif
 }
 
+/* Extended attributes (sys/xattr.h, which Swift's Glibc module does not export): the freedesktop
+   backup-exclusion mark on protected folders. Not following symbolic links. -1 with errno set on
+   failure; ENOTSUP where the file system or platform has no user attributes. */
+#if defined(__linux__)
+#include <sys/xattr.h>
+#endif
+
+static inline int coffer_set_attribute(const char *path, const char *name, const void *value, unsigned long length) {
+#if defined(__linux__)
+    return lsetxattr(path, name, value, length, 0);
+#else
+    (void)path; (void)name; (void)value; (void)length; errno = ENOTSUP; return -1;
+#endif
+}
+
+static inline long coffer_get_attribute(const char *path, const char *name, void *value, unsigned long length) {
+#if defined(__linux__)
+    return lgetxattr(path, name, value, length);
+#else
+    (void)path; (void)name; (void)value; (void)length; errno = ENOTSUP; return -1;
+#endif
+}
+
 #endif

@@ -1,0 +1,81 @@
+public import AsyncHTTPClient
+import NIOCore
+import NIOSSL
+
+extension HTTPClient.Configuration {
+    /// A configuration whose connections apply `evaluator`'s policy.
+    ///
+    /// ```swift
+    /// let client = HTTPClient(eventLoopGroupProvider: .singleton,
+    ///                         configuration: try .pinned(by: PinningEvaluator(policy: policy)))
+    /// ```
+    ///
+    /// How: BoringSSL validates the chain and hostname against the policy's anchors (the TLS
+    /// configuration of ``PinningPolicy/makeTLSConfiguration()``), then, before the connection carries
+    /// a request, the pins are checked on the validated server certificate; a connection that fails them
+    /// is closed and the request fails with ``PinningError`` `.pinMismatch`.
+    ///
+    /// - Important: AsyncHTTPClient exposes only the server's own certificate after the handshake, and
+    ///   not the host it asked for. So every rule that covers one of the certificate's DNS names
+    ///   applies, and intermediate or root pins can match only when the path can be rebuilt from the
+    ///   leaf, `knownIntermediates` and the policy's anchors. Pins of your own server keys (current and
+    ///   backup) always work; for intermediate pins pass the intermediates, or use a raw SwiftNIO client
+    ///   with ``PinningEvaluator/makeClientHandler(context:serverHostname:)``, which sees the whole chain.
+    ///
+    /// The configuration also turns off AsyncHTTPClient's retrying of failed connection attempts
+    /// (`connectionPool.retryConnectionEstablishment`), so a refused server fails the request at once
+    /// with the ``PinningError`` instead of after the request's deadline; set it back to `true` to
+    /// retry transient network failures too.
+    public static func pinned(by evaluator: PinningEvaluator, knownIntermediates: [ChainCertificate] = []) throws -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        try configuration.applyPinning(evaluator, knownIntermediates: knownIntermediates)
+        return configuration
+    }
+
+    /// Applies `evaluator`'s policy to this configuration's connections, replacing its TLS configuration
+    /// (keeping a client certificate) and running before any connection initializer already set. See
+    /// ``pinned(by:knownIntermediates:)``. With connection retries on (AsyncHTTPClient's default), a
+    /// refused server fails the request with the ``PinningError`` when the request's deadline passes.
+    public mutating func applyPinning(_ evaluator: PinningEvaluator, knownIntermediates: [ChainCertificate] = []) throws {
+        var tls = try evaluator.policy.makeTLSConfiguration()
+        if let existing = tlsConfiguration {
+            tls.certificateChain = existing.certificateChain
+            tls.privateKey = existing.privateKey
+        }
+        tlsConfiguration = tls
+        let check: @Sendable (any Channel) -> EventLoopFuture<Void> = { channel in
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            channel.pipeline.handler(type: NIOSSLHandler.self).whenComplete { found in
+                guard case .success(let handler) = found else {
+                    // Plain http: no TLS to pin.
+                    promise.succeed(())
+                    return
+                }
+                let leaf = handler.peerCertificate.flatMap { try? $0.toDERBytes() }.flatMap { try? ChainCertificate(der: $0) }
+                guard let leaf else {
+                    promise.fail(PinningError(.chainNotTrusted, "the server presented no certificate"))
+                    return
+                }
+                promise.completeWithTask {
+                    let outcome = await evaluator.evaluate(validatedLeaf: leaf, intermediates: knownIntermediates)
+                    guard outcome.isAccepted else {
+                        throw PinningError(.pinMismatch, "no pin of the policy for \(outcome.rule?.host ?? outcome.host) matched the server's certificates (\(outcome.verdict))")
+                    }
+                }
+            }
+            return promise.futureResult.flatMapError { error in
+                channel.close(promise: nil)
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
+        let http1 = http1_1ConnectionDebugInitializer
+        let http2 = http2ConnectionDebugInitializer
+        http1_1ConnectionDebugInitializer = { channel in
+            check(channel).flatMap { http1?(channel) ?? channel.eventLoop.makeSucceededVoidFuture() }
+        }
+        http2ConnectionDebugInitializer = { channel in
+            check(channel).flatMap { http2?(channel) ?? channel.eventLoop.makeSucceededVoidFuture() }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import SwiftASN1
+import X509
+
+/// Applies a ``PinningPolicy`` to a server's certificate chain: first normal chain validation (RFC 5280
+/// path building to the policy's trust anchors, validity dates, key usage) and hostname validation,
+/// then — only for a chain that passed — the host's pins against the certificates of the *validated*
+/// path in the allowed positions. Certificates the server sent but the path does not use never match,
+/// so an attacker cannot pass by appending the real server's intermediate to its own chain.
+///
+/// ```swift
+/// let evaluator = PinningEvaluator(policy: policy) { report in
+///     if !report.isAccepted || report.verdict == .reportOnlyMismatch { log(report) }
+/// }
+/// let report = await evaluator.evaluate(servedChain: derCertificates, hostname: "api.example.com")
+/// ```
+public struct PinningEvaluator: Sendable {
+    /// The policy applied.
+    public let policy: PinningPolicy
+    /// Called once per evaluation, after the verdict, on the thread that evaluated.
+    public let report: (@Sendable (PinningReport) -> Void)?
+
+    /// An evaluator for `policy`, calling `report` (if given) with every evaluation's report.
+    public init(policy: PinningPolicy, report: (@Sendable (PinningReport) -> Void)? = nil) {
+        self.policy = policy
+        self.report = report
+    }
+
+    /// Evaluates a chain as served (leaf first, DER) for a connection to `hostname` (a DNS name or an
+    /// IP address literal). Unparseable certificates make the verdict ``PinningVerdict/chainNotTrusted(_:)``.
+    public func evaluate(servedChain der: [[UInt8]], hostname: String) async -> PinningReport {
+        let date = Date()
+        let served: [ChainCertificate]
+        do {
+            served = try der.map { bytes throws(PinningError) in try ChainCertificate(der: bytes) }
+        } catch {
+            return finish(PinningReport(host: hostname, servedChain: [], validatedChain: [], rule: policy.rule(for: hostname), verdict: .chainNotTrusted(error.reason), date: date))
+        }
+        return await evaluate(servedChain: served, hostname: hostname)
+    }
+
+    /// Evaluates parsed certificates as served (leaf first) for a connection to `hostname`.
+    public func evaluate(servedChain served: [ChainCertificate], hostname: String) async -> PinningReport {
+        let date = Date()
+        let name = HostPins.normalized(hostname)
+        let rule = policy.rule(for: name)
+        let validated: [ChainCertificate]
+        switch await validate(served, hostname: name) {
+        case .failure(let reason):
+            return finish(PinningReport(host: name, servedChain: served, validatedChain: [], rule: rule, verdict: .chainNotTrusted(reason.description), date: date))
+        case .success(let chain):
+            validated = chain
+        }
+        let verdict = rule.map { Self.verdict(of: $0, on: validated, at: date) } ?? .notPinned
+        return finish(PinningReport(host: name, servedChain: served, validatedChain: validated, rule: rule, verdict: verdict, date: date))
+    }
+
+    /// Evaluates a leaf whose chain and hostname something else (BoringSSL, for AsyncHTTPClient) already
+    /// validated, without knowing which host was asked for: every rule that covers one of the leaf's DNS
+    /// names applies, and all of them must hold. The path is rebuilt from `leaf`, `intermediates` and the
+    /// policy's anchors; when it cannot be, only the leaf can match.
+    func evaluate(validatedLeaf leaf: ChainCertificate, intermediates: [ChainCertificate]) async -> PinningReport {
+        let date = Date()
+        let names = leaf.dnsNames
+        let host = names.joined(separator: ",")
+        var path = [leaf]
+        var verifier = Verifier(rootCertificates: policy.rootStore) { RFC5280Policy() }
+        if case .validCertificate(let chain) = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore(intermediates.map(\.certificate))) {
+            path = Self.chainCertificates(for: Array(chain), served: [leaf] + intermediates)
+        }
+        let rules = policy.hosts.filter { rule in names.contains { rule.applies(toCertificateName: $0) } }
+        var verdict = PinningVerdict.notPinned
+        for rule in rules {
+            let next = Self.verdict(of: rule, on: path, at: date)
+            if !next.isAccepted || verdict == .notPinned { verdict = next }
+            if !next.isAccepted { return finish(PinningReport(host: host, servedChain: [leaf], validatedChain: path, rule: rule, verdict: next, date: date)) }
+        }
+        return finish(PinningReport(host: host, servedChain: [leaf], validatedChain: path, rule: rules.first, verdict: verdict, date: date))
+    }
+
+    fileprivate func finish(_ outcome: PinningReport) -> PinningReport {
+        report?(outcome)
+        return outcome
+    }
+
+    /// Chain and hostname validation with swift-certificates.
+    private func validate(_ served: [ChainCertificate], hostname: String) async -> Result<[ChainCertificate], ValidationFailure> {
+        guard let leaf = served.first else { return .failure(ValidationFailure("the server sent no certificate")) }
+        let isIP = Self.isIPAddress(hostname)
+        var verifier = Verifier(rootCertificates: policy.rootStore) {
+            RFC5280Policy()
+            ServerIdentityPolicy(serverHostname: isIP ? nil : hostname, serverIP: isIP ? String(hostname.filter { $0 != "[" && $0 != "]" }) : nil)
+        }
+        let intermediates = CertificateStore(served.dropFirst().map(\.certificate))
+        switch await verifier.validate(leaf: leaf.certificate, intermediates: intermediates) {
+        case .validCertificate(let chain):
+            return .success(Self.chainCertificates(for: Array(chain), served: served))
+        case .couldNotValidate(let failures):
+            let reason = failures.first.map { "\($0.policyFailureReason)" }
+                ?? "no path from \(leaf.subject) (issued by \(leaf.issuer)) to a trusted root"
+            return .failure(ValidationFailure(reason))
+        }
+    }
+
+    struct ValidationFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The validated path's certificates with their exact DER: the served bytes where the server sent
+    /// them, the anchor's own encoding otherwise.
+    private static func chainCertificates(for chain: [Certificate], served: [ChainCertificate]) -> [ChainCertificate] {
+        chain.compactMap { certificate in
+            if let sent = served.first(where: { $0.certificate == certificate }) { return sent }
+            var serializer = DER.Serializer()
+            guard (try? serializer.serialize(certificate)) != nil else { return nil }
+            return try? ChainCertificate(der: serializer.serializedBytes)
+        }
+    }
+
+    /// The verdict of `rule` on a validated path (leaf first, anchor last).
+    static func verdict(of rule: HostPins, on path: [ChainCertificate], at date: Date) -> PinningVerdict {
+        var matchedPin: Pin?
+        for (index, certificate) in path.enumerated() {
+            let position: HostPins.Positions = if index == 0 && path.count == 1 {
+                [.leaf, .root]
+            } else if index == 0 {
+                .leaf
+            } else if index == path.count - 1 {
+                .root
+            } else {
+                .intermediates
+            }
+            guard !rule.positions.isDisjoint(with: position) else { continue }
+            if let pin = rule.pins.first(where: { $0 == certificate.pin($0.kind) }) {
+                matchedPin = pin
+                break
+            }
+        }
+        if let expires = rule.expires, expires <= date, rule.afterExpiry == .validateOnly {
+            return .expiredPolicy(matched: matchedPin != nil)
+        }
+        if let pin = matchedPin { return .matched(pin) }
+        return rule.enforcement == .enforce ? .mismatch : .reportOnlyMismatch
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        if host.hasPrefix("[") || host.contains(":") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) }
+    }
+}
+
+extension ChainCertificate {
+    /// The DNS names of the subjectAltName extension, lowercased.
+    var dnsNames: [String] {
+        guard let names = try? certificate.extensions.subjectAlternativeNames else { return [] }
+        return names.compactMap { name in
+            if case .dnsName(let dns) = name { return HostPins.normalized(dns) }
+            return nil
+        }
+    }
+}
+
+extension HostPins {
+    /// Whether this rule covers a name from a certificate, which may be a wildcard (`*.example.com`
+    /// stands for every name one label below `example.com`).
+    func applies(toCertificateName name: String) -> Bool {
+        guard name.hasPrefix("*.") else { return covers(name) }
+        let base = String(name.dropFirst(2))
+        if covers(base) && includesSubdomains { return true }
+        guard host.hasSuffix("." + base) else { return false }
+        return !host.dropLast(base.count + 1).contains(".")
+    }
+}
+
+extension PinningEvaluator {
+    /// The verdict for a chain the platform verifier (Security.framework) already evaluated.
+    func evaluateSystemValidated(chain: [ChainCertificate], trusted: Bool, failure: String?, hostname: String) -> PinningReport {
+        let date = Date()
+        let name = HostPins.normalized(hostname)
+        let rule = policy.rule(for: name)
+        guard trusted, !chain.isEmpty else {
+            return finish(PinningReport(host: name, servedChain: chain, validatedChain: [], rule: rule, verdict: .chainNotTrusted(failure ?? "the system did not trust the chain"), date: date))
+        }
+        let verdict = rule.map { Self.verdict(of: $0, on: chain, at: date) } ?? .notPinned
+        return finish(PinningReport(host: name, servedChain: chain, validatedChain: chain, rule: rule, verdict: verdict, date: date))
+    }
+}

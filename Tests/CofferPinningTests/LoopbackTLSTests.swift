@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import CofferPinning
+import CofferTesting
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Testing
+
+/// Real TLS servers on 127.0.0.1 (NIOSSL, in-process) and real clients: a raw SwiftNIO channel, the
+/// probe the CLI uses, and AsyncHTTPClient.
+@Suite("Pinning over loopback TLS")
+struct LoopbackTLSTests {
+    let scene: PinningScene
+    init() throws { scene = try PinningScene() }
+
+    private func withServers(_ body: (_ real: Int, _ attacker: Int) async throws -> Void) async throws {
+        let real = try await LoopbackTLSServer(chain: scene.servedChain, privateKeyPEM: scene.leaf.privateKey.pemRepresentation)
+        let attacker = try await LoopbackTLSServer(chain: scene.attackerChain, privateKeyPEM: scene.attackerLeaf.privateKey.pemRepresentation)
+        do {
+            try await body(real.port, attacker.port)
+        } catch {
+            try? await real.shutdown()
+            try? await attacker.shutdown()
+            throw error
+        }
+        try await real.shutdown()
+        try await attacker.shutdown()
+    }
+
+    /// Connects a raw NIO channel through the evaluator's handler; returns the validated chain's length.
+    private func handshake(port: Int, evaluator: PinningEvaluator, hostname: String = "localhost") async throws -> Int {
+        let context = try NIOSSLContext(configuration: evaluator.policy.makeTLSConfiguration())
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(try evaluator.makeClientHandler(context: context, serverHostname: hostname))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        defer { channel.close(promise: nil) }
+        // A write completes only after the handshake did (and fails when it failed).
+        try await channel.writeAndFlush(ByteBuffer(string: "GET / HTTP/1.1\r\nhost: localhost\r\n\r\n")).get()
+        return try await channel.nioSSL_peerValidatedCertificateChain().get()?.count ?? 0
+    }
+
+    @Test func rawNIOClientAcceptsTheRightPinAndRefusesTheAttacker() async throws {
+        let reports = NIOLockedValueBox<[PinningReport]>([])
+        let evaluator = try scene.evaluator([HostPins(host: "localhost", pins: [scene.pin(scene.leaf), scene.backupPin])], reports: reports)
+        try await withServers { real, attacker in
+            let validated = try await handshake(port: real, evaluator: evaluator)
+            #expect(validated == 3)
+            await #expect(throws: (any Error).self) { try await handshake(port: attacker, evaluator: evaluator) }
+        }
+        let verdicts = reports.withLockedValue { $0.map(\.verdict) }
+        #expect(verdicts == [.matched(try scene.pin(scene.leaf)), .mismatch])
+    }
+
+    @Test func rawNIOClientRejectsAHostnameMismatchEvenWithAMatchingPin() async throws {
+        let evaluator = try scene.evaluator([HostPins(host: "elsewhere.test", pins: [scene.pin(scene.leaf), scene.backupPin])])
+        try await withServers { real, _ in
+            await #expect(throws: (any Error).self) { try await handshake(port: real, evaluator: evaluator, hostname: "elsewhere.test") }
+        }
+    }
+
+    @Test func probeReportsTheServedChainAndTheVerdict() async throws {
+        try await withServers { real, attacker in
+            let chain = try await TLSProbe.servedChain(host: "127.0.0.1", port: real, serverName: "localhost")
+            #expect(chain.map(\.der) == scene.servedChain)
+            #expect(chain.first?.publicKeyPin.base64 == TestPKI.spkiPin(scene.leaf.certificate))
+            let evaluator = try scene.evaluator([HostPins(host: "localhost", pins: [scene.pin(scene.pki.intermediate), scene.backupPin], positions: .intermediates)])
+            let good = try await TLSProbe.check(host: "127.0.0.1", port: real, serverName: "localhost", evaluator: evaluator)
+            #expect(good.verdict == .matched(try scene.pin(scene.pki.intermediate)))
+            let bad = try await TLSProbe.check(host: "127.0.0.1", port: attacker, serverName: "localhost", evaluator: evaluator)
+            #expect(bad.verdict == .mismatch)
+        }
+        await #expect(throws: PinningError.self) { try await TLSProbe.servedChain(host: "127.0.0.1", port: 1, timeout: .seconds(5)) }
+    }
+
+    @Test func asyncHTTPClientBuiltWithThePolicy() async throws {
+        let reports = NIOLockedValueBox<[PinningReport]>([])
+        let evaluator = try scene.evaluator([HostPins(host: "localhost", pins: [scene.pin(scene.leaf), scene.backupPin])], reports: reports)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator))
+        do {
+            try await withServers { real, attacker in
+                let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(10))
+                #expect(response.status == .ok)
+                let refusal = await #expect(throws: PinningError.self) {
+                    _ = try await client.execute(HTTPClientRequest(url: "https://localhost:\(attacker)/"), timeout: .seconds(30))
+                }
+                #expect(refusal?.code == .pinMismatch)
+            }
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        let verdicts = reports.withLockedValue { $0.map(\.verdict) }
+        #expect(verdicts.first == .matched(try scene.pin(scene.leaf)))
+        #expect(verdicts.contains(.mismatch))
+    }
+
+    @Test func asyncHTTPClientMatchesIntermediatesItIsGiven() async throws {
+        let evaluator = try scene.evaluator([HostPins(host: "localhost", pins: [scene.pin(scene.pki.intermediate), scene.backupPin], positions: .intermediates)])
+        let known = [try ChainCertificate(der: scene.pki.intermediate.der)]
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator, knownIntermediates: known))
+        let blind = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator))
+        do {
+            try await withServers { real, _ in
+                let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(10))
+                #expect(response.status == .ok)
+                // Without the intermediate the path cannot be rebuilt: refused, never accepted.
+                await #expect(throws: PinningError.self) {
+                    _ = try await blind.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(30))
+                }
+            }
+        } catch {
+            try await client.shutdown()
+            try await blind.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        try await blind.shutdown()
+    }
+}
