@@ -103,6 +103,9 @@ public enum TLSProbe {
             try? await channel.close()
         } catch let error as PinningError {
             throw error
+        } catch let error as NIOConnectionError {
+            let cause = error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
+            throw PinningError(.connectionFailed, "could not connect to \(host):\(port): \(cause)")
         } catch {
             throw PinningError(.connectionFailed, "could not complete a TLS handshake with \(host):\(port): \(error)")
         }

@@ -4,6 +4,7 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 import CofferKeychain
+import CofferPinning
 
 @main
 struct Coffer: ParsableCommand {
@@ -22,7 +23,7 @@ struct Coffer: ParsableCommand {
             prompt without echo, a file (--password-file) or an environment variable (--password-env).
             """,
         version: CofferVersion.current,
-        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, KeychainCommand.self, PasswordCommand.self, HTTPCommand.self, RequestCommand.self, Serve.self, Speed.self]
+        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, KeychainCommand.self, PasswordCommand.self, HTTPCommand.self, RequestCommand.self, Serve.self, PinCommand.self, Protect.self, Speed.self]
     )
 
     /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.
@@ -58,6 +59,11 @@ struct Coffer: ParsableCommand {
             let locked = error.code == KeychainError.Code.interactionNotAllowed
             Terminal.reportError(error.reason, hint: locked ? "run 'coffer keychain unlock' first" : nil)
             Terminal.exit(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError)
+        } catch let error as PinningError {
+            Terminal.flushStandardOutput()
+            Terminal.reportError(error.reason)
+            let failed: Set<PinningError.Code> = [PinningError.Code.chainNotTrusted, PinningError.Code.pinMismatch]
+            Terminal.exit(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError)
         } catch let error as CofferFormatsError {
             Terminal.flushStandardOutput()
             Terminal.reportError(error.description)
