@@ -29,8 +29,10 @@ public struct ChainCertificate: Hashable, Sendable {
             throw PinningError(.malformedCertificate, "a certificate is 1 byte to 64 KiB of DER; found \(der.count) bytes")
         }
         do {
-            self.certificate = try Certificate(derEncoded: der)
-            self.publicKeyPin = Pin(subjectPublicKeyInfo: try Self.subjectPublicKeyInfo(of: der))
+            // One parse: the certificate and its SPKI bytes come from the same node tree.
+            let root = try DER.parse(der)
+            self.certificate = try Certificate(derEncoded: root)
+            self.publicKeyPin = Pin(subjectPublicKeyInfo: try Self.subjectPublicKeyInfo(in: root))
         } catch {
             throw PinningError(.malformedCertificate, "not a DER X.509 certificate (\(error))")
         }
@@ -50,10 +52,9 @@ public struct ChainCertificate: Hashable, Sendable {
         kind == .publicKey ? publicKeyPin : certificatePin
     }
 
-    /// The DER SubjectPublicKeyInfo inside a DER certificate: the seventh element of tbsCertificate when a
-    /// `[0]` version is present, the sixth otherwise.
-    static func subjectPublicKeyInfo(of der: [UInt8]) throws -> ArraySlice<UInt8> {
-        let root = try DER.parse(der)
+    /// The DER SubjectPublicKeyInfo inside a parsed certificate: the seventh element of tbsCertificate
+    /// when a `[0]` version is present, the sixth otherwise.
+    static func subjectPublicKeyInfo(in root: ASN1Node) throws -> ArraySlice<UInt8> {
         guard case .constructed(let certificateParts) = root.content,
               let tbs = certificateParts.first(where: { _ in true }),
               case .constructed(let tbsParts) = tbs.content

@@ -80,7 +80,7 @@ public struct Pin: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    var trimmingWhitespace: Substring {
+    fileprivate var trimmingWhitespace: Substring {
         var text = Substring(self)
         while let first = text.first, first.isWhitespace { text = text.dropFirst() }
         while let last = text.last, last.isWhitespace { text = text.dropLast() }

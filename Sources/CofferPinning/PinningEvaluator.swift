@@ -73,13 +73,10 @@ public struct PinningEvaluator: Sendable {
             path = Self.chainCertificates(for: Array(chain), served: [leaf] + intermediates)
         }
         let rules = policy.hosts.filter { rule in names.contains { rule.applies(toCertificateName: $0) } }
-        var verdict = PinningVerdict.notPinned
-        for rule in rules {
-            let next = Self.verdict(of: rule, on: path, at: date)
-            if !next.isAccepted || verdict == .notPinned { verdict = next }
-            if !next.isAccepted { return finish(PinningReport(host: host, servedChain: [leaf], validatedChain: path, rule: rule, verdict: next, date: date)) }
-        }
-        return finish(PinningReport(host: host, servedChain: [leaf], validatedChain: path, rule: rules.first, verdict: verdict, date: date))
+        let verdicts = rules.map { (rule: $0, verdict: Self.verdict(of: $0, on: path, at: date)) }
+        // The first rejecting rule decides; otherwise the first rule's verdict (or notPinned).
+        let deciding = verdicts.first { !$0.verdict.isAccepted } ?? verdicts.first
+        return finish(PinningReport(host: host, servedChain: [leaf], validatedChain: path, rule: deciding?.rule, verdict: deciding?.verdict ?? .notPinned, date: date))
     }
 
     fileprivate func finish(_ outcome: PinningReport) -> PinningReport {

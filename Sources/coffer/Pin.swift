@@ -84,6 +84,17 @@ func readCertificates(_ path: String) throws -> [ChainCertificate] {
     }
 }
 
+/// The connection flags `pin fetch` and `pin check` share.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The TLS server name (SNI) to ask for and validate, when it differs from the host (e.g. connecting to an IP address).", valueName: "name"))
+    var servername: String?
+
+    @Option(help: ArgumentHelp("Seconds to wait for the connection and handshake.", valueName: "s"))
+    var timeout: Int = 10
+
+    var timeoutAmount: TimeAmount { .seconds(Int64(max(1, timeout))) }
+}
+
 /// Prints one certificate of a chain.
 func describe(_ certificate: ChainCertificate, index: Int, matched: Bool = false) {
     let formatter = ISO8601DateFormatter()
@@ -110,21 +121,17 @@ struct PinFetch: ParsableCommand {
     @Argument(help: ArgumentHelp("The server: HOST, HOST:PORT (default port 443) or an https URL.", valueName: "host[:port]"))
     var server: String
 
-    @Option(help: ArgumentHelp("The TLS server name (SNI) to ask for, when it differs from HOST (e.g. connecting to an IP address).", valueName: "name"))
-    var servername: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: ArgumentHelp("Judge trust against the certificates in this PEM/DER file instead of the system roots.", valueName: "file"))
     var ca: String?
 
-    @Option(help: ArgumentHelp("Seconds to wait for the connection and handshake.", valueName: "s"))
-    var timeout: Int = 10
-
     func run() throws {
         let address = try ServerAddress(server)
         let anchors = try ca.map(readCertificates)
-        let name = servername ?? address.host
-        let timeout = TimeAmount.seconds(Int64(max(1, self.timeout)))
-        let sni = servername
+        let name = connection.servername ?? address.host
+        let timeout = connection.timeoutAmount
+        let sni = connection.servername
         let (chain, report) = try runBlocking { () async throws -> ([ChainCertificate], PinningReport) in
             let chain = try await TLSProbe.servedChain(host: address.host, port: address.port, serverName: sni, timeout: timeout)
             let policy = try PinningPolicy(hosts: [], trust: anchors.map { .only($0.map(\.certificate)) } ?? .system)
@@ -207,11 +214,7 @@ struct PinCheck: ParsableCommand {
     @Option(help: ArgumentHelp("Trust only the certificates in this PEM/DER file (a private CA or a self-signed server) instead of the system roots.", valueName: "file"))
     var ca: String?
 
-    @Option(help: ArgumentHelp("The host name to validate and send as SNI, when it differs from the URL's host.", valueName: "name"))
-    var servername: String?
-
-    @Option(help: ArgumentHelp("Seconds to wait for the connection and handshake.", valueName: "s"))
-    var timeout: Int = 10
+    @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
         guard !pins.isEmpty else { throw ValidationError("give at least one --pin") }
@@ -223,7 +226,7 @@ struct PinCheck: ParsableCommand {
         do { parsed = try pins.map { text throws(PinningError) in try Pin(text) } } catch { throw CommandFailure(error.reason) }
         let anchors = try ca.map(readCertificates)
         if let anchors, anchors.isEmpty { throw CommandFailure("'\(ca ?? "")' holds no certificate") }
-        let name = servername ?? address.host
+        let name = connection.servername ?? address.host
         let rule: HostPins
         do {
             rule = try HostPins(host: name, pins: parsed, allowingSinglePin: true)
@@ -231,7 +234,7 @@ struct PinCheck: ParsableCommand {
             throw CommandFailure(error.reason)
         }
         let policy = try PinningPolicy(hosts: [rule], trust: anchors.map { .only($0.map(\.certificate)) } ?? .system)
-        let timeout = TimeAmount.seconds(Int64(max(1, self.timeout)))
+        let timeout = connection.timeoutAmount
         let report = try runBlocking {
             try await TLSProbe.check(host: address.host, port: address.port, serverName: name, evaluator: PinningEvaluator(policy: policy), timeout: timeout)
         }

@@ -54,14 +54,20 @@ struct PinCommandTests {
             waitpid(pid, &status, 0)
         }
 
-        /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-        static func accepts(_ port: Int) -> Bool {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(descriptor) }
+        /// 127.0.0.1:`port` as a socket address.
+        static func loopback(port: Int) -> sockaddr_in {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = UInt16(port).bigEndian
+            return address
+        }
+
+        /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+        static func accepts(_ port: Int) -> Bool {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(descriptor) }
+            var address = loopback(port: port)
             return withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
@@ -73,10 +79,7 @@ struct PinCommandTests {
         static func freePort() throws -> Int {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
+            var address = loopback(port: 0)
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let bound = withUnsafeMutablePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
