@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(name: "coffer", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .executableTarget(
@@ -24,6 +26,20 @@ let package = Package(
             ],
             path: "Benchmarks/CofferBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // TLS handshakes on loopback with BoringSSL's verification and with Coffer's pinning evaluator, the
+        // configurations interleaved in rounds: `swift run -c release pinning-handshakes`.
+        .executableTarget(
+            name: "pinning-handshakes",
+            dependencies: [
+                .product(name: "CofferPinning", package: "coffer"),
+                .product(name: "CofferTesting", package: "coffer"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ],
+            path: "Handshakes"
         ),
     ],
     swiftLanguageModes: [.v6]

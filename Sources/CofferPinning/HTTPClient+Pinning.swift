@@ -1,6 +1,11 @@
 public import AsyncHTTPClient
 import NIOCore
 import NIOSSL
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension HTTPClient.Configuration {
     /// A configuration whose connections apply `evaluator`'s policy.
@@ -52,16 +57,21 @@ extension HTTPClient.Configuration {
                     promise.succeed(())
                     return
                 }
-                let leaf = handler.peerCertificate.flatMap { try? $0.toDERBytes() }.flatMap { try? ChainCertificate(der: $0) }
-                guard let leaf else {
+                guard let der = handler.peerCertificate.flatMap({ try? $0.toDERBytes() }) else {
                     promise.fail(PinningError(.chainNotTrusted, "the server presented no certificate"))
                     return
                 }
+                // A path rebuilt before for this leaf: only the pins are checked, without leaving the event loop.
+                if let outcome = evaluator.cachedEvaluation(validatedLeaf: der, intermediates: knownIntermediates, at: Date()) {
+                    promise.completeWith(Result { try Self.accept(outcome) })
+                    return
+                }
+                guard let leaf = try? ChainCertificate(der: der) else {
+                    promise.fail(PinningError(.chainNotTrusted, "the server's certificate could not be parsed"))
+                    return
+                }
                 promise.completeWithTask {
-                    let outcome = await evaluator.evaluate(validatedLeaf: leaf, intermediates: knownIntermediates)
-                    guard outcome.isAccepted else {
-                        throw PinningError(.pinMismatch, "no pin of the policy for \(outcome.rule?.host ?? outcome.host) matched the server's certificates (\(outcome.verdict))")
-                    }
+                    try Self.accept(await evaluator.evaluate(validatedLeaf: leaf, intermediates: knownIntermediates))
                 }
             }
             return promise.futureResult.flatMapError { error in
@@ -76,6 +86,13 @@ extension HTTPClient.Configuration {
         }
         http2ConnectionDebugInitializer = { channel in
             check(channel).flatMap { http2?(channel) ?? channel.eventLoop.makeSucceededVoidFuture() }
+        }
+    }
+
+    /// Throws the ``PinningError`` for an outcome that rejects the connection.
+    private static func accept(_ outcome: PinningReport) throws {
+        guard outcome.isAccepted else {
+            throw PinningError(.pinMismatch, "no pin of the policy for \(outcome.rule?.host ?? outcome.host) matched the server's certificates (\(outcome.verdict))")
         }
     }
 }

@@ -1,4 +1,9 @@
 import NIOCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 public import NIOSSL
 import SwiftASN1
 import X509
@@ -41,7 +46,8 @@ extension PinningEvaluator {
     /// handshake fails unless the verdict accepts; the validated chain is handed to NIOSSL, so
     /// `NIOSSLHandler.peerValidatedCertificateChain` reports it afterwards.
     public func verificationCallback(hostname: String) -> NIOSSLCustomVerificationCallbackWithMetadata {
-        { certificates, promise in
+        let name = HostPins.normalized(hostname)
+        return { certificates, promise in
             let der: [[UInt8]]
             do {
                 der = try certificates.map { try $0.toDERBytes() }
@@ -49,22 +55,34 @@ extension PinningEvaluator {
                 promise.succeed(.failed)
                 return
             }
+            // A chain validated before for this host: only the pins are checked, without leaving the event loop.
+            if let outcome = self.cachedEvaluation(servedChain: der, hostname: name, at: Date()) {
+                promise.succeed(Self.verificationResult(outcome, served: der, certificates))
+                return
+            }
             promise.completeWithTask {
-                let outcome = await self.evaluate(servedChain: der, hostname: hostname)
-                guard outcome.isAccepted, !outcome.validatedChain.isEmpty else { return .failed }
-                var validated: [NIOSSLCertificate] = []
-                for certificate in outcome.validatedChain {
-                    if let sent = zip(der, certificates).first(where: { $0.0 == certificate.der })?.1 {
-                        validated.append(sent)
-                    } else if let anchor = try? NIOSSLCertificate(bytes: certificate.der, format: .der) {
-                        validated.append(anchor)
-                    } else {
-                        return .failed
-                    }
-                }
-                return .certificateVerified(VerificationMetadata(ValidatedCertificateChain(validated)))
+                Self.verificationResult(await self.evaluate(servedChain: der, hostname: name), served: der, certificates)
             }
         }
+    }
+
+    /// NIOSSL's answer for an evaluation: failed unless accepted, else the validated chain, reusing the
+    /// certificates the server sent and converting the anchor.
+    private static func verificationResult(
+        _ outcome: PinningReport, served der: [[UInt8]], _ certificates: [NIOSSLCertificate]
+    ) -> NIOSSLVerificationResultWithMetadata {
+        guard outcome.isAccepted, !outcome.validatedChain.isEmpty else { return .failed }
+        var validated: [NIOSSLCertificate] = []
+        for certificate in outcome.validatedChain {
+            if let sent = zip(der, certificates).first(where: { $0.0 == certificate.der })?.1 {
+                validated.append(sent)
+            } else if let anchor = try? NIOSSLCertificate(bytes: certificate.der, format: .der) {
+                validated.append(anchor)
+            } else {
+                return .failed
+            }
+        }
+        return .certificateVerified(VerificationMetadata(ValidatedCertificateChain(validated)))
     }
 
     /// A client TLS handler for a raw SwiftNIO channel that applies this evaluator to `serverHostname`

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import NIOConcurrencyHelpers
 import SwiftASN1
 import X509
 
@@ -23,40 +24,72 @@ public struct PinningEvaluator: Sendable {
     public let policy: PinningPolicy
     /// Called once per evaluation, after the verdict, on the thread that evaluated.
     public let report: (@Sendable (PinningReport) -> Void)?
+    /// Chains already validated; nil when caching is off.
+    let cache: ValidationCache?
+    /// The anchors met on validated paths, with their encodings (parsed once, not per connection).
+    private let anchors = AnchorEncodings()
 
     /// An evaluator for `policy`, calling `report` (if given) with every evaluation's report.
-    public init(policy: PinningPolicy, report: (@Sendable (PinningReport) -> Void)? = nil) {
+    /// - Parameter validationCacheLifetime: how long a chain that passed validation is remembered, so
+    ///   that the next connection to the same server presenting the very same certificates skips path
+    ///   building and signature checks and only checks the pins (five minutes by default; `.zero` turns
+    ///   the cache off). An entry never outlives the earliest expiry of its certificates; failures are
+    ///   never remembered; the pins and the policy's expiry are checked on every connection.
+    public init(
+        policy: PinningPolicy,
+        validationCacheLifetime: Duration = .seconds(300),
+        report: (@Sendable (PinningReport) -> Void)? = nil
+    ) {
         self.policy = policy
         self.report = report
+        self.cache = validationCacheLifetime > .zero ? ValidationCache(lifetime: validationCacheLifetime) : nil
     }
 
     /// Evaluates a chain as served (leaf first, DER) for a connection to `hostname` (a DNS name or an
     /// IP address literal). Unparseable certificates make the verdict ``PinningVerdict/chainNotTrusted(_:)``.
     public func evaluate(servedChain der: [[UInt8]], hostname: String) async -> PinningReport {
         let date = Date()
+        let name = HostPins.normalized(hostname)
+        if let cached = cachedEvaluation(servedChain: der, hostname: name, at: date) { return cached }
         let served: [ChainCertificate]
         do {
             served = try der.map { bytes throws(PinningError) in try ChainCertificate(der: bytes) }
         } catch {
-            return finish(PinningReport(host: hostname, servedChain: [], validatedChain: [], rule: policy.rule(for: hostname), verdict: .chainNotTrusted(error.reason), date: date))
+            return finish(PinningReport(host: name, servedChain: [], validatedChain: [], rule: policy.rule(for: name), verdict: .chainNotTrusted(error.reason), date: date))
         }
-        return await evaluate(servedChain: served, hostname: hostname)
+        return await evaluateUncached(served, hostname: name, at: date)
     }
 
     /// Evaluates parsed certificates as served (leaf first) for a connection to `hostname`.
     public func evaluate(servedChain served: [ChainCertificate], hostname: String) async -> PinningReport {
         let date = Date()
         let name = HostPins.normalized(hostname)
-        let rule = policy.rule(for: name)
-        let validated: [ChainCertificate]
+        if let cached = cachedEvaluation(servedChain: served.map(\.der), hostname: name, at: date) { return cached }
+        return await evaluateUncached(served, hostname: name, at: date)
+    }
+
+    /// The report for a chain whose validation for `name` is cached, without suspending; nil when the
+    /// chain must be validated first.
+    func cachedEvaluation(servedChain der: [[UInt8]], hostname name: String, at date: Date) -> PinningReport? {
+        guard let entry = cache?.entry(for: .serverChain, served: der, hostname: name, at: date) else { return nil }
+        return finish(pinReport(host: name, served: entry.served, validated: entry.validated, at: date))
+    }
+
+    private func evaluateUncached(_ served: [ChainCertificate], hostname name: String, at date: Date) async -> PinningReport {
         switch await validate(served, hostname: name) {
         case .failure(let reason):
-            return finish(PinningReport(host: name, servedChain: served, validatedChain: [], rule: rule, verdict: .chainNotTrusted(reason.description), date: date))
-        case .success(let chain):
-            validated = chain
+            return finish(PinningReport(host: name, servedChain: served, validatedChain: [], rule: policy.rule(for: name), verdict: .chainNotTrusted(reason.description), date: date))
+        case .success(let validated):
+            cache?.store(.serverChain, served: served, validated: validated, hostname: name, at: date)
+            return finish(pinReport(host: name, served: served, validated: validated, at: date))
         }
+    }
+
+    /// The host's rule applied to a validated path.
+    private func pinReport(host name: String, served: [ChainCertificate], validated: [ChainCertificate], at date: Date) -> PinningReport {
+        let rule = policy.rule(for: name)
         let verdict = rule.map { Self.verdict(of: $0, on: validated, at: date) } ?? .notPinned
-        return finish(PinningReport(host: name, servedChain: served, validatedChain: validated, rule: rule, verdict: verdict, date: date))
+        return PinningReport(host: name, servedChain: served, validatedChain: validated, rule: rule, verdict: verdict, date: date)
     }
 
     /// Evaluates a leaf whose chain and hostname something else (BoringSSL, for AsyncHTTPClient) already
@@ -65,18 +98,33 @@ public struct PinningEvaluator: Sendable {
     /// policy's anchors; when it cannot be, only the leaf can match.
     func evaluate(validatedLeaf leaf: ChainCertificate, intermediates: [ChainCertificate]) async -> PinningReport {
         let date = Date()
-        let names = leaf.dnsNames
-        let host = names.joined(separator: ",")
+        if let cached = cachedEvaluation(validatedLeaf: leaf.der, intermediates: intermediates, at: date) { return cached }
         var path = [leaf]
         var verifier = Verifier(rootCertificates: policy.rootStore) { RFC5280Policy() }
         if case .validCertificate(let chain) = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore(intermediates.map(\.certificate))) {
-            path = Self.chainCertificates(for: Array(chain), served: [leaf] + intermediates)
+            path = anchors.chainCertificates(for: Array(chain), served: [leaf] + intermediates)
+            cache?.store(.validatedLeaf, served: [leaf] + intermediates, validated: path, hostname: "", at: date)
         }
+        return finish(leafReport(leaf, path: path, at: date))
+    }
+
+    /// The report for a validated leaf (DER) whose path is cached, without suspending; nil otherwise.
+    func cachedEvaluation(validatedLeaf der: [UInt8], intermediates: [ChainCertificate], at date: Date) -> PinningReport? {
+        let served = [der] + intermediates.map(\.der)
+        guard let entry = cache?.entry(for: .validatedLeaf, served: served, hostname: "", at: date), let leaf = entry.served.first else { return nil }
+        return finish(leafReport(leaf, path: entry.validated, at: date))
+    }
+
+    private func leafReport(_ leaf: ChainCertificate, path: [ChainCertificate], at date: Date) -> PinningReport {
+        let names = leaf.dnsNames
         let rules = policy.hosts.filter { rule in names.contains { rule.applies(toCertificateName: $0) } }
         let verdicts = rules.map { (rule: $0, verdict: Self.verdict(of: $0, on: path, at: date)) }
         // The first rejecting rule decides; otherwise the first rule's verdict (or notPinned).
         let deciding = verdicts.first { !$0.verdict.isAccepted } ?? verdicts.first
-        return finish(PinningReport(host: host, servedChain: [leaf], validatedChain: path, rule: deciding?.rule, verdict: deciding?.verdict ?? .notPinned, date: date))
+        return PinningReport(
+            host: names.joined(separator: ","), servedChain: [leaf], validatedChain: path, rule: deciding?.rule,
+            verdict: deciding?.verdict ?? .notPinned, date: date
+        )
     }
 
     fileprivate func finish(_ outcome: PinningReport) -> PinningReport {
@@ -95,7 +143,7 @@ public struct PinningEvaluator: Sendable {
         let intermediates = CertificateStore(served.dropFirst().map(\.certificate))
         switch await verifier.validate(leaf: leaf.certificate, intermediates: intermediates) {
         case .validCertificate(let chain):
-            return .success(Self.chainCertificates(for: Array(chain), served: served))
+            return .success(anchors.chainCertificates(for: Array(chain), served: served))
         case .couldNotValidate(let failures):
             let reason = failures.first.map { "\($0.policyFailureReason)" }
                 ?? "no path from \(leaf.subject) (issued by \(leaf.issuer)) to a trusted root"
@@ -106,17 +154,6 @@ public struct PinningEvaluator: Sendable {
     struct ValidationFailure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
-    }
-
-    /// The validated path's certificates with their exact DER: the served bytes where the server sent
-    /// them, the anchor's own encoding otherwise.
-    private static func chainCertificates(for chain: [Certificate], served: [ChainCertificate]) -> [ChainCertificate] {
-        chain.compactMap { certificate in
-            if let sent = served.first(where: { $0.certificate == certificate }) { return sent }
-            var serializer = DER.Serializer()
-            guard (try? serializer.serialize(certificate)) != nil else { return nil }
-            return try? ChainCertificate(der: serializer.serializedBytes)
-        }
     }
 
     /// The verdict of `rule` on a validated path (leaf first, anchor last).
@@ -186,5 +223,32 @@ extension PinningEvaluator {
         }
         let verdict = rule.map { Self.verdict(of: $0, on: chain, at: date) } ?? .notPinned
         return finish(PinningReport(host: name, servedChain: chain, validatedChain: chain, rule: rule, verdict: verdict, date: date))
+    }
+}
+
+/// The encodings of the trust anchors that validated paths end in, kept so that each is serialized and
+/// parsed once per evaluator rather than once per connection.
+final class AnchorEncodings: Sendable {
+    private let known = NIOLockedValueBox<[Certificate: ChainCertificate]>([:])
+
+    /// The validated path's certificates with their exact DER: the served bytes where the server sent
+    /// them, the anchor's own encoding otherwise.
+    func chainCertificates(for chain: [Certificate], served: [ChainCertificate]) -> [ChainCertificate] {
+        chain.compactMap { certificate in
+            if let sent = served.first(where: { $0.certificate == certificate }) { return sent }
+            return encoding(of: certificate)
+        }
+    }
+
+    private func encoding(of certificate: Certificate) -> ChainCertificate? {
+        if let found = known.withLockedValue({ $0[certificate] }) { return found }
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(certificate)) != nil, let encoded = try? ChainCertificate(der: serializer.serializedBytes) else { return nil }
+        known.withLockedValue { known in
+            // Anchors are few; a bound keeps a policy over a huge store from growing without limit.
+            if known.count >= 1_024 { known.removeAll() }
+            known[certificate] = encoded
+        }
+        return encoded
     }
 }
