@@ -12,10 +12,22 @@ public enum PasswordKeyDerivation {
     }
 
     /// scrypt (RFC 7914) of `password` and `salt` with N = 2^logN.
+    /// - Throws: ``CofferCryptoError`` `.invalidArgument` for logN outside 1...40 or r, p below 1.
     public static func scrypt(password: [UInt8], salt: [UInt8], logN: Int, r: Int = 8, p: Int = 1, byteCount: Int = 32) throws -> [UInt8] {
-        try KDF.Scrypt.deriveKey(
+        guard (1...40).contains(logN), r >= 1, p >= 1, let memory = scryptMemory(logN: logN, r: r) else {
+            throw CofferCryptoError(.invalidArgument, "scrypt needs log2 N from 1 to 40 and r, p of at least 1; found log2 N \(logN), r \(r), p \(p)")
+        }
+        return try KDF.Scrypt.deriveKey(
             from: password, salt: salt, outputByteCount: byteCount, rounds: 1 << logN, blockSize: r, parallelism: p,
-            maxMemory: 128 * r * (1 << logN) + (1 << 20)
+            maxMemory: memory + (1 << 20)
         ).withUnsafeBytes { Array($0) }
+    }
+
+    /// The memory scrypt needs, 128·N·r bytes for N = 2^logN, or nil when that does not fit in an `Int`
+    /// (as from a hostile header: callers compare it with a limit before deriving anything).
+    public static func scryptMemory(logN: Int, r: Int) -> Int? {
+        guard (0..<(Int.bitWidth - 8)).contains(logN), r >= 0 else { return nil }
+        let (memory, overflow) = (128 << logN).multipliedReportingOverflow(by: r)
+        return overflow ? nil : memory
     }
 }

@@ -350,11 +350,11 @@ public enum CofferEncryption {
             let kek: SymmetricKey
             switch stanza {
             case .scrypt(let salt, let logN, let r, let p, _):
-                let memory = 128 * Int(r) * (1 << Int(logN))
+                let memory = PasswordKeyDerivation.scryptMemory(logN: Int(logN), r: Int(r)) ?? Int.max
                 guard Int(logN) <= limits.maximumScryptLogN, memory <= limits.maximumScryptMemory, p > 0, r > 0, logN > 0 else {
                     throw CofferFormatsError(
                         .costTooHigh,
-                        "the file asks for scrypt N=2^\(logN), r=\(r) (\(memory >> 20) MiB), above this reader's limit of 2^\(limits.maximumScryptLogN) and \(limits.maximumScryptMemory >> 20) MiB; if you trust the file, raise it with --max-scrypt-log-n"
+                        "the file asks for scrypt N=2^\(logN), r=\(r) (\(memory == Int.max ? "more than any machine has" : "\(memory >> 20) MiB")), above this reader's limit of 2^\(limits.maximumScryptLogN) and \(limits.maximumScryptMemory >> 20) MiB; if you trust the file, raise it with --max-scrypt-log-n"
                     )
                 }
                 kek = try KDF.Scrypt.deriveKey(
