@@ -1,0 +1,150 @@
+import CofferCrypto
+import CofferFormats
+import CofferHTTPSignatures
+import CofferKeychain
+import CofferTesting
+import Crypto
+import Foundation
+import HTTPTypes
+import CofferPinning
+
+/// Seed inputs for every target, made with Coffer's own writers and the fixed keys, so that the fuzzer
+/// starts from inputs that reach deep into each parser (a valid header, a signature that verifies).
+/// The script adds the external vectors (RFC 9421 keys, RNCryptor files) beside them.
+enum Seeds {
+    /// The `created` time of the signed seeds, and the verifier's clock in `raw-http-request`.
+    static let signingTime: Int64 = 1_700_000_000
+
+    static func write(into directory: String) throws {
+        var seeds: [String: [[UInt8]]] = [:]
+        seeds["key-import"] = try keys()
+        seeds["key-differential"] = try keys()
+        seeds["signature-differential"] = try signatures()
+        seeds["signature-file"] = try signatureFiles()
+        seeds["coffer-decrypt"] = try cofferFiles()
+        seeds["rncryptor"] = try rncryptorMessages()
+        seeds["openssl-enc"] = try [[], Array("secret".utf8), [UInt8](repeating: 9, count: 100)].map {
+            try OpenSSLEnc.encrypt($0, password: Fixed.password, iterations: 1)
+        }
+        seeds["http-signature-fields"] = try signedRequests().map { Array(($0.signatureInput + "\n" + $0.signature).utf8) }
+        seeds["raw-http-request"] = try signedRequests().map(\.raw)
+        seeds["keychain-export"] = try exportDocuments()
+        seeds["checksum-list"] = [
+            Array("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt\n".utf8),
+            Array("SHA256 (a file) = e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n".utf8),
+            Array("\\e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 *dir\\\\name\\nwith newline\n".utf8),
+        ]
+        seeds["certificate"] = try certificates()
+
+        for target in FuzzTarget.all {
+            let folder = directory + "/" + target.name
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for (index, seed) in (seeds[target.name] ?? []).enumerated() {
+                try Data(seed).write(to: URL(fileURLWithPath: folder + "/coffer-seed-\(index)"))
+            }
+        }
+    }
+
+    private static func keys() throws -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        for type in [KeyType.p256, .p384, .p521, .ed25519, .rsa2048] {
+            let key = try SigningKey.generate(type)
+            for format in KeyFormat.allCases {
+                for encoding in [KeyEncoding.pem, .der] {
+                    if let bytes = try? key.exportUnencrypted(as: format, encoding: encoding) { out.append(bytes) }
+                    if let bytes = try? key.verifyingKey.exported(as: format, encoding: encoding) { out.append(bytes) }
+                }
+            }
+            for protection in [PasswordProtection.pbkdf2(iterations: 1_000), .scrypt(n: 1 << 10, r: 8, p: 1)] {
+                if let bytes = try? key.exportEncrypted(password: Fixed.password, protection: protection) { out.append(bytes) }
+            }
+        }
+        return out
+    }
+
+    private static func signatures() throws -> [[UInt8]] {
+        guard let p256 = Fixed.p256, let ed25519 = Fixed.ed25519 else { return [] }
+        let message = Array("a message of thirty-two bytes!!!".utf8)
+        let p256Signature = try p256.signature(for: SHA256.hash(data: message)).derRepresentation
+        let edSignature = try ed25519.signature(for: message)
+        return [[UInt8(message.count)] + message + Array(p256Signature), [UInt8(message.count)] + message + Array(edSignature)]
+    }
+
+    private static func signatureFiles() throws -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        let digest = try MessageDigest(of: Array("release.tar.gz".utf8), algorithm: .sha512)
+        for type in [KeyType.ed25519, .p256, .rsa2048] {
+            let file = try SignatureFile.sign(digest: digest, with: try SigningKey.generate(type), comment: "release 1.0")
+            out.append(file.binary)
+            out.append(Array(file.armored.utf8))
+        }
+        return out
+    }
+
+    private static func cofferFiles() throws -> [[UInt8]] {
+        guard let key = Fixed.encryptionKey else { return [] }
+        var out: [[UInt8]] = []
+        for size in [0, 1, 1_000, 70_000] {
+            let plaintext = [UInt8](repeating: 0x61, count: size)
+            out.append(try CofferEncryption.encrypt(plaintext, to: .key(key)))
+            out.append(try CofferEncryption.encrypt(plaintext, to: .key(key), cipher: .chaCha20Poly1305))
+        }
+        out.append(try CofferEncryption.encrypt(Array("hello".utf8), to: .password(Fixed.password, .scrypt(logN: 10, r: 8, p: 1))))
+        if let pbkdf2 = try? CofferEncryption.encrypt(Array("hello".utf8), to: .password(Fixed.password, .pbkdf2(iterations: 1_000))) {
+            out.append(pbkdf2)
+        }
+        return out
+    }
+
+    private static func rncryptorMessages() throws -> [[UInt8]] {
+        guard let keys = Fixed.rncryptorKeys else { return [] }
+        return try [[], Array("secret".utf8), [UInt8](repeating: 7, count: 100)].map { try RNCryptor.encrypt($0, with: .keys(keys)) }
+    }
+
+    private static func signedRequests() throws -> [(signatureInput: String, signature: String, raw: [UInt8])] {
+        var keys: [(HTTPSigningKey, String)] = []
+        if let secret = Fixed.macSecret { keys.append((.hmacSHA256(secret: secret), "hmac")) }
+        if let ed25519 = Fixed.ed25519 { keys.append((try HTTPSigningKey(try SigningKey(.ed25519(ed25519))), "ed25519")) }
+        if let p256 = Fixed.p256 { keys.append((try HTTPSigningKey(try SigningKey(.p256(p256))), "p256")) }
+        let body = Array("{\"hello\": \"world\"}".utf8)
+        return try keys.map { key, keyID in
+            var request = HTTPRequest(method: .post, scheme: "https", authority: "example.com", path: "/foo?param=Value&Pet=dog")
+            request.headerFields[.contentType] = "application/json"
+            var signer = HTTPMessageSigner(key: key, keyID: keyID)
+            signer.lifetime = 300
+            _ = try signer.sign(&request, body: body, now: signingTime)
+            var raw = "POST /foo?param=Value&Pet=dog HTTP/1.1\r\nHost: example.com\r\n"
+            for field in request.headerFields { raw += "\(field.name.rawName): \(field.value)\r\n" }
+            raw += "Content-Length: \(body.count)\r\n\r\n"
+            let input = request.headerFields[HTTPField.Name("Signature-Input")!] ?? ""
+            let signature = request.headerFields[HTTPField.Name("Signature")!] ?? ""
+            return (input, signature, Array(raw.utf8) + body)
+        }
+    }
+
+    private static func exportDocuments() throws -> [[UInt8]] {
+        guard let key = Fixed.encryptionKey else { return [] }
+        let keychain = Keychain.inMemory()
+        try keychain.create(password: "seed", scryptLogN: 10)
+        try keychain.add(.genericPassword(service: "com.example.app", account: "ada"), secret: Array("hunter2".utf8))
+        try keychain.add(.genericPassword(service: "com.example.app", account: "grace", accessibility: .afterFirstUnlock), secret: [0, 1, 2, 3])
+        let (file, _) = try keychain.exportItems(keychainPassword: "seed", protection: .key(key))
+        return [try CofferEncryption.decrypt(file, with: .key(key))]
+    }
+
+    private static func certificates() throws -> [[UInt8]] {
+        let pki = try TestPKI(name: "Fuzz")
+        let leaf = try pki.issueServerCertificate(for: ["localhost", "127.0.0.1"])
+        let pin = try ChainCertificateSeed.pinText(leaf.der)
+        return [leaf.der, pki.intermediate.der, pki.root.der] + pin.map { Array($0.utf8) }
+    }
+}
+
+enum ChainCertificateSeed {
+    /// The pin forms `Pin` reads, for the certificate `der`.
+    static func pinText(_ der: [UInt8]) throws -> [String] {
+        let certificate = try ChainCertificate(der: der)
+        let base64 = certificate.publicKeyPin.base64
+        return [base64, "sha256/" + base64, "pin-sha256=\"\(base64)\"", certificate.certificatePin.description]
+    }
+}
