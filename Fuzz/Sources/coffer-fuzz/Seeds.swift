@@ -35,6 +35,12 @@ enum Seeds {
             Array("\\e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 *dir\\\\name\\nwith newline\n".utf8),
         ]
         seeds["certificate"] = try certificates()
+        let salt = String(repeating: "A", count: 22), hash = String(repeating: "B", count: 43)
+        seeds["password-hash"] = [
+            "$scrypt$ln=17,r=8,p=1$\(salt)$\(hash)", "$pbkdf2-sha256$i=600000$\(salt)$\(hash)",
+            "$pbkdf2-sha256$29000$N2bMOSdESGnNGcMYA2BgjA$wCPH.gGb1NmeE2o3LJB4Oq.KbtGxNAnBg5GS1uHfbMw",
+            "$sha256-legacy$salt=\(salt)$\(String(repeating: "0", count: 64))",
+        ].map { Array($0.utf8) }
 
         for target in FuzzTarget.all {
             let folder = directory + "/" + target.name

@@ -29,6 +29,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "raw-http-request", summary: "the raw HTTP/1.1 request reader, then signature and Content-Digest verification", run: rawHTTPRequest),
         FuzzTarget(name: "keychain-export", summary: "keychain export documents, imported into a real keychain", run: keychainExport),
         FuzzTarget(name: "checksum-list", summary: "--check lists (GNU and BSD lines), strict and lenient", run: checksumList),
+        FuzzTarget(name: "password-hash", summary: "stored credentials: PHC strings and legacy hash records", run: passwordHash),
         FuzzTarget(name: "certificate", summary: "server certificates and pins as CofferPinning reads them", run: certificate),
     ]
 }
@@ -202,6 +203,14 @@ let fuzzKeychain: Keychain? = {
     for strict in [false, true] {
         _ = ChecksumList.parse(text, algorithm: .sha256, strict: strict)
     }
+}
+
+@Sendable func passwordHash(_ bytes: [UInt8]) {
+    guard let text = String(validating: bytes, as: UTF8.self) else { return }
+    if let parsed = try? PasswordHash(phcString: text), (try? PasswordHash(phcString: parsed.phcString))?.phcString != parsed.phcString {
+        fail("a PHC string does not survive re-encoding")
+    }
+    _ = try? StoredPassword(storedString: text, email: "ada@example.com")
 }
 
 @Sendable func certificate(_ bytes: [UInt8]) {
