@@ -9,7 +9,7 @@
 //
 // or by hand (Linux; libFuzzer ships with the Swift toolchain):
 //
-//   swift build -c release --sanitize fuzzer --sanitize address
+//   swift build -c release --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address
 //   COFFER_FUZZ_TARGET=key-import .build/release/coffer-fuzz -max_total_time=60 corpus/key-import
 import PackageDescription
 
