@@ -60,7 +60,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
             salt = try Self.decodeB64(fields[3], what: "salt", sizes: Self.saltSizes)
             hash = try Self.decodeB64(fields[4], what: "hash", sizes: Self.hashSizes)
         case "pbkdf2-sha256":
-            if let iterations = Int(parameters) {
+            if let iterations = Self.decimal(parameters[...]) {
                 // passlib: bare iteration count, "adapted base64" ('.' for '+').
                 algorithm = .pbkdf2SHA256(iterations: iterations)
                 salt = try Self.decodeB64(fields[3].replacingDots(), what: "salt", sizes: Self.saltSizes)
@@ -107,13 +107,19 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         var values: [Int] = []
         for (pair, name) in zip(pairs, names) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0] == name, parts[1].count <= 10,
-                  parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(parts[1]) else {
+            guard parts.count == 2, parts[0] == name, let value = decimal(parts[1]) else {
                 throw CofferCryptoError(.invalidArgument, "expected the parameter '\(name)=<number>', found '\(pair.prefix(32))'")
             }
             values.append(value)
         }
         return values
+    }
+
+    /// A parameter value: 1 to 10 ASCII digits, no sign (the same rule for every form, so that what is
+    /// read can always be written back and read again).
+    private static func decimal(_ text: Substring) -> Int? {
+        guard (1...10).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     /// Rejects parameters no implementation could honour (the policy's caps are checked on use).
