@@ -57,18 +57,18 @@ extension PinningEvaluator {
             }
             // A chain validated before for this host: only the pins are checked, without leaving the event loop.
             if let outcome = self.cachedEvaluation(servedChain: der, hostname: name, at: Date()) {
-                promise.succeed(Self.verificationResult(outcome, served: der, certificates))
+                promise.succeed(self.verificationResult(outcome, served: der, certificates))
                 return
             }
             promise.completeWithTask {
-                Self.verificationResult(await self.evaluate(servedChain: der, hostname: name), served: der, certificates)
+                self.verificationResult(await self.evaluate(servedChain: der, hostname: name), served: der, certificates)
             }
         }
     }
 
     /// NIOSSL's answer for an evaluation: failed unless accepted, else the validated chain, reusing the
-    /// certificates the server sent and converting the anchor.
-    private static func verificationResult(
+    /// certificates the server sent and BoringSSL's copy of the anchor.
+    private func verificationResult(
         _ outcome: PinningReport, served der: [[UInt8]], _ certificates: [NIOSSLCertificate]
     ) -> NIOSSLVerificationResultWithMetadata {
         guard outcome.isAccepted, !outcome.validatedChain.isEmpty else { return .failed }
@@ -76,7 +76,7 @@ extension PinningEvaluator {
         for certificate in outcome.validatedChain {
             if let sent = zip(der, certificates).first(where: { $0.0 == certificate.der })?.1 {
                 validated.append(sent)
-            } else if let anchor = try? NIOSSLCertificate(bytes: certificate.der, format: .der) {
+            } else if let anchor = anchors.boringSSLCopy(of: certificate.der) {
                 validated.append(anchor)
             } else {
                 return .failed
@@ -102,5 +102,18 @@ extension PinningEvaluator {
             serverHostname: Self.isIPAddress(serverHostname) ? nil : serverHostname,
             customVerificationCallbackWithMetadata: verificationCallback(hostname: serverHostname)
         )
+    }
+}
+
+extension AnchorEncodings {
+    /// BoringSSL's copy of an anchor (DER), parsed once per evaluator rather than on every handshake.
+    func boringSSLCopy(of der: [UInt8]) -> NIOSSLCertificate? {
+        if let found = boringSSLCopies.withLockedValue({ $0[der] }) { return found }
+        guard let copy = try? NIOSSLCertificate(bytes: der, format: .der) else { return nil }
+        boringSSLCopies.withLockedValue { copies in
+            if copies.count >= 1_024 { copies.removeAll() }
+            copies[der] = copy
+        }
+        return copy
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOConcurrencyHelpers
+import NIOSSL
 import SwiftASN1
 import X509
 
@@ -27,7 +28,7 @@ public struct PinningEvaluator: Sendable {
     /// Chains already validated; nil when caching is off.
     let cache: ValidationCache?
     /// The anchors met on validated paths, with their encodings (parsed once, not per connection).
-    private let anchors = AnchorEncodings()
+    let anchors = AnchorEncodings()
 
     /// An evaluator for `policy`, calling `report` (if given) with every evaluation's report.
     /// - Parameter validationCacheLifetime: how long a chain that passed validation is remembered, so
@@ -230,6 +231,8 @@ extension PinningEvaluator {
 /// parsed once per evaluator rather than once per connection.
 final class AnchorEncodings: Sendable {
     private let known = NIOLockedValueBox<[Certificate: ChainCertificate]>([:])
+    /// BoringSSL's copies of anchors, for the validated chain handed back to NIOSSL (see NIOSSL+Pinning.swift).
+    let boringSSLCopies = NIOLockedValueBox<[[UInt8]: NIOSSLCertificate]>([:])
 
     /// The validated path's certificates with their exact DER: the served bytes where the server sent
     /// them, the anchor's own encoding otherwise.
