@@ -14,11 +14,15 @@ import CofferPinning
 enum Seeds {
     /// The `created` time of the signed seeds, and the verifier's clock in `raw-http-request`.
     static let signingTime: Int64 = 1_700_000_000
+    /// The body of the signed request seeds.
+    static let body = Array("{\"hello\": \"world\"}".utf8)
 
-    static func write(into directory: String) throws {
+    /// Every target's seeds, by target name.
+    static func all() throws -> [String: [[UInt8]]] {
         var seeds: [String: [[UInt8]]] = [:]
-        seeds["key-import"] = try keys()
-        seeds["key-differential"] = try keys()
+        let keys = try keys()
+        seeds["key-import"] = keys
+        seeds["key-differential"] = keys
         seeds["signature-differential"] = try signatures()
         seeds["signature-file"] = try signatureFiles()
         seeds["coffer-decrypt"] = try cofferFiles()
@@ -26,8 +30,9 @@ enum Seeds {
         seeds["openssl-enc"] = try [[], Array("secret".utf8), [UInt8](repeating: 9, count: 100)].map {
             try OpenSSLEnc.encrypt($0, password: Fixed.password, iterations: 1)
         }
-        seeds["http-signature-fields"] = try signedRequests().map { Array(($0.signatureInput + "\n" + $0.signature).utf8) }
-        seeds["raw-http-request"] = try signedRequests().map(\.raw)
+        let requests = try signedRequests()
+        seeds["http-signature-fields"] = requests.map { Array(($0.signatureInput + "\n" + $0.signature).utf8) }
+        seeds["raw-http-request"] = requests.map(\.raw)
         seeds["keychain-export"] = try exportDocuments()
         seeds["checksum-list"] = [
             Array("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt\n".utf8),
@@ -41,7 +46,11 @@ enum Seeds {
             "$pbkdf2-sha256$29000$N2bMOSdESGnNGcMYA2BgjA$wCPH.gGb1NmeE2o3LJB4Oq.KbtGxNAnBg5GS1uHfbMw",
             "$sha256-legacy$salt=\(salt)$\(String(repeating: "0", count: 64))",
         ].map { Array($0.utf8) }
+        return seeds
+    }
 
+    static func write(into directory: String) throws {
+        let seeds = try all()
         for target in FuzzTarget.all {
             let folder = directory + "/" + target.name
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -112,7 +121,6 @@ enum Seeds {
         if let secret = Fixed.macSecret { keys.append((.hmacSHA256(secret: secret), "hmac")) }
         if let ed25519 = Fixed.ed25519 { keys.append((try HTTPSigningKey(try SigningKey(.ed25519(ed25519))), "ed25519")) }
         if let p256 = Fixed.p256 { keys.append((try HTTPSigningKey(try SigningKey(.p256(p256))), "p256")) }
-        let body = Array("{\"hello\": \"world\"}".utf8)
         return try keys.map { key, keyID in
             var request = HTTPRequest(method: .post, scheme: "https", authority: "example.com", path: "/foo?param=Value&Pet=dog")
             request.headerFields[.contentType] = "application/json"
@@ -138,19 +146,13 @@ enum Seeds {
         return [try CofferEncryption.decrypt(file, with: .key(key))]
     }
 
+    /// Certificates, and the certificate's pin in every text form `Pin` reads.
     private static func certificates() throws -> [[UInt8]] {
         let pki = try TestPKI(name: "Fuzz")
         let leaf = try pki.issueServerCertificate(for: ["localhost", "127.0.0.1"])
-        let pin = try ChainCertificateSeed.pinText(leaf.der)
-        return [leaf.der, pki.intermediate.der, pki.root.der] + pin.map { Array($0.utf8) }
-    }
-}
-
-enum ChainCertificateSeed {
-    /// The pin forms `Pin` reads, for the certificate `der`.
-    static func pinText(_ der: [UInt8]) throws -> [String] {
-        let certificate = try ChainCertificate(der: der)
-        let base64 = certificate.publicKeyPin.base64
-        return [base64, "sha256/" + base64, "pin-sha256=\"\(base64)\"", certificate.certificatePin.description]
+        let chainCertificate = try ChainCertificate(der: leaf.der)
+        let base64 = chainCertificate.publicKeyPin.base64
+        let pins = [base64, "sha256/" + base64, "pin-sha256=\"\(base64)\"", chainCertificate.certificatePin.description]
+        return [leaf.der, pki.intermediate.der, pki.root.der] + pins.map { Array($0.utf8) }
     }
 }

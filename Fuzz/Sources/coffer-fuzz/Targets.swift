@@ -53,12 +53,25 @@ enum Fixed {
     static let decryptionLimits = DecryptionLimits(maximumScryptLogN: 10, maximumScryptMemory: 1 << 21, maximumPBKDF2Iterations: 2_000)
     static let keyLimits = PasswordKeyLimits(maximumPBKDF2Iterations: 2_000, maximumScryptMemory: 1 << 21)
 
-    static var httpKeys: HTTPStaticKeys {
+    static let p256VerifyingKey = p256.flatMap { try? VerifyingKey(.p256($0.publicKey)) }
+    static let ed25519VerifyingKey = ed25519.flatMap { try? VerifyingKey(.ed25519($0.publicKey)) }
+
+    /// The keys the HTTP targets verify with, by key id.
+    static let httpKeys: HTTPStaticKeys = {
         var keys: [String: HTTPVerificationKey] = [:]
         if let macSecret { keys["hmac"] = .hmacSHA256(secret: macSecret) }
-        if let ed25519, let key = try? VerifyingKey(.ed25519(ed25519.publicKey)), let bound = try? HTTPVerificationKey(key) { keys["ed25519"] = bound }
-        if let p256, let key = try? VerifyingKey(.p256(p256.publicKey)), let bound = try? HTTPVerificationKey(key) { keys["p256"] = bound }
+        if let key = ed25519VerifyingKey, let bound = try? HTTPVerificationKey(key) { keys["ed25519"] = bound }
+        if let key = p256VerifyingKey, let bound = try? HTTPVerificationKey(key) { keys["p256"] = bound }
         return HTTPStaticKeys(keys)
+    }()
+    /// Verifiers without a replay cache (each input is a first sighting): one requiring nothing, one
+    /// with the default policy.
+    static let anyComponents = HTTPMessageVerifier(policy: HTTPSignaturePolicy(requiring: []), keys: httpKeys, replayCache: nil)
+    static let defaultPolicy = HTTPMessageVerifier(policy: HTTPSignaturePolicy(), keys: httpKeys, replayCache: nil)
+
+    /// Creates every fixed value (see `fuzzInitialize`).
+    static func prepare() {
+        _ = (encryptionKey, rncryptorKeys, macSecret, p256VerifyingKey, ed25519VerifyingKey, anyComponents, defaultPolicy, fuzzKeychain)
     }
 }
 
@@ -117,13 +130,13 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
     let split = min(Int(first) % 64, bytes.count - 1)
     let message = Array(bytes[1..<(1 + split)])
     let signature = Array(bytes[(1 + split)...])
-    if let ours = try? VerifyingKey(.p256(p256.publicKey)) {
+    if let ours = Fixed.p256VerifyingKey {
         let theirs = (try? P256.Signing.ECDSASignature(derRepresentation: signature)).map { p256.publicKey.isValidSignature($0, for: SHA256.hash(data: message)) } ?? false
         if ours.isValidSignature(signature, for: message, options: SignatureOptions(hash: .sha256)) != theirs {
             fail("P-256 verification disagrees with swift-crypto")
         }
     }
-    if let ours = try? VerifyingKey(.ed25519(ed25519.publicKey)) {
+    if let ours = Fixed.ed25519VerifyingKey {
         if ours.isValidSignature(signature, for: message) != ed25519.publicKey.isValidSignature(signature, for: message) {
             fail("Ed25519 verification disagrees with swift-crypto")
         }
@@ -159,23 +172,23 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
     guard let text = String(validating: bytes, as: UTF8.self) else { return }
     let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
     guard parts.count == 2 else { return }
+    // The request the seeds signed (Seeds.signedRequests), so that seeds reach the signature check.
     var request = HTTPRequest(method: .post, scheme: "https", authority: "example.com", path: "/foo?param=Value&Pet=dog")
     request.headerFields[.contentType] = "application/json"
+    request.headerFields[.contentDigest] = ContentDigest.fieldValue(for: Seeds.body)
     guard let input = HTTPField.Name("Signature-Input"), let signature = HTTPField.Name("Signature") else { return }
     request.headerFields[input] = String(parts[0])
     request.headerFields[signature] = String(parts[1])
     _ = try? HTTPSignatureFields.signatures(in: request.headerFields)
-    let verifier = HTTPMessageVerifier(policy: HTTPSignaturePolicy(requiring: []), keys: Fixed.httpKeys, replayCache: nil)
     let message = request
-    blocking { _ = try? await verifier.verify(message, body: Array("{\"hello\": \"world\"}".utf8), now: 1_618_884_475) }
+    blocking { _ = try? await Fixed.anyComponents.verify(message, body: Seeds.body, now: Seeds.signingTime) }
 }
 
 @Sendable func rawHTTPRequest(_ bytes: [UInt8]) {
     var limits = RawHTTPRequest.Limits()
     limits.maximumBodyBytes = 64 * 1024
     guard let (request, body) = try? RawHTTPRequest.parse(bytes, limits: limits) else { return }
-    let verifier = HTTPMessageVerifier(policy: HTTPSignaturePolicy(), keys: Fixed.httpKeys, replayCache: nil)
-    blocking { _ = try? await verifier.verify(request, body: body, now: Seeds.signingTime) }
+    blocking { _ = try? await Fixed.defaultPolicy.verify(request, body: body, now: Seeds.signingTime) }
 }
 
 /// A keychain in memory, made once: each input is imported into it, then removed.
