@@ -78,21 +78,30 @@ struct LoopbackTLSTests {
         await #expect(throws: PinningError.self) { try await TLSProbe.servedChain(host: "127.0.0.1", port: 1, timeout: .seconds(5)) }
     }
 
+    /// `HTTPClient.Configuration.pinned(by:knownIntermediates:)` with a generous connect timeout: with the
+    /// whole suite running in parallel on two cores, a connection's first validation (a task on the
+    /// busy cooperative pool) has been seen to miss AsyncHTTPClient's default 10 s.
+    private static func pinned(by evaluator: PinningEvaluator, knownIntermediates: [ChainCertificate] = []) throws -> HTTPClient.Configuration {
+        var configuration = try HTTPClient.Configuration.pinned(by: evaluator, knownIntermediates: knownIntermediates)
+        configuration.timeout.connect = .seconds(120)
+        return configuration
+    }
+
     @Test func asyncHTTPClientBuiltWithThePolicy() async throws {
         let reports = NIOLockedValueBox<[PinningReport]>([])
         let evaluator = try scene.evaluator([HostPins(host: "localhost", pins: [scene.pin(scene.leaf), scene.backupPin])], reports: reports)
         // Two clients sharing the evaluator: the second one's connections find both paths cached.
         let clients = [
-            HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator)),
-            HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator)),
+            HTTPClient(eventLoopGroupProvider: .singleton, configuration: try Self.pinned(by: evaluator)),
+            HTTPClient(eventLoopGroupProvider: .singleton, configuration: try Self.pinned(by: evaluator)),
         ]
         do {
             try await withServers { real, attacker in
                 for client in clients {
-                    let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(10))
+                    let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(120))
                     #expect(response.status == .ok)
                     let refusal = await #expect(throws: PinningError.self) {
-                        _ = try await client.execute(HTTPClientRequest(url: "https://localhost:\(attacker)/"), timeout: .seconds(30))
+                        _ = try await client.execute(HTTPClientRequest(url: "https://localhost:\(attacker)/"), timeout: .seconds(120))
                     }
                     #expect(refusal?.code == .pinMismatch)
                 }
@@ -112,15 +121,15 @@ struct LoopbackTLSTests {
     @Test func asyncHTTPClientMatchesIntermediatesItIsGiven() async throws {
         let evaluator = try scene.evaluator([HostPins(host: "localhost", pins: [scene.pin(scene.pki.intermediate), scene.backupPin], positions: .intermediates)])
         let known = [try ChainCertificate(der: scene.pki.intermediate.der)]
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator, knownIntermediates: known))
-        let blind = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: evaluator))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try Self.pinned(by: evaluator, knownIntermediates: known))
+        let blind = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try Self.pinned(by: evaluator))
         do {
             try await withServers { real, _ in
-                let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(10))
+                let response = try await client.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(120))
                 #expect(response.status == .ok)
                 // Without the intermediate the path cannot be rebuilt: refused, never accepted.
                 await #expect(throws: PinningError.self) {
-                    _ = try await blind.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(30))
+                    _ = try await blind.execute(HTTPClientRequest(url: "https://localhost:\(real)/"), timeout: .seconds(120))
                 }
             }
         } catch {
