@@ -59,6 +59,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        // Tests only: property-based tests in Swift Testing.
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         .target(name: "CofferCore", swiftSettings: strictSwift),
@@ -196,7 +198,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CofferFormatsTests",
-            dependencies: ["CofferFormats", "CofferTesting"],
+            dependencies: ["CofferFormats", "CofferTesting", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -204,6 +206,7 @@ let package = Package(
             dependencies: [
                 "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferCore", "CofferTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictSwift
         ),
@@ -222,7 +225,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CofferKeychainTests",
-            dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting"],
+            dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -38,6 +38,11 @@ public final class TemporaryDirectory: @unchecked Sendable {
         try write(Array(text.utf8), to: name)
     }
 
+    /// The bytes of the file `name` inside the folder.
+    public func read(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
+    }
+
     /// The names of the files in the folder, sorted.
     public func contents() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()

@@ -1,0 +1,145 @@
+import CofferCrypto
+import CofferFormats
+import CofferTesting
+import PropertyBased
+import Testing
+
+/// Properties of key import/export and signing that must hold for every key, not only the one a unit test
+/// happened to generate. Keys come from the generator's randomness (`SeededKeys`), so a failure replays
+/// from the seed that PropertyBased prints.
+@Suite("Key formats: properties")
+struct KeyFormatPropertyTests {
+    /// A signing key of any type Coffer signs with.
+    static let keys = Generator { rng in
+        let type = SeededKeys.types.randomElement(using: &rng) ?? .p256
+        return try? SeededKeys.key(type, seed: rng.bytes(count: SeededKeys.seedLength))
+    }.compactMap { $0 }
+
+    /// One step of a conversion chain: a format and an encoding, chosen by index among those the key has.
+    struct Step: CustomStringConvertible {
+        let format: KeyFormat
+        let encoding: KeyEncoding
+        var description: String { "\(format)/\(encoding)" }
+    }
+
+    static func privateSteps(for type: KeyType) -> [Step] {
+        var steps: [Step] = []
+        for format in KeyFormatTests.formats(for: type) + [.encryptedPKCS8] {
+            steps.append(Step(format: format, encoding: .pem))
+            if ![.jwk, .appleExternal].contains(format) { steps.append(Step(format: format, encoding: .der)) }
+        }
+        return steps
+    }
+
+    static func publicSteps(for type: KeyType) -> [Step] {
+        var steps: [Step] = []
+        for format in KeyFormatTests.publicFormats(for: type) {
+            steps.append(Step(format: format, encoding: .pem))
+            if [.spki, .pkcs1Public].contains(format) { steps.append(Step(format: format, encoding: .der)) }
+        }
+        return steps
+    }
+
+    static let password = Array("correct horse battery".utf8)
+
+    static func type(of key: SigningKey) -> KeyType {
+        switch key.underlying {
+        case .rsa: .rsa2048
+        case .p256: .p256
+        case .p384: .p384
+        case .p521: .p521
+        case .ed25519: .ed25519
+        case .mldsa65: .mldsa65
+        case .mldsa87: .mldsa87
+        }
+    }
+
+    /// A private key passed through any chain of private formats is the same key: same public half, and a
+    /// signature made by the last copy verifies under the original public key. Every unencrypted export is
+    /// a fixed point: importing it and exporting again gives the same bytes.
+    @Test func privateKeySurvivesAnyChainOfFormats() async throws {
+        await propertyCheck(count: 60, input: Self.keys, Gen.int(in: 0...1_000).array(of: 1...5)) { key, choices in
+            let steps = Self.privateSteps(for: Self.type(of: key))
+            var current = key
+            for choice in choices {
+                let step = steps[choice % steps.count]
+                let bytes: [UInt8]
+                if step.format == .encryptedPKCS8 {
+                    bytes = try current.exportEncrypted(password: Self.password, protection: .scrypt(n: 1 << 10, r: 8, p: 1), encoding: step.encoding)
+                } else {
+                    bytes = try current.exportUnencrypted(as: step.format, encoding: step.encoding)
+                }
+                let imported = try KeyImporter.read(bytes, password: { Self.password }, appleKeyClass: step.format == .appleExternal ? .privateKey : nil)
+                let next = try #require(imported.signingKey, "\(step) read back as a public key")
+                #expect(next.verifyingKey == key.verifyingKey, "\(step)")
+                if step.format != .encryptedPKCS8 {
+                    #expect(try next.exportUnencrypted(as: step.format, encoding: step.encoding) == bytes, "\(step) is not a fixed point")
+                }
+                current = next
+            }
+            let message = Array("signed after \(choices.count) conversions".utf8)
+            #expect(key.verifyingKey.isValidSignature(try current.signature(for: message), for: message))
+        }
+    }
+
+    /// The same for public keys and the public formats, including OpenSSH lines and Apple's bytes.
+    @Test func publicKeySurvivesAnyChainOfFormats() async throws {
+        await propertyCheck(count: 60, input: Self.keys, Gen.int(in: 0...1_000).array(of: 1...6)) { key, choices in
+            let steps = Self.publicSteps(for: Self.type(of: key))
+            var current = key.verifyingKey
+            for choice in choices {
+                let step = steps[choice % steps.count]
+                let bytes = try current.exported(as: step.format, encoding: step.encoding)
+                let imported = try KeyImporter.read(bytes, appleKeyClass: step.format == .appleExternal ? .publicKey : nil)
+                #expect(imported.signingKey == nil, "\(step)")
+                #expect(imported.verifyingKey == key.verifyingKey, "\(step)")
+                #expect(try imported.verifyingKey.exported(as: step.format, encoding: step.encoding) == bytes, "\(step) is not a fixed point")
+                current = imported.verifyingKey
+            }
+        }
+    }
+
+    /// A signature verifies for its message, with the options it was made with, under the public key read
+    /// back from any public format; it does not verify after any single bit of the message or of the
+    /// signature changes. ECDSA signatures convert between DER and raw without changing their meaning.
+    @Test func signaturesVerifyAndAnyBitFlipBreaksThem() async throws {
+        let options = Generator { rng in
+            SignatureOptions(
+                hash: [DigestAlgorithm.sha256, .sha384, .sha512].randomElement(using: &rng),
+                rsaPadding: RSAPadding.allCases.randomElement(using: &rng) ?? .pss,
+                ecdsaEncoding: ECDSAEncoding.allCases.randomElement(using: &rng) ?? .der
+            )
+        }
+        let messages = Gen.uint8().array(of: 0...2_048)
+        await propertyCheck(count: 80, input: Self.keys, options, messages, Gen.int(in: 0...Int.max)) { key, options, message, flip in
+            let signature = try key.signature(for: message, options: options)
+            let steps = Self.publicSteps(for: Self.type(of: key))
+            let step = steps[flip % steps.count]
+            let bytes = try key.verifyingKey.exported(as: step.format, encoding: step.encoding)
+            let verifier = try KeyImporter.read(bytes, appleKeyClass: step.format == .appleExternal ? .publicKey : nil).verifyingKey
+            #expect(verifier.isValidSignature(signature, for: message, options: options))
+
+            if !message.isEmpty {
+                var tampered = message
+                tampered[flip % message.count] ^= 1 << ((flip / message.count) % 8)
+                #expect(!verifier.isValidSignature(signature, for: tampered, options: options), "message bit flip accepted")
+            }
+            var forged = signature
+            forged[flip % signature.count] ^= 1 << ((flip / signature.count) % 8)
+            #expect(!verifier.isValidSignature(forged, for: message, options: options), "signature bit flip accepted")
+
+            if key.algorithm.isECDSA {
+                let other = options.ecdsaEncoding == .der
+                    ? try ECDSASignatureConversion.raw(fromDER: signature, algorithm: key.algorithm)
+                    : try ECDSASignatureConversion.der(fromRaw: signature, algorithm: key.algorithm)
+                var otherOptions = options
+                otherOptions.ecdsaEncoding = options.ecdsaEncoding == .der ? .raw : .der
+                #expect(verifier.isValidSignature(other, for: message, options: otherOptions))
+                let back = options.ecdsaEncoding == .der
+                    ? try ECDSASignatureConversion.der(fromRaw: other, algorithm: key.algorithm)
+                    : try ECDSASignatureConversion.raw(fromDER: other, algorithm: key.algorithm)
+                #expect(back == signature)
+            }
+        }
+    }
+}
