@@ -46,7 +46,14 @@ public enum CommandRunner {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        if let environment { process.environment = environment }
+        if var environment {
+            // A test's own environment still carries the sanitizers' options (.ci/sanitizers), so a
+            // sanitized child reads the same suppressions as the test process.
+            for name in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"] where environment[name] == nil {
+                environment[name] = ProcessInfo.processInfo.environment[name]
+            }
+            process.environment = environment
+        }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         try process.run()
         process.waitUntilExit()
@@ -55,9 +62,9 @@ public enum CommandRunner {
         try stderr.close()
 
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        let output = try Data(contentsOf: URL(fileURLWithPath: scratch.path("stdout")))
-        let error = try Data(contentsOf: URL(fileURLWithPath: scratch.path("stderr")))
-        return CommandResult(status: status, standardOutput: Array(output), standardError: String(decoding: error, as: UTF8.self))
+        let output = try Fixtures.contents(ofFile: scratch.path("stdout"))
+        let error = try Fixtures.contents(ofFile: scratch.path("stderr"))
+        return CommandResult(status: status, standardOutput: output, standardError: String(decoding: error, as: UTF8.self))
     }
 
     /// Whether a program is on `PATH`.

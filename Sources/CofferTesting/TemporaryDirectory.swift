@@ -40,7 +40,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     /// The bytes of the file `name` inside the folder.
     public func read(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
+        try Fixtures.contents(ofFile: path(name))
     }
 
     /// The names of the files in the folder, sorted.

@@ -23,7 +23,7 @@ public enum OpenSSLFixtures {
         guard made.status == 0 else { throw FixtureError("openssl req failed: \(made.standardError)") }
         let der = try CommandRunner.run("openssl", ["x509", "-in", "cert.pem", "-outform", "DER"], currentDirectory: folder.path)
         guard der.status == 0 else { throw FixtureError("openssl x509 failed: \(der.standardError)") }
-        return (Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("cert.pem")))), der.standardOutput)
+        return (try Fixtures.contents(ofFile: folder.path("cert.pem")), der.standardOutput)
     }
 
     /// A fixture that could not be made.
