@@ -73,10 +73,8 @@ public struct RegistrationServer: Sendable {
         router.post("register") { request, context -> Response in
             try await Self.register(request, context: context, store: store)
         }
-        // The replay record of a signed registration is stored with its user, in one write (ReplayDeferral).
-        let verifier = HTTPMessageVerifier(policy: policy, keys: StoreKeyProvider(store: store), replayCache: DeferringReplayCache(store: store))
+        let verifier = HTTPMessageVerifier(policy: policy, keys: StoreKeyProvider(store: store), replayCache: store)
         router.group("register_user")
-            .add(middleware: ReplayDeferralMiddleware<HTTPSignatureContext>(store: store))
             .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024))
             .post { request, context -> Response in
                 guard let keyID = context.verifiedSignature?.keyID else { return Self.problem(.unauthorized, "missing-signature", "the request is not signed") }
@@ -177,18 +175,10 @@ public struct RegistrationServer: Sendable {
         guard !body.name.isEmpty, body.name.count <= 200 else {
             return problem(.badRequest, "invalid-name", "name must be 1 to 200 characters")
         }
-        let outcome = try await store.insertUser(
-            email: email, name: body.name, keyID: keyID, createdAt: Int64(Date().timeIntervalSince1970), recording: ReplayDeferral.slot?.take()
-        )
-        switch outcome {
-        case .inserted(let user):
-            return json(.created, ["id": user.id, "email": user.email, "name": user.name, "keyId": user.keyID])
-        case .emailTaken:
+        guard let user = try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: Int64(Date().timeIntervalSince1970)) else {
             return problem(.conflict, "email-exists", "this email address is already registered")
-        case .replayed:
-            let error = HTTPSignatureError(.replayed, "this signature was already accepted; a request cannot be sent twice")
-            return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: .unauthorized, error: error)
         }
+        return json(.created, ["id": user.id, "email": user.email, "name": user.name, "keyId": user.keyID])
     }
 
     static func json(_ status: HTTPResponse.Status, _ object: [String: any Sendable]) -> Response {

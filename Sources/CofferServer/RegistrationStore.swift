@@ -48,52 +48,10 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func key(id: String) async throws -> RegisteredKey?
     /// Stores a user; nil when the e-mail address is already registered.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser?
-    /// Records the signature's replay identity and stores the user in one step: nothing is stored for a
-    /// replay, and a request's "accepted once" is written with its user. The default records first, then
-    /// stores; the SQLite store runs both in one batched write.
-    func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recording replay: ReplayRecord?) async throws -> UserInsertOutcome
     /// Checks that the store answers.
     func ping() async throws
     /// Releases connections.
     func close() async throws
-}
-
-/// A signature's replay identity, as ``HTTPSignatureReplayCache/recordFirstUse(of:expiringAt:now:)`` receives it,
-/// kept for the route to record together with its own write.
-public struct ReplayRecord: Sendable, Hashable {
-    /// The identity (keyid and nonce, or keyid and the digest of the signature base).
-    public let identifier: String
-    /// When the record may be forgotten, UNIX seconds.
-    public let expiry: Int64
-    /// The verification time, UNIX seconds.
-    public let now: Int64
-
-    /// A record.
-    public init(identifier: String, expiry: Int64, now: Int64) {
-        self.identifier = identifier
-        self.expiry = expiry
-        self.now = now
-    }
-}
-
-/// What ``RegistrationStore/insertUser(email:name:keyID:createdAt:recording:)`` did.
-public enum UserInsertOutcome: Sendable, Hashable {
-    /// The user was stored.
-    case inserted(RegisteredUser)
-    /// The e-mail address is already registered; nothing was stored but the replay record.
-    case emailTaken
-    /// The signature was already accepted; nothing was stored.
-    case replayed
-}
-
-extension RegistrationStore {
-    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recording replay: ReplayRecord?) async throws -> UserInsertOutcome {
-        if let replay, try await !recordFirstUse(of: replay.identifier, expiringAt: replay.expiry, now: replay.now) {
-            return .replayed
-        }
-        guard let user = try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailTaken }
-        return .inserted(user)
-    }
 }
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).

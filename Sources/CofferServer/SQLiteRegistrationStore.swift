@@ -73,25 +73,11 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// Records a signature's replay identity; durable (committed) before the answer is given.
     public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
-        let record = ReplayRecord(identifier: identifier, expiry: expiry, now: now)
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
-        return try await write { db in try Self.recordFirstUse(record, sweeping: sweep, in: db) }
-    }
-
-    /// The replay record and the user in one job of one batched write: one wait instead of two, and
-    /// nothing stored for a replay.
-    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recording replay: ReplayRecord?) async throws -> UserInsertOutcome {
-        let sweep = replay != nil && inserts.next() % RegistrationSQL.sweepInterval == 0
         return try await write { db in
-            if let replay, try !Self.recordFirstUse(replay, sweeping: sweep, in: db) { return .replayed }
-            let id = try Int64.fetchOne(db.cachedStatement(sql: Self.userInsert), arguments: [email, name, keyID, createdAt])
-            return id.map { .inserted(RegisteredUser(id: $0, email: email, name: name, keyID: keyID)) } ?? .emailTaken
+            if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
+            return try String.fetchOne(db.cachedStatement(sql: Self.replayInsert), arguments: [identifier, expiry, now]) != nil
         }
-    }
-
-    private static func recordFirstUse(_ record: ReplayRecord, sweeping: Bool, in db: Database) throws -> Bool {
-        if sweeping { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [record.now]) }
-        return try String.fetchOne(db.cachedStatement(sql: replayInsert), arguments: [record.identifier, record.expiry, record.now]) != nil
     }
 
     /// Runs `work` in a write transaction shared with the writes that arrive meanwhile
