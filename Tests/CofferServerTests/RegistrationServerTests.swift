@@ -117,6 +117,30 @@ struct RegistrationServerTests {
         try await store.close()
     }
 
+    /// Of many copies of one signed request sent at once, exactly one is accepted; the others are replays.
+    @Test func copiesSentAtOnceAreAcceptedOnce() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        try await Self.withServer(store: store) { base in
+            let registered = try await Self.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
+            let keyID = try #require(registered.json["keyId"] as? String)
+            let secret = try Base64.decode(try #require(registered.json["secret"] as? String))
+            let signer = HTTPMessageSigner(key: .hmacSHA256(secret: try MACKey(bytes: secret)), keyID: keyID)
+            let request = try Self.signedUserRequest(base, signer: signer, email: "grace@example.com")
+            let replies = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let reply = try await Self.send(request)
+                        return "\(reply.status) \(reply.json["reason"] as? String ?? "")"
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(replies.sorted() == ["201 "] + Array(repeating: "401 replayed", count: 11))
+        }
+        try await store.close()
+    }
+
     @Test func theUnsignedTwinExistsOnlyWhenAskedForAndInsertsLikeTheSignedRoute() async throws {
         let directory = try TemporaryDirectory()
         let store = try await Self.sqliteStore(directory)
