@@ -49,8 +49,11 @@ enum Fixed {
     static let macSecret = try? MACKey(bytes: [UInt8](repeating: 3, count: 32))
     static let ed25519 = try? Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 4, count: 32))
     static let p256 = try? P256.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 5, count: 32))
-    /// Limits low enough that a hostile header cannot make one input take long.
-    static let decryptionLimits = DecryptionLimits(maximumScryptLogN: 10, maximumScryptMemory: 1 << 21, maximumPBKDF2Iterations: 2_000)
+    /// Limits low enough that a hostile header cannot make one input take long. scrypt is capped at
+    /// log2 N = 4 and 64 KiB: at the writer's smallest cost (log2 N = 10) it took 70% of the Coffer
+    /// target's time for no coverage (past the KDF only the right password unwraps anything), so the seeds'
+    /// password stanzas now exercise the cost refusal and mutated low costs the unwrap.
+    static let decryptionLimits = DecryptionLimits(maximumScryptLogN: 4, maximumScryptMemory: 1 << 16, maximumPBKDF2Iterations: 64)
     static let keyLimits = PasswordKeyLimits(maximumPBKDF2Iterations: 2_000, maximumScryptMemory: 1 << 21)
 
     static let p256VerifyingKey = p256.flatMap { try? VerifyingKey(.p256($0.publicKey)) }
