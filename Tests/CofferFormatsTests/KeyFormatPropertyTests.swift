@@ -43,15 +43,7 @@ struct KeyFormatPropertyTests {
     static let password = Array("correct horse battery".utf8)
 
     static func type(of key: SigningKey) -> KeyType {
-        switch key.underlying {
-        case .rsa: .rsa2048
-        case .p256: .p256
-        case .p384: .p384
-        case .p521: .p521
-        case .ed25519: .ed25519
-        case .mldsa65: .mldsa65
-        case .mldsa87: .mldsa87
-        }
+        SeededKeys.types.first { $0.algorithm == key.algorithm } ?? .p256
     }
 
     /// A private key passed through any chain of private formats is the same key: same public half, and a
