@@ -121,16 +121,16 @@ struct KeyFormatPropertyTests {
             #expect(!verifier.isValidSignature(forged, for: message, options: options), "signature bit flip accepted")
 
             if key.algorithm.isECDSA {
-                let other = options.ecdsaEncoding == .der
-                    ? try ECDSASignatureConversion.raw(fromDER: signature, algorithm: key.algorithm)
-                    : try ECDSASignatureConversion.der(fromRaw: signature, algorithm: key.algorithm)
-                var otherOptions = options
-                otherOptions.ecdsaEncoding = options.ecdsaEncoding == .der ? .raw : .der
-                #expect(verifier.isValidSignature(other, for: message, options: otherOptions))
-                let back = options.ecdsaEncoding == .der
-                    ? try ECDSASignatureConversion.der(fromRaw: other, algorithm: key.algorithm)
-                    : try ECDSASignatureConversion.raw(fromDER: other, algorithm: key.algorithm)
-                #expect(back == signature)
+                let algorithm = key.algorithm
+                let der = options.ecdsaEncoding == .der ? signature : try ECDSASignatureConversion.der(fromRaw: signature, algorithm: algorithm)
+                let raw = options.ecdsaEncoding == .raw ? signature : try ECDSASignatureConversion.raw(fromDER: signature, algorithm: algorithm)
+                #expect(try ECDSASignatureConversion.der(fromRaw: raw, algorithm: algorithm) == der)
+                #expect(try ECDSASignatureConversion.raw(fromDER: der, algorithm: algorithm) == raw)
+                for (bytes, encoding) in [(der, ECDSAEncoding.der), (raw, .raw)] {
+                    var converted = options
+                    converted.ecdsaEncoding = encoding
+                    #expect(verifier.isValidSignature(bytes, for: message, options: converted), "\(encoding)")
+                }
             }
         }
     }
