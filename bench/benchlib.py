@@ -54,7 +54,8 @@ def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
     """commands: list of (name, argv). Returns {name: (median wall, median rss)}; ratios are to `anchor`.
 
     `cleanup` paths are deleted (untimed) before every run, so outputs never pile up in memory-backed
-    folders and every tool writes a fresh file.
+    folders and every tool writes a fresh file; then everything is flushed to disk (`sync`, untimed, as
+    hyperfine's `--prepare sync`), so that no run pays for the writeback of the one before it.
     """
     walls = {name: [] for name, _ in commands}
     rss = {name: [] for name, _ in commands}
@@ -62,6 +63,8 @@ def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
         for path in cleanup:
             if os.path.exists(path):
                 os.remove(path)
+        if cleanup:
+            os.sync()
 
     for argv in [c[1] for c in commands]:
         clean()

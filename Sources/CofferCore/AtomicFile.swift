@@ -91,6 +91,30 @@ public final class AtomicFileWriter {
         buffered += bytes.count
     }
 
+    /// Lends `body` `count` bytes to write into in place, and appends the number of bytes it returns
+    /// (at most `count`) to the temporary file. For producers that can put their output anywhere, such
+    /// as a cipher sealing a chunk: it saves the copy that `write(_:)` makes.
+    /// If `body` throws, nothing it wrote is appended and its error is rethrown.
+    /// - Throws: `body`'s error, or ``CofferCoreError`` `.ioFailure` from writing.
+    public func write(reserving count: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+        if let background {
+            try background.append(reserving: count, body)
+            return
+        }
+        if buffered + count > (buffer?.count ?? 0) { try flush() }
+        if (buffer?.count ?? 0) < count {
+            if let old = buffer {
+                old.initializeMemory(as: UInt8.self, repeating: 0)
+                old.deallocate()
+            }
+            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, Self.bufferSize), alignment: 64)
+        }
+        guard let buffer else { return }
+        let written = try body(UnsafeMutableRawBufferPointer(rebasing: buffer[buffered..<(buffered + count)]))
+        precondition((0...count).contains(written), "the closure reported more bytes than it was lent")
+        buffered += written
+    }
+
     private func flush() throws(CofferCoreError) {
         guard let buffer, buffered > 0 else { return }
         let pending = buffered

@@ -91,6 +91,40 @@ final class BackgroundWriter: @unchecked Sendable {
         }
     }
 
+    /// Lends `body` `count` bytes of a staging buffer to write into in place, and queues the number of
+    /// bytes it returns (at most `count`). Saves the copy that ``append(_:)`` makes, for producers that
+    /// can put their output anywhere. If `body` throws, nothing it wrote is queued.
+    func append(reserving count: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+        if let failure = recordedFailure { throw failure }
+        guard count <= capacity else {
+            // Larger than a staging buffer: fill a buffer of that size and copy it in.
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 64)
+            defer {
+                scratch.initializeMemory(as: UInt8.self, repeating: 0)
+                scratch.deallocate()
+            }
+            let written = try body(scratch)
+            precondition((0...count).contains(written), "the closure reported more bytes than it was lent")
+            try append(UnsafeRawBufferPointer(rebasing: scratch[0..<written]))
+            return
+        }
+        if current != nil && capacity - fill < count { submit() }
+        let slot: Int
+        if let current {
+            slot = current
+        } else {
+            free.wait()
+            slot = next
+            next = (next + 1) % buffers.count
+            current = slot
+            fill = 0
+        }
+        let written = try body(UnsafeMutableRawBufferPointer(rebasing: buffers[slot][fill..<(fill + count)]))
+        precondition((0...count).contains(written), "the closure reported more bytes than it was lent")
+        fill += written
+        if fill == capacity { submit() }
+    }
+
     private func submit() {
         guard let slot = current else { return }
         counts[slot] = fill

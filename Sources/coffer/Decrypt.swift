@@ -92,8 +92,13 @@ struct Decrypt: ParsableCommand {
         defer { progress.finish() }
         var found = EncryptedFormat.coffer
         do {
-            try OutputTarget(path: destination, overwrite: force, holdUntilComplete: true).write { output in
-                found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, output: output)
+            try OutputTarget(path: destination, overwrite: force, holdUntilComplete: true).write { (destination: OutputTarget.Destination) in
+                switch destination {
+                case .file(let writer):
+                    found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, writer: writer)
+                case .stream(let output):
+                    found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, output: output)
+                }
             }
         } catch let error as CofferFormatsError {
             progress.finish()

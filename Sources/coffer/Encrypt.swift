@@ -100,7 +100,7 @@ struct Encrypt: ParsableCommand {
         defer { progress.finish() }
 
         let target = OutputTarget(path: destination, overwrite: force, holdUntilComplete: false)
-        try target.write { output in
+        try target.write { (destination: OutputTarget.Destination) in
             if format == .coffer {
                 let protection: EncryptionProtection
                 if usesPassword {
@@ -110,11 +110,16 @@ struct Encrypt: ParsableCommand {
                 } else {
                     protection = .recipients(try readRecipients(recipients))
                 }
-                try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, output: output)
+                switch destination {
+                case .file(let writer):
+                    try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, writer: writer)
+                case .stream(let output):
+                    try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, output: output)
+                }
             } else {
                 try CofferEncryption.encryptLegacy(
                     reader: reader, format: format, password: usesPassword ? secret : nil, keyBytes: keyBytes, openSSLIterations: iter,
-                    progress: { progress.update($0) }, output: output
+                    progress: { progress.update($0) }, output: destination.write
                 )
             }
         }

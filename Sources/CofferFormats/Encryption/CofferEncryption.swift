@@ -153,7 +153,7 @@ public enum CofferEncryption {
     ) throws {
         let reader = try FileReader.open(input)
         let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false, background: true)
-        try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress) { try writer.write($0) }
+        try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress, writer: writer)
         try writer.commit()
     }
 
@@ -169,7 +169,7 @@ public enum CofferEncryption {
     ) throws {
         let reader = try FileReader.open(input)
         let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false, background: true)
-        try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { try writer.write($0) }
+        try decrypt(reader: reader, with: credential, limits: limits, progress: progress, writer: writer)
         try writer.commit()
     }
 
@@ -181,7 +181,21 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        try encrypt(source: reader, to: protection, cipher: cipher, progress: progress, output: output)
+        try withoutActuallyEscaping(output) { output in
+            try encrypt(source: reader, to: protection, cipher: cipher, progress: progress, sink: .closure(output))
+        }
+    }
+
+    /// Encrypts everything a reader yields into `writer`, sealing straight into its buffers; the caller
+    /// commits the writer afterwards (or abandons it on error).
+    public static func encrypt(
+        reader: FileReader,
+        to protection: EncryptionProtection,
+        cipher: EncryptionCipher = .aes256GCM,
+        progress: ((Int64) -> Void)? = nil,
+        writer: AtomicFileWriter
+    ) throws {
+        try encrypt(source: reader, to: protection, cipher: cipher, progress: progress, sink: .writer(writer))
     }
 
     /// Decrypts everything a reader yields, handing each authenticated segment's plaintext to `output`.
@@ -194,7 +208,21 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        try decrypt(source: reader, with: credential, limits: limits, progress: progress, output: output)
+        try withoutActuallyEscaping(output) { output in
+            try decrypt(source: reader, with: credential, limits: limits, progress: progress, sink: .closure(output))
+        }
+    }
+
+    /// Decrypts everything a reader yields into `writer`, opening straight into its buffers. When it
+    /// throws, the writer holds an incomplete plaintext: abandon it (releasing it does).
+    public static func decrypt(
+        reader: FileReader,
+        with credential: DecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits(),
+        progress: ((Int64) -> Void)? = nil,
+        writer: AtomicFileWriter
+    ) throws {
+        try decrypt(source: reader, with: credential, limits: limits, progress: progress, sink: .writer(writer))
     }
 
     /// Reads only the header, for `coffer inspect`.
@@ -212,27 +240,8 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let fileKey = SymmetricKey(size: .bits256)
-        let stanzas = try wrap(fileKey, for: protection)
-        let payloadNonce = try SecureRandom.bytes(count: 16)
-        let unsigned = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: [])
-        let mac = HMAC<SHA256>.authenticationCode(for: unsigned.authenticatedBytes, using: headerKey(fileKey))
-        let header = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: Array(mac))
-        try header.encoded.withUnsafeBytes(output)
-
-        let engine = SegmentEngine(cipher: cipher, key: payloadKey(fileKey, nonce: payloadNonce), segmentSize: header.segmentSize)
-        defer { engine.deallocate() }
-        var done: Int64 = 0
-        var sawData = false
-        try source.forEachChunk(chunkSize: engine.plaintextChunkSize) { chunk, isLast in
-            sawData = true
-            try engine.seal(chunk, isLastChunk: isLast, output: output)
-            done += Int64(chunk.count)
-            progress?(done)
-        }
-        if !sawData {
-            // An empty plaintext is one empty final segment.
-            try engine.seal(UnsafeRawBufferPointer(start: nil, count: 0), isLastChunk: true, output: output)
+        try withoutActuallyEscaping(output) { output in
+            try encrypt(source: source, to: protection, cipher: cipher, segmentLog: segmentLog, progress: progress, sink: .closure(output))
         }
     }
 
@@ -242,6 +251,50 @@ public enum CofferEncryption {
         limits: DecryptionLimits,
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(output) { output in
+            try decrypt(source: source, with: credential, limits: limits, progress: progress, sink: .closure(output))
+        }
+    }
+
+    static func encrypt(
+        source: some ByteSource,
+        to protection: EncryptionProtection,
+        cipher: EncryptionCipher,
+        segmentLog: UInt8 = defaultSegmentLog,
+        progress: ((Int64) -> Void)? = nil,
+        sink: ChunkSink
+    ) throws {
+        let fileKey = SymmetricKey(size: .bits256)
+        let stanzas = try wrap(fileKey, for: protection)
+        let payloadNonce = try SecureRandom.bytes(count: 16)
+        let unsigned = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: [])
+        let mac = HMAC<SHA256>.authenticationCode(for: unsigned.authenticatedBytes, using: headerKey(fileKey))
+        let header = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: Array(mac))
+        try header.encoded.withUnsafeBytes(sink.write)
+
+        let engine = SegmentEngine(cipher: cipher, key: payloadKey(fileKey, nonce: payloadNonce), segmentSize: header.segmentSize)
+        defer { engine.deallocate() }
+        var done: Int64 = 0
+        var sawData = false
+        try source.forEachChunk(chunkSize: engine.plaintextChunkSize) { chunk, isLast in
+            sawData = true
+            try engine.seal(chunk, isLastChunk: isLast, to: sink)
+            done += Int64(chunk.count)
+            progress?(done)
+        }
+        if !sawData {
+            // An empty plaintext is one empty final segment.
+            try engine.seal(UnsafeRawBufferPointer(start: nil, count: 0), isLastChunk: true, to: sink)
+        }
+    }
+
+    static func decrypt(
+        source: some ByteSource,
+        with credential: DecryptionCredential,
+        limits: DecryptionLimits,
+        progress: ((Int64) -> Void)? = nil,
+        sink: ChunkSink
     ) throws {
         let header = try EncryptedFileHeader.parse { try source.readPrefix(upTo: $0) }
         let fileKey = try unwrap(header, with: credential, limits: limits)
@@ -254,7 +307,7 @@ public enum CofferEncryption {
         var sawData = false
         try source.forEachChunk(chunkSize: engine.sealedChunkSize) { chunk, isLast in
             sawData = true
-            try engine.open(chunk, isLastChunk: isLast, output: output)
+            try engine.open(chunk, isLastChunk: isLast, to: sink)
             done += Int64(chunk.count)
             progress?(done)
         }

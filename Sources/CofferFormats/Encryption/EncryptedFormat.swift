@@ -50,6 +50,33 @@ public enum AnyFormatDecryptor {
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> EncryptedFormat {
+        try withoutActuallyEscaping(output) { output in
+            try decrypt(reader: reader, with: credential, limits: limits, progress: progress, sink: .closure(output))
+        }
+    }
+
+    /// Detects the format and decrypts into `writer` (Coffer files straight into its buffers). As with
+    /// every streaming decryption, commit the writer only if this returns.
+    /// - Returns: the format found.
+    @discardableResult
+    public static func decrypt(
+        reader: FileReader,
+        with credential: AnyDecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits(),
+        progress: ((Int64) -> Void)? = nil,
+        writer: AtomicFileWriter
+    ) throws -> EncryptedFormat {
+        try decrypt(reader: reader, with: credential, limits: limits, progress: progress, sink: .writer(writer))
+    }
+
+    static func decrypt(
+        reader: FileReader,
+        with credential: AnyDecryptionCredential,
+        limits: DecryptionLimits,
+        progress: ((Int64) -> Void)?,
+        sink: ChunkSink
+    ) throws -> EncryptedFormat {
+        let output = sink.write
         let prefix = try reader.readPrefix(upTo: 16)
         guard let format = EncryptedFormat.detect(prefix) else {
             throw CofferFormatsError(
@@ -60,11 +87,11 @@ public enum AnyFormatDecryptor {
         let source = PrefixedSource(prefix: prefix, rest: reader)
         switch (format, credential) {
         case (.coffer, .password(let password, _)):
-            try CofferEncryption.decrypt(source: source, with: .password(password), limits: limits, progress: progress, output: output)
+            try CofferEncryption.decrypt(source: source, with: .password(password), limits: limits, progress: progress, sink: sink)
         case (.coffer, .keyBytes(let bytes)):
-            try CofferEncryption.decrypt(source: source, with: .key(EncryptionKey(bytes: bytes)), limits: limits, progress: progress, output: output)
+            try CofferEncryption.decrypt(source: source, with: .key(EncryptionKey(bytes: bytes)), limits: limits, progress: progress, sink: sink)
         case (.coffer, .identity(let identity)):
-            try CofferEncryption.decrypt(source: source, with: .identity(identity), limits: limits, progress: progress, output: output)
+            try CofferEncryption.decrypt(source: source, with: .identity(identity), limits: limits, progress: progress, sink: sink)
         case (.rncryptor, .password(let password, _)):
             try RNCryptor.decrypt(source: source, with: .password(password), progress: progress, output: output)
         case (.rncryptor, .keyBytes(let bytes)):

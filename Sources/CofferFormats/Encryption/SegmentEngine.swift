@@ -3,18 +3,35 @@ import CofferCrypto
 import Crypto
 import Dispatch
 
+/// Where the engine's output goes: a file writer that lends its staging buffers (no copy), or a closure
+/// that is handed each finished chunk from the engine's own buffer.
+enum ChunkSink {
+    case writer(AtomicFileWriter)
+    case closure((UnsafeRawBufferPointer) throws -> Void)
+
+    /// Passes header bytes and other small pieces on.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        switch self {
+        case .writer(let writer): try writer.write(bytes)
+        case .closure(let output): try output(bytes)
+        }
+    }
+}
+
 /// Seals and opens the segments of Coffer's stream, a chunk of up to 16 segments at a time.
 ///
 /// Segments are independent once their counters are fixed, so the segments of a chunk are sealed (or
-/// opened) on two threads at once, each writing into its own place of one reused output buffer; the
-/// chunk is handed on only when every segment in it succeeded, in order. No segment allocates a buffer
-/// of ours; the output buffer is wiped before it is freed.
+/// opened) on two threads at once, each writing into its own place of one output buffer: the file
+/// writer's staging buffer, or the engine's own reused one for other outputs. The chunk is handed on only
+/// when every segment in it succeeded, in order. No segment allocates a buffer of ours; the engine's
+/// buffer is wiped before it is freed.
 final class SegmentEngine: @unchecked Sendable {
     let cipher: EncryptionCipher
     let key: AEADKey
     let segmentSize: Int
     let segmentsPerChunk: Int
-    private let output: UnsafeMutableRawBufferPointer
+    /// Allocated on first use by a closure sink.
+    private var ownBuffer: UnsafeMutableRawBufferPointer?
     private var counter: UInt64 = 0
 
     /// How many threads seal a chunk's segments.
@@ -25,12 +42,13 @@ final class SegmentEngine: @unchecked Sendable {
         self.key = AEADKey(key)
         self.segmentSize = segmentSize
         self.segmentsPerChunk = max(1, (1 << 20) / segmentSize)
-        self.output = UnsafeMutableRawBufferPointer.allocate(byteCount: segmentsPerChunk * (segmentSize + 16), alignment: 64)
     }
 
     func deallocate() {
-        output.initializeMemory(as: UInt8.self, repeating: 0)
-        output.deallocate()
+        guard let ownBuffer else { return }
+        ownBuffer.initializeMemory(as: UInt8.self, repeating: 0)
+        ownBuffer.deallocate()
+        self.ownBuffer = nil
     }
 
     var plaintextChunkSize: Int { segmentsPerChunk * segmentSize }
@@ -49,6 +67,7 @@ final class SegmentEngine: @unchecked Sendable {
     private func forEachSegment(
         count: Int,
         input: UnsafeRawPointer?,
+        output: UnsafeMutableRawBufferPointer,
         _ segment: @escaping @Sendable (_ index: Int, _ buffers: ChunkBuffers) throws -> Void
     ) throws {
         let failures = FailureBox()
@@ -66,14 +85,39 @@ final class SegmentEngine: @unchecked Sendable {
         if let error = failures.first { throw error }
     }
 
-    /// Seals a plaintext chunk (whole segments, the final one possibly short when `isLastChunk`).
-    func seal(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, output emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Seals a plaintext chunk (whole segments, the final one possibly short when `isLastChunk`) into
+    /// `sink`.
+    func seal(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, to sink: ChunkSink) throws {
+        try emit(to: sink, count: sealedChunkSize) { try seal(chunk, isLastChunk: isLastChunk, into: $0) }
+    }
+
+    /// Opens a sealed chunk into `sink`; its plaintext is passed on only if every segment in it
+    /// authenticated.
+    func open(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, to sink: ChunkSink) throws {
+        try emit(to: sink, count: plaintextChunkSize) { try open(chunk, isLastChunk: isLastChunk, into: $0) }
+    }
+
+    private func emit(to sink: ChunkSink, count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Int) throws {
+        switch sink {
+        case .writer(let writer):
+            try writer.write(reserving: count, fill)
+        case .closure(let output):
+            let buffer = ownBuffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: sealedChunkSize, alignment: 64)
+            ownBuffer = buffer
+            let written = try fill(buffer)
+            try output(UnsafeRawBufferPointer(rebasing: buffer[0..<written]))
+        }
+    }
+
+    /// Seals a plaintext chunk into `output` (at least ``sealedChunkSize`` bytes); returns the sealed length.
+    func seal(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, into output: UnsafeMutableRawBufferPointer) throws -> Int {
+        precondition(output.count >= sealedChunkSize && chunk.count <= plaintextChunkSize)
         let count = max(1, (chunk.count + segmentSize - 1) / segmentSize)
         let first = counter
         counter += UInt64(count)
         let (cipher, key, segmentSize, chunkCount) = (cipher.aead, key, segmentSize, chunk.count)
         let sealedSize = segmentSize + 16
-        try forEachSegment(count: count, input: chunk.baseAddress) { index, buffers in
+        try forEachSegment(count: count, input: chunk.baseAddress, output: output) { index, buffers in
             let start = index * segmentSize
             let plaintext = UnsafeRawBufferPointer(start: buffers.input.map { $0 + start }, count: max(0, min(segmentSize, chunkCount - start)))
             var written = index * sealedSize
@@ -83,12 +127,13 @@ final class SegmentEngine: @unchecked Sendable {
                 written += piece.count
             }
         }
-        let total = (count - 1) * sealedSize + (chunkCount - (count - 1) * segmentSize) + 16
-        try emit(UnsafeRawBufferPointer(rebasing: output[0..<total]))
+        return (count - 1) * sealedSize + (chunkCount - (count - 1) * segmentSize) + 16
     }
 
-    /// Opens a sealed chunk; its plaintext reaches `emit` only if every segment in it authenticated.
-    func open(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, output emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+    /// Opens a sealed chunk into `output` (at least ``plaintextChunkSize`` bytes); returns the plaintext
+    /// length. Throws if any segment fails to authenticate; the caller then discards `output`.
+    func open(_ chunk: UnsafeRawBufferPointer, isLastChunk: Bool, into output: UnsafeMutableRawBufferPointer) throws -> Int {
+        precondition(output.count >= plaintextChunkSize && chunk.count <= sealedChunkSize)
         let sealedSize = segmentSize + 16
         let count = (chunk.count + sealedSize - 1) / sealedSize
         let finalLength = chunk.count - (count - 1) * sealedSize
@@ -99,7 +144,7 @@ final class SegmentEngine: @unchecked Sendable {
         let first = counter
         counter += UInt64(count)
         let (cipher, key, segmentSize, chunkCount) = (cipher.aead, key, segmentSize, chunk.count)
-        try forEachSegment(count: count, input: chunk.baseAddress) { index, buffers in
+        try forEachSegment(count: count, input: chunk.baseAddress, output: output) { index, buffers in
             guard let base = buffers.input else { throw CofferEncryption.authenticationFailure }
             let start = index * sealedSize
             let length = min(sealedSize, chunkCount - start)
@@ -118,8 +163,7 @@ final class SegmentEngine: @unchecked Sendable {
                 throw CofferEncryption.authenticationFailure
             }
         }
-        let total = (count - 1) * segmentSize + finalLength - 16
-        try emit(UnsafeRawBufferPointer(rebasing: output[0..<total]))
+        return (count - 1) * segmentSize + finalLength - 16
     }
 }
 

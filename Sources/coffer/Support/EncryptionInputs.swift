@@ -36,14 +36,33 @@ struct OutputTarget {
     let overwrite: Bool
     let holdUntilComplete: Bool
 
+    /// What a producer writes to: the atomic file writer itself (so that a cipher can seal straight into
+    /// its buffers), or a stream of bytes.
+    enum Destination {
+        case file(AtomicFileWriter)
+        case stream((UnsafeRawBufferPointer) throws -> Void)
+
+        /// Passes bytes on, whichever the destination.
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            switch self {
+            case .file(let writer): try writer.write(bytes)
+            case .stream(let output): try output(bytes)
+            }
+        }
+    }
+
     func write(_ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        try write { (destination: Destination) in try produce(destination.write) }
+    }
+
+    func write(_ produce: (Destination) throws -> Void) throws {
         if path == "-" {
             guard holdUntilComplete else {
-                try produce { Terminal.writeOut($0) }
+                try produce(.stream { Terminal.writeOut($0) })
                 return
             }
             let scratch = try ScratchFile()
-            try produce { try scratch.write($0) }
+            try produce(.stream { try scratch.write($0) })
             try scratch.replay { Terminal.writeOut($0) }
             return
         }
@@ -51,7 +70,7 @@ struct OutputTarget {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
         let writer = try AtomicFileWriter(destination: path, overwrite: overwrite, durable: false, background: true)
-        try produce { try writer.write($0) }
+        try produce(.file(writer))
         try writer.commit()
     }
 }
