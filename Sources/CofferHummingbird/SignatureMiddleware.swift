@@ -85,14 +85,13 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
     /// An `application/problem+json` response (RFC 9457) for a refusal.
     public static func problem(status: HTTPResponse.Status, error: HTTPSignatureError) -> Response {
         let detail = error.code == .unavailable ? "the server could not check the signature; try again later" : error.reason
-        let document: [String: any Sendable] = [
+        let data = FlatJSONObject([
             "type": "https://coffer.dev/problems/signature",
-            "title": status == .unauthorized ? "The request's signature was refused" : "The signature could not be checked",
-            "status": status.code,
-            "reason": error.code.rawValue,
-            "detail": detail,
-        ]
-        let data = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            "title": .string(status == .unauthorized ? "The request's signature was refused" : "The signature could not be checked"),
+            "status": .integer(Int64(status.code)),
+            "reason": .string(error.code.rawValue),
+            "detail": .string(detail),
+        ]).encoded
         var fields = HTTPFields()
         fields[.contentType] = "application/problem+json"
         if status == .unauthorized {

@@ -135,7 +135,7 @@ public struct RegistrationServer: Sendable {
             let record = RegisteredKey(keyID: "h_" + Base64.encodeURLSafe(id), algorithm: .hmacSHA256, publicKey: nil, secret: secretText, createdAt: now)
             _ = try await store.insertKey(record)
             context.logger.info("registered a shared secret", metadata: ["keyid": .string(record.keyID)])
-            return json(.created, ["keyId": record.keyID, "algorithm": record.algorithm.rawValue, "secret": secretText])
+            return json(.created, ["keyId": .string(record.keyID), "algorithm": .string(record.algorithm.rawValue), "secret": .string(secretText)])
         }
         let key: HTTPVerificationKey
         do {
@@ -158,7 +158,7 @@ public struct RegistrationServer: Sendable {
         if existing == nil {
             context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
         }
-        return json(existing == nil ? .created : .ok, ["keyId": keyID, "algorithm": key.algorithm.rawValue])
+        return json(existing == nil ? .created : .ok, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
     }
 
     static func registerUser(_ request: Request, context: HTTPSignatureContext, keyID: String, store: any RegistrationStore) async throws -> Response {
@@ -178,19 +178,19 @@ public struct RegistrationServer: Sendable {
         guard let user = try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: Int64(Date().timeIntervalSince1970)) else {
             return problem(.conflict, "email-exists", "this email address is already registered")
         }
-        return json(.created, ["id": user.id, "email": user.email, "name": user.name, "keyId": user.keyID])
+        return json(.created, ["id": .integer(user.id), "email": .string(user.email), "name": .string(user.name), "keyId": .string(user.keyID)])
     }
 
-    static func json(_ status: HTTPResponse.Status, _ object: [String: any Sendable]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    static func json(_ status: HTTPResponse.Status, _ fields: [String: FlatJSONValue]) -> Response {
+        let data = FlatJSONObject(fields).encoded
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func problem(_ status: HTTPResponse.Status, _ reason: String, _ detail: String) -> Response {
-        let data = (try? JSONSerialization.data(
-            withJSONObject: ["type": "https://coffer.dev/problems/\(reason)", "title": status.reasonPhrase, "status": status.code, "reason": reason, "detail": detail] as [String: any Sendable],
-            options: [.sortedKeys, .withoutEscapingSlashes]
-        )) ?? Data("{}".utf8)
+        let data = FlatJSONObject([
+            "type": .string("https://coffer.dev/problems/\(reason)"), "title": .string(status.reasonPhrase),
+            "status": .integer(Int64(status.code)), "reason": .string(reason), "detail": .string(detail),
+        ]).encoded
         return Response(status: status, headers: [.contentType: "application/problem+json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -20,6 +20,8 @@ struct RegistrationServerTests {
     struct Reply {
         let status: Int
         let json: [String: Any]
+        /// The body as sent.
+        let text: String
     }
 
     /// Sends a request and reads the JSON reply.
@@ -27,7 +29,7 @@ struct RegistrationServerTests {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
-        return Reply(status: Int(response.status.code), json: json)
+        return Reply(status: Int(response.status.code), json: json, text: String(decoding: body.readableBytesView, as: UTF8.self))
     }
 
     static func post(_ base: String, _ path: String, json: String) async throws -> Reply {
@@ -84,10 +86,13 @@ struct RegistrationServerTests {
             #expect(created.status == 201)
             #expect(created.json["keyId"] as? String == keyID)
             #expect(created.json["email"] as? String == "ada@example.com")
+            // Sorted keys, slashes unescaped: the same bytes JSONSerialization wrote before.
+            #expect(created.text == #"{"email":"ada@example.com","id":1,"keyId":"\#(keyID)","name":"Ada"}"#)
 
             let replayed = try await Self.send(request)
             #expect(replayed.status == 401)
             #expect(replayed.json["reason"] as? String == "replayed")
+            #expect(replayed.text.hasPrefix(#"{"detail":"#) && replayed.text.hasSuffix(#","reason":"replayed","status":401,"title":"The request's signature was refused","type":"https://coffer.dev/problems/signature"}"#))
 
             let unsigned = try await Self.post(base, "/register_user", json: #"{"email": "bob@example.com", "name": "Bob"}"#)
             #expect(unsigned.status == 401)
