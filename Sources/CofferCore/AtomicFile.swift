@@ -102,14 +102,18 @@ public final class AtomicFileWriter {
             return
         }
         if buffered + count > (buffer?.count ?? 0) { try flush() }
-        if (buffer?.count ?? 0) < count {
-            if let old = buffer {
+        let buffer: UnsafeMutableRawBufferPointer
+        if let existing = self.buffer, existing.count >= count {
+            buffer = existing
+        } else {
+            // Nothing is buffered here (flushed above): the old buffer is wiped and replaced by a larger one.
+            if let old = self.buffer {
                 old.initializeMemory(as: UInt8.self, repeating: 0)
                 old.deallocate()
             }
             buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, Self.bufferSize), alignment: 64)
+            self.buffer = buffer
         }
-        guard let buffer else { return }
         let written = try body(UnsafeMutableRawBufferPointer(rebasing: buffer[buffered..<(buffered + count)]))
         precondition((0...count).contains(written), "the closure reported more bytes than it was lent")
         buffered += written

@@ -10,8 +10,9 @@ import Dispatch
 /// Writes to a file descriptor on a second thread, so that the kernel's cost of taking in the data
 /// (copying it, allocating page-cache pages) overlaps with the work that produces it.
 ///
-/// Bytes are copied into one of three staging buffers; a full buffer is handed to the writer thread and
-/// the next one is filled meanwhile. The first write error stops the writing and is reported by the
+/// Bytes are copied into one of three staging buffers, or written there in place by a producer that
+/// reserves room (``append(reserving:_:)``); a full buffer is handed to the writer thread and the next
+/// one is filled meanwhile. The first write error stops the writing and is reported by the
 /// next ``append(_:)`` or by ``finish()``. The buffers are wiped before they are freed (they may hold
 /// plaintext).
 final class BackgroundWriter: @unchecked Sendable {
