@@ -73,16 +73,7 @@ final class BackgroundWriter: @unchecked Sendable {
         if let failure = recordedFailure { throw failure }
         var offset = 0
         while offset < bytes.count {
-            let slot: Int
-            if let current {
-                slot = current
-            } else {
-                free.wait()
-                slot = next
-                next = (next + 1) % buffers.count
-                current = slot
-                fill = 0
-            }
+            let slot = currentSlot()
             let count = min(capacity - fill, bytes.count - offset)
             UnsafeMutableRawBufferPointer(rebasing: buffers[slot][fill..<(fill + count)])
                 .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
@@ -110,20 +101,22 @@ final class BackgroundWriter: @unchecked Sendable {
             return
         }
         if current != nil && capacity - fill < count { submit() }
-        let slot: Int
-        if let current {
-            slot = current
-        } else {
-            free.wait()
-            slot = next
-            next = (next + 1) % buffers.count
-            current = slot
-            fill = 0
-        }
+        let slot = currentSlot()
         let written = try body(UnsafeMutableRawBufferPointer(rebasing: buffers[slot][fill..<(fill + count)]))
         precondition((0...count).contains(written), "the closure reported more bytes than it was lent")
         fill += written
         if fill == capacity { submit() }
+    }
+
+    /// The staging buffer being filled, waiting for a free one (and starting it empty) if there is none.
+    private func currentSlot() -> Int {
+        if let current { return current }
+        free.wait()
+        let slot = next
+        next = (next + 1) % buffers.count
+        current = slot
+        fill = 0
+        return slot
     }
 
     private func submit() {
