@@ -8,8 +8,9 @@ key (made by `openssl genpkey`) and an HMAC secret, then runs wrk in rounds of u
 and ed25519, the order rotating from round to round (the tables grow). The signed requests are built
 and signed by OpenSSL (bench/wrk/register_user.lua) before wrk starts its clock, each with its own
 nonce and e-mail address, so the server does all of its real work: RFC 9421 verification,
-Content-Digest, the replay cache and the insert. Prints requests per second, p50 and p99 latency, and
-each signed route's share of the unsigned throughput (medians of the rounds).
+Content-Digest, the replay cache and the insert. Prints requests per second, p50 and p99 latency,
+each signed route's share of the unsigned throughput, and the server's CPU time per request (medians of
+the rounds).
 
     python3 bench/serve-load.py
     python3 bench/serve-load.py --seconds 10 --rounds 5 --connections 32
@@ -62,16 +63,27 @@ def latency_ms(text, percentile):
     return float(match.group(1)) * scale
 
 
-def run_wrk(url, mode, keyid, keyfile, count, run, args):
+def cpu_seconds(pid):
+    """User plus system CPU time of a process so far (/proc/PID/stat, fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid):
     argv = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
             "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run]
+    before = cpu_seconds(server_pid)
     text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    used = cpu_seconds(server_pid) - before
+    requests = int(re.search(r"(\d+) requests in", text).group(1))
     rate = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
     failures = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     errors = re.search(r"Socket errors: (.*)", text)
     if failures or errors:
         sys.exit(f"wrk saw failed requests in the {mode} run (more requests than built? raise --per-second):\n{text}")
-    return {"rate": rate, "p50": latency_ms(text, 50), "p99": latency_ms(text, 99)}
+    return {"rate": rate, "p50": latency_ms(text, 50), "p99": latency_ms(text, 99),
+            "cpu_us": used / max(requests, 1) * 1e6}
 
 
 def main():
@@ -115,21 +127,26 @@ def main():
             # The tables grow run after run: rotate the order so that no route always meets the largest.
             shift = (round_number - 1) % len(modes)
             for mode, keyid, keyfile in modes[shift:] + modes[:shift]:
-                result = run_wrk(url, mode, keyid, keyfile, count, f"r{round_number}{mode[:2]}{os.getpid()}", args)
+                result = run_wrk(url, mode, keyid, keyfile, count, f"r{round_number}{mode[:2]}{os.getpid()}", args, server.pid)
                 results[mode].append(result)
                 print(f"round {round_number} {mode:12} {result['rate']:9.0f} req/s  p50 {result['p50']:.2f} ms"
-                      f"  p99 {result['p99']:.2f} ms", file=sys.stderr)
+                      f"  p99 {result['p99']:.2f} ms  server CPU {result['cpu_us']:.0f} µs/request", file=sys.stderr)
 
         baseline = statistics.median(r["rate"] for r in results["unsigned"])
+        baseline_cpu = statistics.median(r["cpu_us"] for r in results["unsigned"])
         print(f"\ncoffer serve, POST /register_user on loopback: wrk -t{args.threads} -c{args.connections} "
               f"-d{args.seconds}s, median of {args.rounds} rounds")
-        print(f"{'route':28}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'of unsigned':>14}")
+        print(f"{'route':28}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'of unsigned':>14}{'server µs/req':>15}{'CPU ratio':>11}")
         for mode, _, _ in modes:
             rate = statistics.median(r["rate"] for r in results[mode])
             p50 = statistics.median(r["p50"] for r in results[mode])
             p99 = statistics.median(r["p99"] for r in results[mode])
             label = "unsigned twin" if mode == "unsigned" else f"signed {mode}"
-            print(f"{label:28}{rate:10.0f}{p50:10.2f}{p99:10.2f}{rate / baseline:13.0%}")
+            cpu = statistics.median(r["cpu_us"] for r in results[mode])
+            print(f"{label:28}{rate:10.0f}{p50:10.2f}{p99:10.2f}{rate / baseline:13.0%}{cpu:15.0f}{baseline_cpu / cpu:10.0%}")
+        print("server µs/req: the server process's CPU time (user + system) per answered request; CPU ratio: the\n"
+              "unsigned route's CPU per request over this route's, the throughput share the server would reach\n"
+              "if it had the cores to itself (wrk shares them here).")
     finally:
         if server:
             server.terminate()
