@@ -20,6 +20,9 @@ final class BackgroundWriter: @unchecked Sendable {
     private let name: String
     private let capacity: Int
     private let buffers: [UnsafeMutableRawBufferPointer]
+    /// How many bytes each staging buffer holds for the writer thread (-1: stop). The producer sets one
+    /// entry while the writer thread reads another, so every access holds `lock`: a Swift array's
+    /// elements may not be accessed from two threads at once, even different ones.
     private var counts: [Int]
     private let free = DispatchSemaphore(value: 0)
     private let filled = DispatchSemaphore(value: 0)
@@ -42,24 +45,26 @@ final class BackgroundWriter: @unchecked Sendable {
     }
 
     private var recordedFailure: CofferCoreError? {
+        withLock { failure }
+    }
+
+    private func withLock<T>(_ body: () -> T) -> T {
         lock.wait()
         defer { lock.signal() }
-        return failure
+        return body()
     }
 
     private func drain() {
         var index = 0
         while true {
             filled.wait()
-            let count = counts[index]
+            let count = withLock { counts[index] }
             if count < 0 { break }
             if recordedFailure == nil {
                 do {
                     try writeAll(UnsafeRawBufferPointer(rebasing: buffers[index][0..<count]), to: descriptor, name: name)
                 } catch {
-                    lock.wait()
-                    failure = error
-                    lock.signal()
+                    withLock { failure = error }
                 }
             }
             free.signal()
@@ -121,7 +126,8 @@ final class BackgroundWriter: @unchecked Sendable {
 
     private func submit() {
         guard let slot = current else { return }
-        counts[slot] = fill
+        let fill = fill
+        withLock { counts[slot] = fill }
         current = nil
         filled.signal()
     }
@@ -132,7 +138,8 @@ final class BackgroundWriter: @unchecked Sendable {
         finished = true
         submit()
         free.wait()
-        counts[next] = -1
+        let last = next
+        withLock { counts[last] = -1 }
         filled.signal()
         done.wait()
         for buffer in buffers {
