@@ -181,9 +181,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        try withoutActuallyEscaping(output) { output in
-            try encrypt(source: reader, to: protection, cipher: cipher, progress: progress, sink: .closure(output))
-        }
+        try encrypt(source: reader, to: protection, cipher: cipher, progress: progress, output: output)
     }
 
     /// Encrypts everything a reader yields into `writer`, sealing straight into its buffers; the caller
@@ -208,9 +206,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        try withoutActuallyEscaping(output) { output in
-            try decrypt(source: reader, with: credential, limits: limits, progress: progress, sink: .closure(output))
-        }
+        try decrypt(source: reader, with: credential, limits: limits, progress: progress, output: output)
     }
 
     /// Decrypts everything a reader yields into `writer`, opening straight into its buffers. When it
