@@ -63,7 +63,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
-        .target(name: "CofferCore", swiftSettings: strictSwift),
+        .target(name: "CofferCore", dependencies: ["CCofferSupport"], swiftSettings: strictSwift),
         .target(
             name: "CofferCrypto",
             dependencies: [
@@ -175,7 +175,7 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs).
+        // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs, fallocate).
         .target(name: "CCofferSupport"),
         .executableTarget(
             name: "coffer",

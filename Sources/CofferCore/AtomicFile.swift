@@ -1,3 +1,4 @@
+import CCofferSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -26,6 +27,8 @@ public final class AtomicFileWriter {
     private var buffered = 0
     private static let bufferSize = 1 << 20
     private var background: BackgroundWriter?
+    /// The file size ``preallocate(toSize:)`` set up; ``commit()`` trims the file to what was written.
+    private var preallocatedSize: Int64 = 0
 
     /// Creates the temporary file beside `destination`.
     /// - Parameters:
@@ -136,6 +139,32 @@ public final class AtomicFileWriter {
         if let failure { throw failure }
     }
 
+    /// Allocates disk space for the whole file before it is written, when its final size is known (or
+    /// bounded from above): a full disk is then reported before any work is done, the file system can
+    /// lay the file out in one piece, and the writes skip block allocation (on ext4 they cost about a
+    /// quarter less, and far less when the host is slow to hand out memory). The committed file still
+    /// holds exactly the bytes written: ``commit()`` trims whatever was allocated beyond them.
+    ///
+    /// Best effort: where the platform or the file system cannot preallocate (outside Linux, or a file
+    /// system without `fallocate`), it does nothing.
+    /// - Throws: ``CofferCoreError`` `.ioFailure` when the disk (or the user's quota) lacks the space, or
+    ///   the size is beyond what the file system allows; the writer should then be abandoned.
+    public func preallocate(toSize byteCount: Int64) throws(CofferCoreError) {
+        guard !finished, byteCount > preallocatedSize else { return }
+        while coffer_preallocate(descriptor, byteCount) != 0 {
+            let code = errno
+            switch code {
+            case EINTR:
+                continue
+            case ENOSPC, EDQUOT, EFBIG:
+                throw fileError(code, action: "preallocate \(byteCount) bytes for", path: destination)
+            default:
+                return  // Not supported here: the writes allocate as they go.
+            }
+        }
+        preallocatedSize = byteCount
+    }
+
     /// Widens or narrows the final file's mode (it starts as 0600); for files that hold no secret, such
     /// as public keys (0644).
     public func setPermissions(_ mode: UInt16) throws(CofferCoreError) {
@@ -156,6 +185,15 @@ public final class AtomicFileWriter {
             throw error
         }
         finished = true
+        if preallocatedSize > 0 {
+            // Writes advance the file offset from 0, so the offset is the number of bytes written.
+            let written = Int64(lseek(descriptor, 0, SEEK_CUR))
+            if written < 0 || (written < preallocatedSize && ftruncate(descriptor, off_t(written)) != 0) {
+                let code = errno
+                cleanUp()
+                throw fileError(code, action: "trim the preallocated space of", path: destination)
+            }
+        }
         if durable && fsync(descriptor) != 0 {
             let code = errno
             cleanUp()

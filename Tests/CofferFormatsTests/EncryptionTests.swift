@@ -51,6 +51,25 @@ struct EncryptionTests {
         #expect(try FileManager.default.attributesOfItem(atPath: folder.path("big.out"))[.posixPermissions] as? Int == 0o600)
     }
 
+    /// File outputs are preallocated from the input's size, then trimmed to what was written: every
+    /// file must be exactly as long as the same message encrypted in memory, and decrypt to exactly the
+    /// plaintext.
+    @Test(arguments: [0, 1, segment - 1, segment, segment + 1, 16 * segment - 1, 16 * segment, 16 * segment + 1, 40 * segment + 7])
+    func filesAreExactlyAsLongAsTheirContents(size: Int) throws {
+        let folder = try TemporaryDirectory()
+        let plaintext = Fixtures.randomBytes(count: size)
+        let input = try folder.write(plaintext, to: "plain")
+        let key = EncryptionKey.generate()
+        for cipher in EncryptionCipher.allCases {
+            try CofferEncryption.encryptFile(atPath: input, toPath: folder.path("sealed"), to: .key(key), cipher: cipher, overwrite: true)
+            let sealed = try Fixtures.contents(ofFile: folder.path("sealed"))
+            #expect(sealed.count == (try CofferEncryption.encrypt(plaintext, to: .key(key), cipher: cipher)).count, "\(cipher) \(size)")
+            try CofferEncryption.decryptFile(atPath: folder.path("sealed"), toPath: folder.path("opened"), with: .key(key), overwrite: true)
+            #expect(try Fixtures.contents(ofFile: folder.path("opened")) == plaintext, "\(cipher) \(size)")
+        }
+        #expect(try folder.contents() == ["opened", "plain", "sealed"])
+    }
+
     @Test func everySingleBitFlipIsRejected() throws {
         let key = EncryptionKey.generate()
         let sealed = try CofferEncryption.encrypt(Array("a small secret".utf8), to: .key(key))

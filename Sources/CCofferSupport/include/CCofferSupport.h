@@ -83,6 +83,19 @@ static inline long coffer_session_key_invalidate(long id) {
 #endif
 }
 
+/* Allocates disk space for the first `length` bytes of a file: fallocate(2) in its default mode, so the
+   file grows to `length` bytes if it is shorter and the new range reads as zeros. A raw system call, as
+   Swift's Glibc module does not export fallocate (unlike posix_fallocate, it never falls back to writing
+   zeros where the file system cannot preallocate). 0, or -1 with errno set; ENOTSUP other than on
+   64-bit Linux. */
+static inline int coffer_preallocate(int descriptor, long long length) {
+#if defined(__linux__) && defined(__LP64__)
+    return (int)syscall(SYS_fallocate, descriptor, 0, 0L, (long)length);
+#else
+    (void)descriptor; (void)length; errno = ENOTSUP; return -1;
+#endif
+}
+
 /* Extended attributes (sys/xattr.h, which Swift's Glibc module does not export): the freedesktop
    backup-exclusion mark on protected folders. Not following symbolic links. -1 with errno set on
    failure; ENOTSUP where the file system or platform has no user attributes. */

@@ -72,9 +72,14 @@ protocol ByteSource: AnyObject {
     /// The same, saying which chunk is the last; not called for an empty rest.
     @discardableResult
     func forEachChunk(chunkSize: Int, _ body: (UnsafeRawBufferPointer, Bool) throws -> Void) throws -> Int64
+    /// The whole input's size in bytes, counting what was already read, when it is known (a regular
+    /// file); `nil` for pipes. Only a hint for preallocating the output file: never trusted for framing.
+    var sizeHint: Int64? { get }
 }
 
-extension FileReader: ByteSource {}
+extension FileReader: ByteSource {
+    var sizeHint: Int64? { size }
+}
 
 /// Bytes in memory behind the same interface as a file.
 final class MemorySource: ByteSource {
@@ -82,6 +87,8 @@ final class MemorySource: ByteSource {
     private var offset = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var sizeHint: Int64? { Int64(bytes.count) }
 
     func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
         let end = min(bytes.count, offset + count)
@@ -267,10 +274,14 @@ public enum CofferEncryption {
         let unsigned = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: [])
         let mac = HMAC<SHA256>.authenticationCode(for: unsigned.authenticatedBytes, using: headerKey(fileKey))
         let header = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: Array(mac))
-        try header.encoded.withUnsafeBytes(sink.write)
+        let encodedHeader = header.encoded
+        try encodedHeader.withUnsafeBytes(sink.write)
 
         let engine = SegmentEngine(cipher: cipher, key: payloadKey(fileKey, nonce: payloadNonce), segmentSize: header.segmentSize)
         defer { engine.deallocate() }
+        if let size = source.sizeHint {
+            try sink.preallocate(toSize: Int64(encodedHeader.count) + engine.sealedSize(ofPlaintext: size))
+        }
         var done: Int64 = 0
         var sawData = false
         try source.forEachChunk(chunkSize: engine.plaintextChunkSize) { chunk, isLast in
@@ -299,6 +310,9 @@ public enum CofferEncryption {
 
         let engine = SegmentEngine(cipher: header.cipher, key: payloadKey(fileKey, nonce: header.payloadNonce), segmentSize: header.segmentSize)
         defer { engine.deallocate() }
+        if let size = source.sizeHint {
+            try sink.preallocate(toSize: engine.plaintextSize(ofSealed: size - Int64(header.encodedSize)))
+        }
         var done: Int64 = 0
         var sawData = false
         try source.forEachChunk(chunkSize: engine.sealedChunkSize) { chunk, isLast in

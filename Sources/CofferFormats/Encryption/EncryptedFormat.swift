@@ -119,6 +119,8 @@ final class PrefixedSource: ByteSource {
         self.rest = rest
     }
 
+    var sizeHint: Int64? { rest.size }
+
     func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
         let fromPrefix = Array(prefix.prefix(count))
         prefix = prefix.dropFirst(fromPrefix.count)

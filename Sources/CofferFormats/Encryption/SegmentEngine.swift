@@ -16,6 +16,13 @@ enum ChunkSink {
         case .closure(let output): try output(bytes)
         }
     }
+
+    /// Allocates the output file's space for `byteCount` bytes in all (see
+    /// ``AtomicFileWriter/preallocate(toSize:)``); nothing to do for a closure.
+    func preallocate(toSize byteCount: Int64) throws {
+        guard case .writer(let writer) = self, byteCount > 0 else { return }
+        try writer.preallocate(toSize: byteCount)
+    }
 }
 
 /// Seals and opens the segments of Coffer's stream, a chunk of up to 16 segments at a time.
@@ -53,6 +60,21 @@ final class SegmentEngine: @unchecked Sendable {
 
     var plaintextChunkSize: Int { segmentsPerChunk * segmentSize }
     var sealedChunkSize: Int { segmentsPerChunk * (segmentSize + 16) }
+
+    /// The sealed size of `count` plaintext bytes: a 16-byte tag per segment, and an empty plaintext is
+    /// one empty final segment.
+    func sealedSize(ofPlaintext count: Int64) -> Int64 {
+        let size = Int64(segmentSize)
+        return count + 16 * max(1, (count + size - 1) / size)
+    }
+
+    /// The plaintext size of `count` sealed bytes when they are well formed (the inverse of
+    /// ``sealedSize(ofPlaintext:)``); 0 for a count no stream has.
+    func plaintextSize(ofSealed count: Int64) -> Int64 {
+        guard count > 0 else { return 0 }
+        let sealed = Int64(segmentSize) + 16
+        return max(0, count - 16 * ((count + sealed - 1) / sealed))
+    }
 
     /// The STREAM nonce: an 11-byte big-endian counter and the last-segment flag.
     private static func nonce(_ counter: UInt64, last: Bool) -> [UInt8] {
