@@ -65,7 +65,10 @@ struct EncryptionTests {
             let sealed = try Fixtures.contents(ofFile: folder.path("sealed"))
             #expect(sealed.count == (try CofferEncryption.encrypt(plaintext, to: .key(key), cipher: cipher)).count, "\(cipher) \(size)")
             try CofferEncryption.decryptFile(atPath: folder.path("sealed"), toPath: folder.path("opened"), with: .key(key), overwrite: true)
-            #expect(try Fixtures.contents(ofFile: folder.path("opened")) == plaintext, "\(cipher) \(size)")
+            let opened = try Fixtures.contents(ofFile: folder.path("opened"))
+            #expect(opened.count == size, "\(cipher)")
+            let intact = opened == plaintext  // a Bool: Swift Testing would diff megabyte arrays for ever
+            #expect(intact, "\(cipher) \(size)")
         }
         #expect(try folder.contents() == ["opened", "plain", "sealed"])
     }
