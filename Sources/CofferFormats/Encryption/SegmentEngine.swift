@@ -84,19 +84,23 @@ final class SegmentEngine: @unchecked Sendable {
         return nonce
     }
 
-    /// Runs `segment` for every segment index of a chunk, spread over the workers, and throws the first
-    /// error any of them hit.
+    /// Runs `segment` for every segment index of a chunk on the workers, and throws the first error any
+    /// of them hit.
+    ///
+    /// Indices are handed out one at a time to whichever worker asks next, not split in fixed halves: on a
+    /// virtual machine the host can pause one of our threads for milliseconds, and the other then takes
+    /// the rest of the chunk instead of waiting at the end of it.
     private func forEachSegment(
         count: Int,
         input: UnsafeRawPointer?,
         output: UnsafeMutableRawBufferPointer,
         _ segment: @escaping @Sendable (_ index: Int, _ buffers: ChunkBuffers) throws -> Void
     ) throws {
-        let failures = FailureBox()
+        let queue = SegmentQueue(count: count)
         let buffers = ChunkBuffers(input: input, output: output)
-        let work: @Sendable (Int) -> Void = { worker in
-            for index in stride(from: worker, to: count, by: SegmentEngine.workers) {
-                do { try segment(index, buffers) } catch { failures.record(error) }
+        let work: @Sendable (Int) -> Void = { _ in
+            while let index = queue.take() {
+                do { try segment(index, buffers) } catch { queue.fail(error) }
             }
         }
         if count > 1 {
@@ -104,7 +108,7 @@ final class SegmentEngine: @unchecked Sendable {
         } else {
             work(0)
         }
-        if let error = failures.first { throw error }
+        if let error = queue.firstError { throw error }
     }
 
     /// Seals a plaintext chunk (whole segments, the final one possibly short when `isLastChunk`) into
@@ -189,25 +193,39 @@ final class SegmentEngine: @unchecked Sendable {
     }
 }
 
-/// The input and output of one chunk, shared by the workers. Each worker reads and writes only the
-/// segments whose index it owns (index modulo the worker count), so no byte is touched by two threads.
+/// The input and output of one chunk, shared by the workers. Each segment index is handed to exactly one
+/// worker (``SegmentQueue``), which alone reads and writes that segment's bytes.
 struct ChunkBuffers: @unchecked Sendable {
     let input: UnsafeRawPointer?
     let output: UnsafeMutableRawBufferPointer
 }
 
-/// The first error any worker hit.
-private final class FailureBox: @unchecked Sendable {
+/// Hands out a chunk's segment indices, each once, to whichever worker asks next, and keeps the first
+/// error; after an error no further index is handed out.
+private final class SegmentQueue: @unchecked Sendable {
     private let lock = DispatchSemaphore(value: 1)
+    private let count: Int
+    private var next = 0
     private var error: (any Error)?
 
-    func record(_ error: any Error) {
+    init(count: Int) { self.count = count }
+
+    /// The next index nobody has taken, or `nil` when all are taken or a worker failed.
+    func take() -> Int? {
+        lock.wait()
+        defer { lock.signal() }
+        guard error == nil, next < count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func fail(_ error: any Error) {
         lock.wait()
         if self.error == nil { self.error = error }
         lock.signal()
     }
 
-    var first: (any Error)? {
+    var firstError: (any Error)? {
         lock.wait()
         defer { lock.signal() }
         return error
