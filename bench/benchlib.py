@@ -50,6 +50,22 @@ def make_file(path, size):
         out.write(os.urandom(size % block))
 
 
+def balanced_orders(count):
+    """A Williams design: orders of range(count) in which each item follows each other item equally
+    often (once per `count` rows for an even count, twice per 2 x `count` rows for an odd one)."""
+    first, low, high = [0], 1, count - 1
+    while len(first) < count:
+        first.append(low)
+        low += 1
+        if len(first) < count:
+            first.append(high)
+            high -= 1
+    rows = [[(item + shift) % count for item in first] for shift in range(count)]
+    if count % 2 == 1:
+        rows += [list(reversed(row)) for row in rows]
+    return rows
+
+
 def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
     """commands: list of (name, argv). Returns {name: (median wall, median rss)}; ratios are to `anchor`.
 
@@ -69,12 +85,14 @@ def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
     for argv in [c[1] for c in commands]:
         clean()
         run(argv)  # warm-up: page cache, dynamic loader, CPU frequency
-    # Rotate the order every round so that each tool runs in each position, and after each other tool,
-    # equally often: on this VM a run that follows one which wrote 1 GiB can be much slower than one
-    # that follows its own kind, and a fixed or merely reversed order would give one tool that seat.
+    # Each round takes the next row of a Williams design (balanced_orders), so that every tool runs in
+    # each position, and right after each other tool, equally often. On this VM a run that follows one
+    # which wrote 1 GiB can be much slower than one that follows its own kind. A rotated order gives
+    # each tool the same predecessor in every round: it had put `coffer --key-file` after age in all of
+    # them.
+    orders = balanced_orders(len(commands))
     for round_number in range(rounds):
-        shift = round_number % len(commands)
-        order = commands[shift:] + commands[:shift]
+        order = [commands[index] for index in orders[round_number % len(orders)]]
         for name, argv in order:
             clean()
             wall, peak = run(argv)
