@@ -91,6 +91,9 @@ def compare(label, commands, rounds, anchor="openssl dgst", cleanup=()):
     # each tool the same predecessor in every round: it had put `coffer --key-file` after age in all of
     # them.
     orders = balanced_orders(len(commands))
+    if rounds % len(orders):
+        print(f"note: {label}: {rounds} rounds is not a multiple of {len(orders)}, so the order is only nearly balanced",
+              file=sys.stderr)
     for round_number in range(rounds):
         order = [commands[index] for index in orders[round_number % len(orders)]]
         for name, argv in order:

@@ -14,11 +14,8 @@ struct SegmentSizeTests {
         let key = EncryptionKey.generate()
         for cipher in EncryptionCipher.allCases {
             let sealed = try CofferEncryption.encrypt(Fixtures.randomBytes(count: size), to: .key(key), cipher: cipher)
-            var offset = 0
-            let header = try EncryptedFileHeader.parse { count in
-                defer { offset = min(sealed.count, offset + count) }
-                return Array(sealed[offset..<min(sealed.count, offset + count)])
-            }
+            let source = MemorySource(sealed)
+            let header = try EncryptedFileHeader.parse { try source.readPrefix(upTo: $0) }
             let engine = SegmentEngine(cipher: cipher, key: SymmetricKey(size: .bits256), segmentSize: header.segmentSize)
             defer { engine.deallocate() }
             let payload = Int64(sealed.count - header.encodedSize)
