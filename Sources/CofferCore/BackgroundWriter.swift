@@ -1,3 +1,4 @@
+import CCofferSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,7 +15,8 @@ import Dispatch
 /// reserves room (``append(reserving:_:)``); a full buffer is handed to the writer thread and the next
 /// one is filled meanwhile. The first write error stops the writing and is reported by the
 /// next ``append(_:)`` or by ``finish()``. The buffers are wiped before they are freed (they may hold
-/// plaintext).
+/// plaintext). For an output that will be flushed to disk at the end, each buffer's writeback starts as
+/// soon as it is written (`sync_file_range`), so that the final `fsync` waits for the last few only.
 final class BackgroundWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let name: String
@@ -33,10 +35,12 @@ final class BackgroundWriter: @unchecked Sendable {
     private var fill = 0
     private var next = 0
     private var finished = false
+    private let startsWriteback: Bool
 
-    init(descriptor: Int32, name: String, capacity: Int = 2 << 20) {
+    init(descriptor: Int32, name: String, capacity: Int = 2 << 20, startsWriteback: Bool = false) {
         self.descriptor = descriptor
         self.name = name
+        self.startsWriteback = startsWriteback
         self.capacity = capacity
         self.buffers = (0..<3).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64) }
         self.counts = [0, 0, 0]
@@ -56,6 +60,7 @@ final class BackgroundWriter: @unchecked Sendable {
 
     private func drain() {
         var index = 0
+        var offset: Int64 = 0
         while true {
             filled.wait()
             let count = withLock { counts[index] }
@@ -63,6 +68,9 @@ final class BackgroundWriter: @unchecked Sendable {
             if recordedFailure == nil {
                 do {
                     try writeAll(UnsafeRawBufferPointer(rebasing: buffers[index][0..<count]), to: descriptor, name: name)
+                    // Best effort: where it is unsupported, the final fsync does all the work.
+                    if startsWriteback { _ = coffer_start_writeback(descriptor, offset, Int64(count)) }
+                    offset += Int64(count)
                 } catch {
                     withLock { failure = error }
                 }

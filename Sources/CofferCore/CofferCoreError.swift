@@ -26,6 +26,8 @@ public struct CofferCoreError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let ioFailure = Code(rawValue: "io-failure")
         /// An argument was outside the range the API accepts.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// A file that was to be created exists already (before the work, or by the time it was done).
+        public static let fileExists = Code(rawValue: "file-exists")
     }
 
     /// What kind of failure this is.

@@ -35,6 +35,8 @@ public struct CofferFormatsError: Error, Hashable, Sendable, CustomStringConvert
         public static let noMatchingKey = Code(rawValue: "no-matching-key")
         /// A parameter is outside its documented range.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// An input or output is larger than the operation can take (a bound that protects memory).
+        public static let tooLarge = Code(rawValue: "too-large")
     }
 
     /// What kind of failure this is.

@@ -35,50 +35,60 @@ struct Coffer: ParsableCommand {
         // of free heap costs nothing a 1 MiB-buffered tool would use.
         coffer_tune_heap(256 << 20, 16 << 20)
         do {
+            // Before any password, key or plaintext is read: a core file of this process would hold them,
+            // and a signal must not leave a partial output or a silenced terminal behind.
+            try ProcessProtection.preventCoreDumps()
+            try ProcessProtection.removeTemporaryFilesOnSignals()
+        } catch {
+            end(ExitStatus.inputError, error.reason)
+        }
+        do {
             var command = try parseAsRoot()
             try command.run()
-            Terminal.flushStandardOutput()
+            try Terminal.finishStandardOutput()
         } catch let failure as CommandFailure {
-            Terminal.flushStandardOutput()
-            Terminal.reportError(failure.message, hint: failure.hint)
-            Terminal.exit(failure.exitCode)
+            end(failure.exitCode, failure.message, hint: failure.hint)
         } catch let code as ExitCode {
-            Terminal.flushStandardOutput()
-            Terminal.exit(code.rawValue)
+            end(code.rawValue)
         } catch let error as CofferCoreError {
-            Terminal.flushStandardOutput()
-            Terminal.reportError(error.reason)
-            Terminal.exit(ExitStatus.inputError)
+            end(ExitStatus.inputError, error.reason, hint: error.code == .fileExists ? "choose another name, or pass --force to replace it" : nil)
         } catch let error as CofferCryptoError {
-            Terminal.flushStandardOutput()
-            Terminal.reportError(error.reason)
-            Terminal.exit(ExitStatus.inputError)
+            end(ExitStatus.inputError, error.reason)
         } catch let error as KeychainError {
-            Terminal.flushStandardOutput()
             let failures: Set<KeychainError.Code> = [KeychainError.Code.authenticationFailed, KeychainError.Code.itemNotFound, KeychainError.Code.dataCorrupted]
             let locked = error.code == KeychainError.Code.interactionNotAllowed
-            Terminal.reportError(error.reason, hint: locked ? "run 'coffer keychain unlock' first" : nil)
-            Terminal.exit(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError)
+            end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: locked ? "run 'coffer keychain unlock' first" : nil)
         } catch let error as PinningError {
-            Terminal.flushStandardOutput()
-            Terminal.reportError(error.reason)
             let failed: Set<PinningError.Code> = [PinningError.Code.chainNotTrusted, PinningError.Code.pinMismatch]
-            Terminal.exit(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError)
+            end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason)
         } catch let error as CofferFormatsError {
-            Terminal.flushStandardOutput()
-            Terminal.reportError(error.description)
-            Terminal.exit(ExitStatus.inputError)
+            end(ExitStatus.inputError, error.description)
         } catch {
-            Terminal.flushStandardOutput()
             if exitCode(for: error) == .success {
                 // --help and --version: ArgumentParser's text, on standard output.
-                print(fullMessage(for: error))
-                Terminal.exit(0)
+                Terminal.writeLine(fullMessage(for: error))
+                end(0)
             }
             let message = self.message(for: error).trimmingTrailingWhitespace
-            Terminal.reportError(message, hint: "run '\(helpCommand(for: error))' for usage")
-            Terminal.exit(ExitStatus.inputError)
+            end(ExitStatus.inputError, message, hint: "run '\(helpCommand(for: error))' for usage")
         }
+        end(0)
+    }
+
+    /// Ends the process: standard output flushed and checked first (a failure there turns a success
+    /// into exit 2), then the error, if any, on standard error.
+    private static func end(_ status: Int32, _ message: String? = nil, hint: String? = nil) -> Never {
+        var status = status
+        do {
+            try Terminal.finishStandardOutput()
+        } catch {
+            if message == nil || status == 0 {
+                Terminal.reportError(error.message, hint: error.hint)
+                status = ExitStatus.inputError
+            }
+        }
+        if let message { Terminal.reportError(message, hint: hint) }
+        Terminal.exit(status)
     }
 
     /// The `--help` invocation that explains the subcommand the user was calling.

@@ -7,9 +7,17 @@ struct Decrypt: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decrypt a Coffer, RNCryptor v3 or OpenSSL enc file (the format is detected).",
         discussion: """
-            The plaintext is written only after all of it authenticated: to a temporary file beside \
-            the destination that is renamed at the end, or, for standard output, released once complete. \
-            On failure nothing is written.
+            To a file, the plaintext appears only after all of it authenticated: it is written to a file \
+            without a name, which is named at the end, so a failure, Ctrl-C or a kill leaves nothing \
+            behind, and a file that appears at the destination meanwhile is never replaced (without \
+            --force). The file is not flushed to disk before exit unless --sync is given: the ciphertext \
+            remains.
+
+            To standard output (-o -), nothing touches the disk. A Coffer file streams as each segment \
+            authenticates (as age does): if the rest turns out truncated or altered, coffer exits 1 and \
+            what the reader received must be discarded. RNCryptor and OpenSSL files check their data only \
+            at the end, so their plaintext is held in memory until then, up to 64 MiB; decrypt larger \
+            ones to a file.
 
             Exit status: 0 decrypted; 1 wrong password or key, or the data was altered or truncated (one \
             message, which on purpose does not say which); 2 a usage or input error.
@@ -52,6 +60,9 @@ struct Decrypt: ParsableCommand {
     @Flag(help: "Replace an existing output file.")
     var force = false
 
+    @Flag(help: "Wait for the plaintext file to reach the disk before exiting.")
+    var sync = false
+
     @Argument(help: "The file to decrypt ('-' or nothing: standard input).")
     var input: String = "-"
 
@@ -91,24 +102,31 @@ struct Decrypt: ParsableCommand {
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }
         var found = EncryptedFormat.coffer
+        var released: Int64 = 0
         do {
-            try OutputTarget(path: destination, overwrite: force, holdUntilComplete: true).write { (destination: OutputTarget.Destination) in
-                switch destination {
-                case .file(let writer):
-                    found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, writer: writer)
-                case .stream(let output):
-                    found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, output: output)
+            if destination == "-" {
+                found = try AnyFormatDecryptor.decryptToStream(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }) { bytes in
+                    try Terminal.writeData(bytes)
+                    released += Int64(bytes.count)
                 }
+                if sync { try Terminal.syncStandardOutput() } else { try Terminal.flush() }
+            } else {
+                let writer = try AtomicFileWriter(destination: destination, overwrite: force, durable: sync, background: true)
+                found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, writer: writer)
+                try writer.commit()
             }
         } catch let error as CofferFormatsError {
             progress.finish()
+            let discard: String? = released > 0 ? "standard output already received \(released) authenticated bytes of an incomplete plaintext; discard them" : nil
             switch error.code {
             case .authenticationFailed, .noMatchingKey:
-                throw CommandFailure(error.reason, exitCode: ExitStatus.checkFailed)
+                throw CommandFailure(error.reason, hint: discard, exitCode: ExitStatus.checkFailed)
             case .costTooHigh:
                 throw CommandFailure(error.reason, hint: "only raise the limit for a file you trust: a hostile file can ask for any amount of work")
+            case .tooLarge:
+                throw CommandFailure(error.reason, hint: "decrypt it to a file with -o FILE")
             default:
-                throw CommandFailure("\(input == "-" ? "standard input" : input): \(error.reason)")
+                throw CommandFailure("\(input == "-" ? "standard input" : input): \(error.reason)", hint: discard)
             }
         }
         progress.finish()

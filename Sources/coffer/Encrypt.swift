@@ -22,6 +22,13 @@ struct Encrypt: ParsableCommand {
             with a warning). The output goes to IN.coffer (or -o); standard input goes to standard \
             output, never to a terminal.
 
+            The output file appears whole or not at all: it has no name until the last byte is written, \
+            so Ctrl-C, a kill or a full disk leaves nothing behind, and a file that appears at the \
+            destination meanwhile is never replaced (without --force). Success means durable: the file \
+            and its folder (or standard output, when it is a file) are flushed to disk before coffer \
+            exits 0, so 'coffer encrypt F && rm F' is safe. --no-sync skips the flush (as age and \
+            openssl do), for outputs that are not the only copy.
+
             Examples:
               coffer encrypt -p backup.tar
               coffer encrypt -r alice.pub -r bob.pub report.pdf -o report.pdf.coffer
@@ -65,6 +72,9 @@ struct Encrypt: ParsableCommand {
     @Flag(help: "Replace an existing output file.")
     var force = false
 
+    @Flag(name: .customLong("no-sync"), help: "Do not wait for the output to reach the disk (faster; not for the only copy).")
+    var noSync = false
+
     @Argument(help: "The file to encrypt ('-' or nothing: standard input).")
     var input: String = "-"
 
@@ -99,7 +109,7 @@ struct Encrypt: ParsableCommand {
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }
 
-        let target = OutputTarget(path: destination, overwrite: force, holdUntilComplete: false)
+        let target = OutputTarget(path: destination, overwrite: force, durable: !noSync)
         try target.write { (destination: OutputTarget.Destination) in
             if format == .coffer {
                 let protection: EncryptionProtection

@@ -404,7 +404,7 @@ struct KeychainGet: ParsableCommand {
         var secret = try keychain.secret(matching: try name.query())
         defer { SecretBytes.wipe(&secret) }
         if reveal || !Terminal.standardOutputIsTerminal {
-            secret.withUnsafeBytes { Terminal.writeOut($0) }
+            try secret.withUnsafeBytes { try Terminal.writeData($0) }
             if Terminal.standardOutputIsTerminal { Terminal.writeOut("\n") }
         } else {
             Terminal.writeLine("item:   \(name)\nsecret: \(secret.count) bytes (hidden; pass --reveal or pipe the output)")

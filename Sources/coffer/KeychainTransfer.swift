@@ -83,7 +83,7 @@ struct KeychainExport: ParsableCommand {
             protection = .password(exportSecret)
         }
         let (file, summary) = try keychain.exportItems(keychainPassword: String(decoding: keychainPassword, as: UTF8.self), protection: protection)
-        try OutputTarget(path: output, overwrite: force, holdUntilComplete: false).write { write in
+        try OutputTarget(path: output, overwrite: force, durable: true).write { write in
             try file.withUnsafeBytes { try write($0) }
         }
         var message = "exported \(summary.exported) item\(summary.exported == 1 ? "" : "s")"

@@ -82,7 +82,7 @@ struct Random: ParsableCommand {
     private func emit(_ chunk: UnsafeRawBufferPointer, to writer: AtomicFileWriter?) throws {
         switch encoding {
         case .raw:
-            if let writer { try writer.write(chunk) } else { Terminal.writeOut(chunk) }
+            if let writer { try writer.write(chunk) } else { try Terminal.writeData(chunk) }
         case .hex: try emit(text: Hex.encode(chunk), to: writer)
         case .base64: try emit(text: Base64.encode(chunk), to: writer)
         case .base64url: try emit(text: Base64.encodeURLSafe(chunk), to: writer)
@@ -90,6 +90,7 @@ struct Random: ParsableCommand {
     }
 
     private func emit(text: String, to writer: AtomicFileWriter?) throws {
-        if let writer { try writer.write(Array(text.utf8)) } else { Terminal.writeOut(text) }
+        var text = text
+        if let writer { try writer.write(Array(text.utf8)) } else { try text.withUTF8 { try Terminal.writeData(UnsafeRawBufferPointer($0)) } }
     }
 }

@@ -83,7 +83,7 @@ struct RequestCommand: ParsableCommand {
                 for header in response.headers { Terminal.writeError("\(header.name): \(header.value)\n") }
             }
             for try await chunk in response.body {
-                chunk.withUnsafeReadableBytes { Terminal.writeOut($0) }
+                try chunk.withUnsafeReadableBytes { try Terminal.writeData($0) }
             }
             Terminal.flushStandardOutput()
             return Int(response.status.code)

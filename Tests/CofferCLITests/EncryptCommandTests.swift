@@ -123,4 +123,29 @@ struct EncryptCommandTests {
         #expect(limited.standardError.contains("--max-scrypt-log-n"))
         #expect(try coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "x", in: folder).status == 0)
     }
+
+    /// `decrypt -o -` streams a Coffer file as it authenticates; a truncated one exits 1 and says how
+    /// much the reader received and must discard. The sync flags change durability, never the bytes.
+    @Test func standardOutputStreamsAuthenticatedSegmentsAndSaysWhenToDiscard() throws {
+        let (folder, data) = try Self.folderWithData(size: 3_000_000)
+        #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
+        #expect(try coffer("encrypt", "--key-file", "k.key", "--no-sync", "data.bin", "-o", "fast.coffer", in: folder).status == 0)
+        #expect(try coffer("encrypt", "--key-file", "k.key", "data.bin", "-o", "durable.coffer", in: folder).status == 0)
+        #expect(try coffer("decrypt", "--key-file", "k.key", "--sync", "fast.coffer", "-o", "synced.bin", in: folder).status == 0)
+        #expect(try Self.contents(folder, "synced.bin") == data)
+        let streamed = try coffer("decrypt", "--key-file", "k.key", "durable.coffer", "-o", "-", in: folder)
+        #expect(streamed.status == 0)
+        #expect(streamed.standardOutput == data)
+
+        let sealed = try Self.contents(folder, "durable.coffer")
+        try folder.write(Array(sealed.prefix(sealed.count - 1000)), to: "cut.coffer")
+        let cut = try coffer("decrypt", "--key-file", "k.key", "cut.coffer", "-o", "-", in: folder)
+        #expect(cut.status == 1)
+        #expect(cut.standardOutput.count == 2 << 20, "the two whole megabyte chunks that authenticated")
+        #expect(cut.standardError == """
+            coffer: error: wrong password or key, or the data is corrupted or truncated
+            hint: standard output already received 2097152 authenticated bytes of an incomplete plaintext; discard them
+
+            """)
+    }
 }

@@ -1,4 +1,4 @@
-import CofferCore
+@testable import CofferCore
 import CofferTesting
 import Foundation
 import Testing
@@ -11,12 +11,10 @@ import Darwin
 
 @Suite("Atomic file preallocation")
 struct AtomicFilePreallocationTests {
-    /// The writer's temporary file (the only file in `folder` but `except`), and its size and allocated bytes.
-    static func temporaryFile(in folder: TemporaryDirectory, except: Set<String> = []) throws -> (size: Int64, allocated: Int64) {
-        let names = try folder.contents().filter { !except.contains($0) }
-        try #require(names.count == 1, "one temporary file beside the destination, found \(names)")
+    /// The size and allocated bytes of the file a writer is writing (it has no name yet).
+    static func fileBeingWritten(by writer: AtomicFileWriter) throws -> (size: Int64, allocated: Int64) {
         var info = stat()
-        try #require(stat(folder.path(names[0]), &info) == 0)
+        try #require(fstat(writer.fileDescriptor, &info) == 0)
         return (Int64(info.st_size), Int64(info.st_blocks) * 512)
     }
 
@@ -27,7 +25,7 @@ struct AtomicFilePreallocationTests {
         let writer = try AtomicFileWriter(destination: target, durable: false, background: background)
         try writer.preallocate(toSize: 4 << 20)
         #if os(Linux)
-        let before = try Self.temporaryFile(in: folder)
+        let before = try Self.fileBeingWritten(by: writer)
         #expect(before.size == 4 << 20, "the temporary file is grown to the preallocated size")
         #expect(before.allocated >= 4 << 20, "and its blocks are allocated up front")
         #endif

@@ -119,4 +119,64 @@ static inline long coffer_get_attribute(const char *path, const char *name, void
 #endif
 }
 
+/* ---- Whole-or-nothing files ------------------------------------------------------------------ */
+
+/* Declared here rather than in a static inline function so that the signal handler and its registry
+   have one copy in the process (CCofferSupport.c). */
+
+/* Opens a new file with no name in `folder` (O_TMPFILE, mode 0600 before the umask): it vanishes when
+   closed, whatever ends the process, until coffer_link_unnamed gives it a name. -1 with errno set;
+   EOPNOTSUPP, EISDIR or EINVAL where the file system or the platform has no unnamed files (every
+   platform but Linux answers EOPNOTSUPP). */
+int coffer_open_unnamed(const char *folder);
+
+/* Gives the unnamed file `descriptor` the name `destination`, failing with EEXIST when anything exists
+   there: linkat(AT_EMPTY_PATH), or the /proc/self/fd link where that needs a privilege (before Linux
+   6.10). 0, or -1 with errno set. */
+int coffer_link_unnamed(int descriptor, const char *destination);
+
+/* rename(2) that refuses to replace: renameat2(RENAME_NOREPLACE) on Linux, renamex_np(RENAME_EXCL) on
+   Apple platforms. -1 with errno EEXIST when `to` exists; ENOSYS or EINVAL where the file system cannot
+   (the caller falls back to link and unlink). */
+int coffer_rename_noreplace(const char *from, const char *to);
+
+/* Starts writing back the dirty pages of a file range without waiting (sync_file_range with
+   SYNC_FILE_RANGE_WRITE), so that a later fsync finds little left to do. Best effort: 0, or -1 with
+   errno set (ENOSYS outside Linux). */
+int coffer_start_writeback(int descriptor, long long offset, long long length);
+
+/* fsync(2) of a folder, so that a name created, renamed or removed in it survives a crash. 0, or -1
+   with errno set. */
+int coffer_sync_folder(const char *folder);
+
+/* Names of temporary files to remove when a signal ends the process (the fallback where unnamed files
+   are unavailable, and the instant between naming an unnamed file and renaming it over an existing
+   one). coffer_cleanup_register copies `path` and returns a slot for coffer_cleanup_unregister, or -1
+   when all 64 slots are taken or the path is too long. */
+int coffer_cleanup_register(const char *path);
+void coffer_cleanup_unregister(int slot);
+
+/* A terminal whose settings the signal handlers put back (a password prompt that turned echo off);
+   -1 forgets it. */
+void coffer_cleanup_set_terminal(int descriptor);
+
+/* Installs the handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE: remove the registered files,
+   restore the terminal, then end the process by the same signal with its default action (so the exit
+   status still says which signal). A signal the process inherited as ignored stays ignored. 0, or -1
+   with errno set. */
+int coffer_cleanup_install(void);
+
+/* Removes the registered files now (for an exit that does not go through a signal). */
+void coffer_cleanup_run(void);
+
+/* ---- Process hygiene ---------------------------------------------------------------------------- */
+
+/* No core dump and no ptrace attach by other processes of the same user: RLIMIT_CORE 0 and, on Linux,
+   PR_SET_DUMPABLE 0 (which also makes /proc/PID's secrets readable by root only). 0, or -1 with errno
+   set by the first call that failed. */
+int coffer_prevent_core_dumps(void);
+
+/* Whether the process may dump core: 1, 0, or -1 where the platform cannot tell (for tests). */
+int coffer_is_dumpable(void);
+
 #endif

@@ -148,34 +148,40 @@ public enum CofferEncryption {
         return output
     }
 
-    /// Encrypts a file (or `-`) to a new file, written beside it under a temporary name and renamed when
-    /// complete. On failure nothing is left behind.
+    /// Encrypts a file (or `-`) to a new file that appears whole or not at all (see ``AtomicFileWriter``):
+    /// on failure, or if the process is killed, nothing is left behind.
+    /// - Parameter durable: return only once the file and its name are on stable storage (the default),
+    ///   so that deleting the original afterwards is safe.
     public static func encryptFile(
         atPath input: String,
         toPath output: String,
         to protection: EncryptionProtection,
         cipher: EncryptionCipher = .aes256GCM,
         overwrite: Bool = false,
+        durable: Bool = true,
         progress: ((Int64) -> Void)? = nil
     ) throws {
         let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false, background: true)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: durable, background: true)
         try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress, writer: writer)
         try writer.commit()
     }
 
-    /// Decrypts a file (or `-`) to a new file, renamed into place only after the last segment
-    /// authenticated. On any failure the temporary file is removed and the destination untouched.
+    /// Decrypts a file (or `-`) to a new file, named only after the last segment authenticated. On any
+    /// failure, or if the process is killed, no plaintext is left behind and the destination is untouched.
+    /// - Parameter durable: also wait for the plaintext to reach stable storage (off by default: the
+    ///   ciphertext remains, so a crash loses nothing that cannot be decrypted again).
     public static func decryptFile(
         atPath input: String,
         toPath output: String,
         with credential: DecryptionCredential,
         limits: DecryptionLimits = DecryptionLimits(),
         overwrite: Bool = false,
+        durable: Bool = false,
         progress: ((Int64) -> Void)? = nil
     ) throws {
         let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: false, background: true)
+        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: durable, background: true)
         try decrypt(reader: reader, with: credential, limits: limits, progress: progress, writer: writer)
         try writer.commit()
     }

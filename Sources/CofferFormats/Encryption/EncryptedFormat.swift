@@ -51,9 +51,64 @@ public enum AnyFormatDecryptor {
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> EncryptedFormat {
         try withoutActuallyEscaping(output) { output in
-            try decrypt(reader: reader, with: credential, limits: limits, progress: progress, sink: .closure(output))
+            try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { _ in .closure(output) }
         }
     }
+
+    /// Decrypts to a stream that cannot be taken back, such as standard output: plaintext reaches
+    /// `output` only once it has authenticated, and nothing is ever written to disk.
+    ///
+    /// - Coffer files are released chunk by chunk as their segments authenticate, as age does, so any
+    ///   size streams in constant memory. When the input turns out truncated or altered, this throws
+    ///   after `output` received the part that authenticated; tell the stream's reader to discard it.
+    /// - RNCryptor v3 authenticates its whole body only at its end, and OpenSSL enc not at all (its
+    ///   padding check at the end is what catches most wrong passwords): their plaintext is held in
+    ///   memory, at most `memoryLimit` bytes, and released only when the input was read to its end and
+    ///   checked.
+    ///
+    /// - Returns: the format found.
+    /// - Throws: ``CofferFormatsError`` as ``decrypt(reader:with:limits:progress:output:)``, and
+    ///   `.tooLarge` when an RNCryptor or OpenSSL plaintext outgrows `memoryLimit` (nothing was released).
+    @discardableResult
+    public static func decryptToStream(
+        reader: FileReader,
+        with credential: AnyDecryptionCredential,
+        limits: DecryptionLimits = DecryptionLimits(),
+        progress: ((Int64) -> Void)? = nil,
+        memoryLimit: Int = defaultStreamMemoryLimit,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> EncryptedFormat {
+        var held: [UInt8] = []
+        defer { SecretBytes.wipe(&held) }
+        let format = try withoutActuallyEscaping(output) { output in
+            try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { format in
+                guard format != .coffer else { return .closure(output) }
+                return .closure { bytes in
+                    guard held.count + bytes.count <= memoryLimit else {
+                        throw CofferFormatsError(
+                            .tooLarge,
+                            "\(format) checks its data only at the end, so its plaintext is held in memory until then, at most \(memoryLimit % (1 << 20) == 0 ? "\(memoryLimit >> 20) MiB" : "\(memoryLimit) bytes"); this one is larger"
+                        )
+                    }
+                    held.append(contentsOf: bytes)
+                }
+            }
+        }
+        try held.withUnsafeBytes { bytes in
+            // Handed on in 1 MiB pieces, as the file readers do.
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + (1 << 20))
+                try output(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+                offset = end
+            }
+        }
+        return format
+    }
+
+    /// The most plaintext ``decryptToStream(reader:with:limits:progress:memoryLimit:output:)`` holds in
+    /// memory for formats that authenticate only at their end: 64 MiB.
+    public static let defaultStreamMemoryLimit = 64 << 20
 
     /// Detects the format and decrypts into `writer` (Coffer files straight into its buffers). As with
     /// every streaming decryption, commit the writer only if this returns.
@@ -66,17 +121,17 @@ public enum AnyFormatDecryptor {
         progress: ((Int64) -> Void)? = nil,
         writer: AtomicFileWriter
     ) throws -> EncryptedFormat {
-        try decrypt(reader: reader, with: credential, limits: limits, progress: progress, sink: .writer(writer))
+        try decrypt(reader: reader, with: credential, limits: limits, progress: progress) { _ in .writer(writer) }
     }
 
+    /// Detects the format, then decrypts into the sink `makeSink` gives for it.
     static func decrypt(
         reader: FileReader,
         with credential: AnyDecryptionCredential,
         limits: DecryptionLimits,
         progress: ((Int64) -> Void)?,
-        sink: ChunkSink
+        makeSink: (EncryptedFormat) throws -> ChunkSink
     ) throws -> EncryptedFormat {
-        let output = sink.write
         let prefix = try reader.readPrefix(upTo: 16)
         guard let format = EncryptedFormat.detect(prefix) else {
             throw CofferFormatsError(
@@ -84,6 +139,8 @@ public enum AnyFormatDecryptor {
                 prefix.isEmpty ? "the input is empty" : "the input is not in a format Coffer decrypts (Coffer, RNCryptor v3, OpenSSL Salted__)"
             )
         }
+        let sink = try makeSink(format)
+        let output = sink.write
         let source = PrefixedSource(prefix: prefix, rest: reader)
         switch (format, credential) {
         case (.coffer, .password(let password, _)):

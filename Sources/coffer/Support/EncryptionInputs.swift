@@ -27,14 +27,15 @@ func readKeyFile(_ path: String) throws -> [UInt8] {
     )
 }
 
-/// Writes plaintext or ciphertext to its destination: a file written atomically (0600), or standard
-/// output. When the output must be complete before anyone sees it (decryption), standard output is fed
-/// from a nameless scratch file only after the whole input authenticated; the scratch file vanishes even
-/// if the process is killed.
+/// Writes plaintext or ciphertext to its destination: a file that appears whole or not at all (0600,
+/// unnamed until complete, never replacing a file that appeared meanwhile without `overwrite`), or
+/// standard output, every write checked.
 struct OutputTarget {
     let path: String
     let overwrite: Bool
-    let holdUntilComplete: Bool
+    /// Whether success waits for the output to reach stable storage (file and folder; standard output
+    /// when it is a regular file): for outputs that may be the only copy of their data.
+    let durable: Bool
 
     /// What a producer writes to: the atomic file writer itself (so that a cipher can seal straight into
     /// its buffers), or a stream of bytes.
@@ -57,19 +58,14 @@ struct OutputTarget {
 
     func write(_ produce: (Destination) throws -> Void) throws {
         if path == "-" {
-            guard holdUntilComplete else {
-                try produce(.stream { Terminal.writeOut($0) })
-                return
-            }
-            let scratch = try ScratchFile()
-            try produce(.stream { try scratch.write($0) })
-            try scratch.replay { Terminal.writeOut($0) }
+            try produce(.stream { try Terminal.writeData($0) })
+            if durable { try Terminal.syncStandardOutput() } else { try Terminal.flush() }
             return
         }
         if !overwrite && KeyFiles.exists(path) {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
-        let writer = try AtomicFileWriter(destination: path, overwrite: overwrite, durable: false, background: true)
+        let writer = try AtomicFileWriter(destination: path, overwrite: overwrite, durable: durable, background: true)
         try produce(.file(writer))
         try writer.commit()
     }

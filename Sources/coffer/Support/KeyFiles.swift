@@ -52,7 +52,7 @@ enum KeyFiles {
     /// Writes bytes atomically; `secret` files get mode 0600, others 0644.
     static func write(_ bytes: [UInt8], to path: String, secret: Bool, overwrite: Bool) throws {
         if path == "-" {
-            bytes.withUnsafeBytes { Terminal.writeOut($0) }
+            try bytes.withUnsafeBytes { try Terminal.writeData($0) }
             return
         }
         if !overwrite && access(path, F_OK) == 0 {

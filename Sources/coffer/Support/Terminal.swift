@@ -10,6 +10,12 @@ import CofferCore
 /// Standard streams, written the way a Unix tool should: data on standard output (buffered), messages on
 /// standard error (unbuffered), nothing binary to a terminal.
 ///
+/// Every write to standard output is checked. A reader that went away (EPIPE) ends the process quietly,
+/// by SIGPIPE, as `cat` or `age` end. Any other failure (a full disk behind `> file`, `/dev/full`, an
+/// I/O error) is an error of the command: ``writeData(_:)`` throws it at once, and text written with
+/// ``writeOut(_:)`` records it for ``finishStandardOutput()``, which every command's end goes through,
+/// so a command never reports success for output that was lost.
+///
 /// The CLI runs on one thread; the output buffer is touched only from it.
 enum Terminal {
     /// Whether standard error is a terminal (progress bars are drawn only then).
@@ -23,40 +29,79 @@ enum Terminal {
         buffer.reserveCapacity(bufferCapacity)
         return buffer
     }()
+    /// The first failure to write standard output; later writes are dropped.
+    nonisolated(unsafe) private static var outputFailure: CommandFailure?
 
-    /// Writes a line to standard output.
+    /// Writes a line of text to standard output.
     static func writeLine(_ text: String) {
         writeOut(text)
         writeOut("\n")
     }
 
-    /// Writes text to standard output.
+    /// Writes text to standard output. A failure is recorded and reported when the command ends.
     static func writeOut(_ text: String) {
         var text = text
-        text.withUTF8 { writeOut(UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { bytes in
+            do { try writeData(UnsafeRawBufferPointer(bytes)) } catch { /* recorded in outputFailure */ }
+        }
     }
 
     /// Writes bytes to standard output.
-    static func writeOut(_ bytes: UnsafeRawBufferPointer) {
-        if buffer.count + bytes.count > bufferCapacity { flushStandardOutput() }
+    /// - Throws: ``CommandFailure`` naming standard output when they cannot be written.
+    static func writeData(_ bytes: UnsafeRawBufferPointer) throws(CommandFailure) {
+        if let outputFailure { throw outputFailure }
+        if buffer.count + bytes.count > bufferCapacity { try flush() }
         if bytes.count >= bufferCapacity {
-            writeAll(STDOUT_FILENO, bytes)
+            try writeStandardOutput(bytes)
         } else {
             buffer.append(contentsOf: bytes)
         }
     }
 
     /// Sends buffered output to standard output.
-    static func flushStandardOutput() {
+    /// - Throws: ``CommandFailure`` naming standard output when it cannot be written.
+    static func flush() throws(CommandFailure) {
+        if let outputFailure { throw outputFailure }
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { writeAll(STDOUT_FILENO, $0) }
-        buffer.removeAll(keepingCapacity: true)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        let failure: CommandFailure? = buffer.withUnsafeBytes { bytes in
+            do throws(CommandFailure) { try writeStandardOutput(bytes) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
     }
 
-    /// Writes text to standard error, unbuffered.
+    /// Sends buffered output to standard output now (before a slow step, so the user sees it); a failure
+    /// is recorded for ``finishStandardOutput()``.
+    static func flushStandardOutput() {
+        try? flush()
+    }
+
+    /// Flushes standard output to stable storage when it is a regular file (`coffer encrypt > backup`),
+    /// so that success means durable there as for `-o FILE`. Pipes and terminals need nothing.
+    static func syncStandardOutput() throws(CommandFailure) {
+        try flush()
+        var info = stat()
+        guard fstat(STDOUT_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        while fsync(STDOUT_FILENO) != 0 {
+            guard errno == EINTR else { throw record(errno, action: "flush") }
+        }
+    }
+
+    /// Flushes and closes standard output, the last step of every command.
+    /// - Throws: ``CommandFailure`` when anything written to standard output was lost.
+    static func finishStandardOutput() throws(CommandFailure) {
+        try flush()
+        // Some file systems (NFS) report a failed write only when the file is closed.
+        if close(STDOUT_FILENO) != 0 && errno != EINTR && errno != EBADF {
+            throw record(errno, action: "close")
+        }
+    }
+
+    /// Writes text to standard error, unbuffered. Failures are ignored: there is nowhere left to report them.
     static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { writeAll(STDERR_FILENO, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { try? CofferCore.writeAll(UnsafeRawBufferPointer($0), to: STDERR_FILENO, name: "standard error") }
     }
 
     /// `coffer: error: MESSAGE` and an optional `hint: …` line on standard error.
@@ -70,15 +115,45 @@ enum Terminal {
         writeError("coffer: warning: \(message)\n")
     }
 
-    /// Flushes standard output and ends the process.
+    /// Ends the process with `status`. Standard output is not flushed here: the command's end already
+    /// did, and output that could not be written must not be retried on the way out.
     static func exit(_ status: Int32) -> Never {
-        flushStandardOutput()
         processExit(status)
     }
 
-    /// Writes to a standard stream. A failure (EPIPE: the reader is gone) leaves nothing useful to do.
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
-        try? CofferCore.writeAll(bytes, to: descriptor, name: descriptor == STDOUT_FILENO ? "standard output" : "standard error")
+    private static func writeStandardOutput(_ bytes: UnsafeRawBufferPointer) throws(CommandFailure) {
+        guard var base = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = write(STDOUT_FILENO, base, remaining)
+            if written > 0 {
+                remaining -= written
+                base += written
+            } else if written < 0 && errno == EPIPE {
+                endForClosedPipe()
+            } else if written < 0 && errno != EINTR {
+                throw record(errno, action: "write to")
+            }
+        }
+    }
+
+    private static func record(_ code: Int32, action: String) -> CommandFailure {
+        let message = String(cString: strerror(code))
+        let failure = CommandFailure(
+            "cannot \(action) standard output: \(message.prefix(1).lowercased() + message.dropFirst())",
+            hint: code == ENOSPC || code == EDQUOT ? "the output is incomplete: free some space and run the command again" : nil
+        )
+        outputFailure = outputFailure ?? failure
+        return failure
+    }
+
+    /// The reader of standard output went away (`coffer … | head`): end quietly, as SIGPIPE would have,
+    /// after removing any unfinished output file.
+    private static func endForClosedPipe() -> Never {
+        ProcessProtection.removeTemporaryFilesNow()
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        processExit(128 + SIGPIPE)
     }
 }
 

@@ -1,0 +1,188 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A program started by ``CommandRunner/start(_:_:pipeInput:standardOutput:environment:currentDirectory:)``
+/// that the test talks to while it runs: feeds its standard input a piece at a time, waits for a line on
+/// its standard error, signals it, then waits for its end. For fault tests: a process blocked reading
+/// more input is, deterministically, in the middle of its work.
+///
+/// The program starts as a shell starts a foreground command: no signal blocked, SIGINT, SIGTERM,
+/// SIGHUP, SIGQUIT and SIGPIPE at their default actions — whatever the test thread that started it
+/// blocks (Dispatch's worker threads block signals, and Foundation's `Process` passes its caller's
+/// signal mask on, which would make a test's SIGINT wait unseen).
+public final class RunningCommand: @unchecked Sendable {
+    /// The process id.
+    public let processIdentifier: Int32
+    private let input: FileHandle?
+    private let errors: FileHandle
+    private let scratch: TemporaryDirectory
+    private let capturesOutput: Bool
+    /// Standard error read so far.
+    private var errorBytes: [UInt8] = []
+    private var status: Int32?
+
+    init(processIdentifier: Int32, input: FileHandle?, errors: FileHandle, scratch: TemporaryDirectory, capturesOutput: Bool) {
+        self.processIdentifier = processIdentifier
+        self.input = input
+        self.errors = errors
+        self.scratch = scratch
+        self.capturesOutput = capturesOutput
+    }
+
+    /// Writes bytes to the program's standard input (blocking while the pipe is full).
+    /// - Throws: when the program closed its input or ended (EPIPE).
+    public func send(_ bytes: [UInt8]) throws {
+        guard let input else { return }
+        try input.write(contentsOf: Data(bytes))
+    }
+
+    /// Closes the program's standard input: it reads end of file.
+    public func closeInput() throws {
+        try input?.close()
+    }
+
+    /// Sends `signal` (SIGINT, SIGTERM, SIGKILL…) to the program.
+    public func signal(_ number: Int32) {
+        kill(processIdentifier, number)
+    }
+
+    /// Reads the program's standard error until it has written a whole line containing `text` (a
+    /// point its work has reached), and returns everything read so far; nil when the program ended or
+    /// closed standard error first.
+    public func waitForError(containing text: String) -> String? {
+        while true {
+            let written = String(decoding: errorBytes, as: UTF8.self)
+            if let range = written.range(of: text), written[range.upperBound...].contains("\n") { return written }
+            let more = errors.availableData
+            guard !more.isEmpty else { return nil }
+            errorBytes += more
+        }
+    }
+
+    /// Waits for the program to end and returns what it left; the status is 128 + N for a program
+    /// ended by signal N, as a shell reports it.
+    public func wait() throws -> CommandResult {
+        try? input?.close()
+        errorBytes += errors.readDataToEndOfFile()
+        if status == nil {
+            var raw: Int32 = 0
+            while waitpid(processIdentifier, &raw, 0) < 0 && errno == EINTR {}
+            let signalled = raw & 0x7f
+            status = signalled != 0 ? 128 + signalled : (raw >> 8) & 0xff
+        }
+        let output = capturesOutput ? try Fixtures.contents(ofFile: scratch.path("stdout")) : []
+        return CommandResult(status: status ?? -1, standardOutput: output, standardError: String(decoding: errorBytes, as: UTF8.self))
+    }
+}
+
+extension CommandRunner {
+    /// Where a started program's standard output goes.
+    public enum StandardOutput: Sendable {
+        /// A file the result returns.
+        case captured
+        /// This path, opened for writing (`/dev/full`, a file on a full disk).
+        case path(String)
+        /// The write end of a pipe whose read end is already closed: every write fails with EPIPE.
+        case closedPipe
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts `executable` with its standard input on a pipe the test writes through
+    /// ``RunningCommand/send(_:)`` (or `/dev/null` when `pipeInput` is false) and its standard error on
+    /// a pipe, and returns at once.
+    public static func start(
+        _ executable: String,
+        _ arguments: [String],
+        pipeInput: Bool = true,
+        standardOutput: StandardOutput = .captured,
+        environment: [String: String]? = nil,
+        currentDirectory: String? = nil
+    ) throws -> RunningCommand {
+        // A test writing to the input of a program that already ended gets EPIPE, not a fatal SIGPIPE.
+        _ = signal(SIGPIPE, SIG_IGN)
+        let scratch = try TemporaryDirectory(prefix: "coffer-run")
+        let path = try resolve(executable)
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var closeInParent: [Int32] = []
+        defer { for descriptor in closeInParent { close(descriptor) } }
+
+        var inputPipe: [Int32] = [-1, -1]
+        if pipeInput {
+            guard pipe(&inputPipe) == 0 else { throw SpawnError(description: "pipe: \(errno)") }
+            _ = fcntl(inputPipe[1], F_SETFD, FD_CLOEXEC)
+            posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
+            closeInParent.append(inputPipe[0])
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        switch standardOutput {
+        case .captured:
+            posix_spawn_file_actions_addopen(&actions, 1, scratch.path("stdout"), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        case .path(let target):
+            posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY, 0)
+        case .closedPipe:
+            var outputPipe: [Int32] = [-1, -1]
+            guard pipe(&outputPipe) == 0 else { throw SpawnError(description: "pipe: \(errno)") }
+            close(outputPipe[0])
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+            closeInParent.append(outputPipe[1])
+        }
+        var errorPipe: [Int32] = [-1, -1]
+        guard pipe(&errorPipe) == 0 else { throw SpawnError(description: "pipe: \(errno)") }
+        _ = fcntl(errorPipe[0], F_SETFD, FD_CLOEXEC)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        closeInParent.append(errorPipe[1])
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        // The working folder: through a shell that changes to it and replaces itself with the program
+        // (posix_spawn has no portable chdir action).
+        var argv = [path] + arguments
+        if let currentDirectory {
+            argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", currentDirectory] + argv
+        }
+        let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        var pid: pid_t = 0
+        let result = withCStrings(argv) { cArguments in
+            withCStrings(variables) { cEnvironment in
+                posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
+            }
+        }
+        guard result == 0 else {
+            if pipeInput { close(inputPipe[1]) }
+            close(errorPipe[0])
+            throw SpawnError(description: "cannot start \(argv[0]): \(String(cString: strerror(result)))")
+        }
+        let input = pipeInput ? FileHandle(fileDescriptor: inputPipe[1], closeOnDealloc: true) : nil
+        let errors = FileHandle(fileDescriptor: errorPipe[0], closeOnDealloc: true)
+        let captures = if case .captured = standardOutput { true } else { false }
+        return RunningCommand(processIdentifier: pid, input: input, errors: errors, scratch: scratch, capturesOutput: captures)
+    }
+
+    /// Calls `body` with a NULL-terminated array of C strings.
+    private static func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        return body(pointers)
+    }
+}

@@ -1,0 +1,325 @@
+import CofferTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built binary, broken on purpose (issue 20): standard output that cannot be written, a full disk,
+/// a reader that goes away, and SIGINT, SIGTERM and SIGKILL in the middle of the work. Every case checks
+/// the exit status, that nothing is left in the folder, and that the destination is untouched or complete.
+@Suite("Faults: full disks, closed pipes and signals")
+struct FaultTests {
+    /// A folder with a 32-byte key, 3 MB of data, its encryption, and a password file.
+    static func workspace() throws -> (TemporaryDirectory, [UInt8]) {
+        let folder = try TemporaryDirectory()
+        let data = Fixtures.randomBytes(count: 3_000_000)
+        try folder.write(data, to: "data.bin")
+        try folder.write(Fixtures.randomBytes(count: 32), to: "k.key")
+        try folder.write("correct horse\n", to: "pass")
+        let sealed = try coffer("encrypt", "--key-file", "k.key", "data.bin", "-o", "data.coffer", in: folder)
+        try #require(sealed.status == 0, "\(sealed.standardError)")
+        return (folder, data)
+    }
+
+    static let inputs = ["data.bin", "data.coffer", "k.key", "pass"]
+
+    static func start(_ arguments: [String], in folder: TemporaryDirectory, output: CommandRunner.StandardOutput = .captured, environment: [String: String]? = nil) throws -> RunningCommand {
+        try CommandRunner.start(CommandRunner.cofferExecutable(), arguments, standardOutput: output, environment: environment, currentDirectory: folder.path)
+    }
+
+    // MARK: Standard output
+
+    /// Before issue 20 each of these exited 0 with its output lost.
+    @Test(arguments: [
+        ["encrypt", "--key-file", "k.key", "-o", "-", "data.bin"],
+        ["encrypt", "--password-file", "pass", "--format", "rncryptor", "-o", "-", "data.bin"],
+        ["decrypt", "--key-file", "k.key", "-o", "-", "data.coffer"],
+        ["hash", "data.bin"],
+        ["random", "--raw", "--bytes", "100000"],
+    ])
+    func aStandardOutputThatCannotBeWrittenIsAnError(arguments: [String]) throws {
+        let (folder, _) = try Self.workspace()
+        let run = try Self.start(arguments, in: folder, output: .path("/dev/full"))
+        try run.closeInput()
+        let result = try run.wait()
+        #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.hasPrefix("coffer: error: cannot write to standard output: no space left on device\n"), "\(result.standardError)")
+        #expect(try folder.contents() == Self.inputs)
+    }
+
+    @Test(arguments: [
+        ["encrypt", "--key-file", "k.key", "-o", "-", "data.bin"],
+        ["decrypt", "--key-file", "k.key", "-o", "-", "data.coffer"],
+        ["random", "--raw", "--bytes", "10000000"],
+    ])
+    func aReaderThatGoesAwayEndsTheCommandQuietly(arguments: [String]) throws {
+        let (folder, _) = try Self.workspace()
+        let run = try Self.start(arguments, in: folder, output: .closedPipe)
+        try run.closeInput()
+        let result = try run.wait()
+        #expect(result.status == 128 + SIGPIPE, "ended by SIGPIPE, as cat and age are")
+        #expect(result.standardError.isEmpty, "quietly: \(result.standardError)")
+    }
+
+    // MARK: Signals
+
+    enum Output: String, CaseIterable, CustomTestStringConvertible {
+        /// A new file.
+        case newFile
+        /// Replacing an existing file with --force.
+        case replacing
+        var testDescription: String { rawValue }
+    }
+
+    /// `encrypt` or `decrypt` from standard input to `out`, signalled while blocked reading more input
+    /// (so certainly in the middle of its work) after a random share of it: nothing is left, and an
+    /// existing destination keeps its contents. Before issue 20, `.out.coffer-XXXXXX` stayed behind
+    /// holding what was written so far.
+    @Test(arguments: ["encrypt", "decrypt"], [SIGINT, SIGTERM, SIGKILL])
+    func aSignalMidwayLeavesNothingBehind(command: String, signal: Int32) throws {
+        let (folder, _) = try Self.workspace()
+        let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
+        for output in Output.allCases {
+            if output == .replacing { try folder.write("the previous contents", to: "out") }
+            let share = Int.random(in: 0...input.count)
+            var arguments = [command, "--key-file", "k.key", "-o", "out", "-"]
+            if output == .replacing { arguments.append("--force") }
+            let run = try Self.start(arguments, in: folder)
+            try run.send(Array(input.prefix(share)))
+            run.signal(signal)
+            let result = try run.wait()
+            #expect(result.status == 128 + signal, "\(output), \(share) of \(input.count) bytes sent: \(result.standardError)")
+            switch output {
+            case .newFile:
+                #expect(try folder.contents() == Self.inputs, "\(output), \(share) bytes sent")
+            case .replacing:
+                #expect(try folder.contents() == (Self.inputs + ["out"]).sorted(), "\(output), \(share) bytes sent")
+                #expect(try folder.read("out") == Array("the previous contents".utf8), "the destination is untouched")
+            }
+        }
+    }
+
+    /// Without `--force`, a file that appears at the destination while the command works is never
+    /// replaced (before issue 20, the final rename replaced it).
+    @Test(arguments: ["encrypt", "decrypt"])
+    func aFileThatAppearsMeanwhileIsNotReplaced(command: String) throws {
+        let (folder, _) = try Self.workspace()
+        let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
+        let run = try Self.start([command, "--key-file", "k.key", "-o", "out", "-"], in: folder)
+        try run.send(Array(input.prefix(input.count / 2)))
+        try folder.write("someone else's file", to: "out")
+        try run.send(Array(input.dropFirst(input.count / 2)))
+        let result = try run.wait()
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("'out' appeared while it was being written; it was left as it is"), "\(result.standardError)")
+        #expect(try folder.read("out") == Array("someone else's file".utf8))
+        #expect(try folder.contents() == (Self.inputs + ["out"]).sorted())
+    }
+
+    /// Commands that finish in milliseconds, signalled after a random delay (the assertions hold
+    /// wherever the signal lands): every file is either absent or complete, nothing else appears.
+    @Test(arguments: [SIGINT, SIGTERM, SIGKILL])
+    func quickCommandsLeaveWholeFilesOrNone(signal: Int32) throws {
+        let (folder, _) = try Self.workspace()
+        let created = try coffer("keychain", "create", "--keychain", "kc.db", "--password-file", "pass", "--scrypt-log-n", "10", in: folder)
+        try #require(created.status == 0, "\(created.standardError)")
+        let added = try coffer("keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", "--secret-stdin", input: Array("one".utf8), in: folder)
+        try #require(added.status == 0, "\(added.standardError)")
+        let baseline = Set(try folder.contents())
+        for round in 0..<3 {
+            let delay = UInt32.random(in: 0...40_000)
+            // key generate: two files, each whole or absent.
+            let generate = try Self.start(["key", "generate", "-t", "p256", "-o", "g\(round).key", "--public", "g\(round).pub"], in: folder)
+            usleep(delay)
+            generate.signal(signal)
+            _ = try generate.wait()
+            for name in ["g\(round).key", "g\(round).pub"] where FileManager.default.fileExists(atPath: folder.path(name)) {
+                let shown = try coffer("key", "show", name, in: folder)
+                #expect(shown.status == 0, "\(name) is complete (signal \(signal) after \(delay) µs): \(shown.standardError)")
+            }
+            // keychain add: the item is there with its whole secret, or not at all; the database is intact.
+            let secret = "secret number \(round)"
+            let add = try Self.start(["keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", "--secret-stdin"], in: folder)
+            try add.send(Array(secret.utf8))
+            try add.closeInput()
+            usleep(delay)
+            add.signal(signal)
+            _ = try add.wait()
+            let read = try coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", in: folder)
+            #expect(read.status == 0 ? read.output == secret : read.status == 1, "whole or absent (signal \(signal) after \(delay) µs): \(read.status) \(read.standardError)")
+            let first = try coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", in: folder)
+            #expect(first.status == 0 && first.output == "one", "the earlier item survives: \(first.standardError)")
+            // keychain export: whole (it imports) or absent.
+            let export = try Self.start(["keychain", "export", "--keychain", "kc.db", "--password-file", "pass", "--key-file", "k.key", "-o", "e\(round).coffer"], in: folder)
+            usleep(delay)
+            export.signal(signal)
+            _ = try export.wait()
+            if FileManager.default.fileExists(atPath: folder.path("e\(round).coffer")) {
+                let opened = try coffer("decrypt", "--key-file", "k.key", "e\(round).coffer", "-o", "-", in: folder)
+                #expect(opened.status == 0, "e\(round).coffer is complete (signal \(signal) after \(delay) µs): \(opened.standardError)")
+            }
+        }
+        let allowed = { (name: String) in
+            baseline.contains(name) || name.hasPrefix("kc.db") || ["g", "e"].contains(where: { name.hasPrefix($0) && !name.hasPrefix(".") })
+        }
+        let strays = try folder.contents().filter { !allowed($0) }
+        #expect(strays.isEmpty, "nothing else is left in the folder: \(strays)")
+    }
+
+    // MARK: Where unnamed files are unavailable
+
+    /// A file system without unnamed files (simulated: an LD_PRELOAD shim makes `open(O_TMPFILE)` fail
+    /// with EOPNOTSUPP) takes the fallback, a hidden name beside the destination; SIGINT, SIGTERM and
+    /// SIGHUP remove it before the process ends. (SIGKILL cannot be caught: docs/SECURITY.md.)
+    @Test(.enabled(if: NoUnnamedFilesShim.library != nil, "needs a C compiler (cc) to build the LD_PRELOAD shim"), arguments: ["encrypt", "decrypt"], [SIGINT, SIGTERM, SIGHUP])
+    func theFallbackIsRemovedBySignalsToo(command: String, signal: Int32) throws {
+        let (folder, _) = try Self.workspace()
+        let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = NoUnnamedFilesShim.library
+        let run = try Self.start([command, "--key-file", "k.key", "-o", "out", "-"], in: folder, environment: environment)
+        try run.send(Array(input.prefix(input.count / 2)))
+        let hidden = try folder.contents().filter { $0.hasPrefix(".out.coffer-") }
+        #expect(hidden.count <= 1, "the fallback writes under one hidden name: \(hidden)")
+        run.signal(signal)
+        let result = try run.wait()
+        #expect(result.status == 128 + signal, "\(result.standardError)")
+        #expect(try folder.contents() == Self.inputs)
+        // And without a signal the fallback still produces the whole output.
+        let whole = try Self.start([command, "--key-file", "k.key", "-o", "out", "-"], in: folder, environment: environment)
+        try whole.send(input)
+        let finished = try whole.wait()
+        #expect(finished.status == 0, "\(finished.standardError)")
+        #expect(try folder.contents() == (Self.inputs + ["out"]).sorted())
+    }
+
+    // MARK: Full disks
+
+    /// A 1 MiB tmpfs mounted for the test (root only), torn down afterwards.
+    static let canMountTmpfs: Bool = {
+        guard getuid() == 0, let probe = try? TemporaryDirectory() else { return false }
+        guard mount("tmpfs", probe.path, "tmpfs", 0, "size=64k") == 0 else { return false }
+        umount(probe.path)
+        return true
+    }()
+
+    final class SmallDisk {
+        let folder: TemporaryDirectory
+        var path: String { folder.path }
+        init(size: String = "1m") throws {
+            folder = try TemporaryDirectory()
+            try #require(mount("tmpfs", folder.path, "tmpfs", 0, "size=\(size),mode=0700") == 0)
+        }
+        deinit { umount(folder.path) }
+    }
+
+    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root"))
+    func aFullDiskFailsTheCommandAndLeavesNothing() throws {
+        let (folder, data) = try Self.workspace()
+        let disk = try SmallDisk()
+        // From a file (its size known: refused before the work) and from a pipe (found while writing).
+        for (arguments, input) in [
+            (["encrypt", "--key-file", "k.key", "-o", disk.path + "/out.coffer", "data.bin"], [UInt8]()),
+            (["encrypt", "--key-file", "k.key", "-o", disk.path + "/out.coffer", "-"], data),
+            (["decrypt", "--key-file", "k.key", "-o", disk.path + "/out.bin", "data.coffer"], []),
+            (["decrypt", "--key-file", "k.key", "-o", disk.path + "/out.bin", "-"], try folder.read("data.coffer")),
+        ] {
+            let result = try coffer(arguments, input: input, in: folder)
+            #expect(result.status == 2, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("no space left on device"), "\(result.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).isEmpty, "\(arguments)")
+        }
+        // `tar c … | coffer encrypt … > backup.coffer` onto a full disk: before issue 20, exit 0.
+        let backup = disk.path + "/backup.coffer"
+        #expect(FileManager.default.createFile(atPath: backup, contents: nil))
+        let run = try Self.start(["encrypt", "--key-file", "k.key", "-"], in: folder, output: .path(backup))
+        try? run.send(data)  // it stops reading once its output fails
+        let result = try run.wait()
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.contains("cannot write to standard output: no space left on device"), "\(result.standardError)")
+    }
+
+    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root"))
+    func keysAndExportsOntoAFullDiskLeaveNothing() throws {
+        let (folder, _) = try Self.workspace()
+        let disk = try SmallDisk(size: "64k")
+        // Fill the disk to its last block.
+        try #require(FileManager.default.createFile(atPath: disk.path + "/filler", contents: nil))
+        let filler = try #require(FileHandle(forWritingAtPath: disk.path + "/filler"))
+        while (try? filler.write(contentsOf: Data(count: 4096))) != nil {}
+        try? filler.close()
+        for arguments in [
+            ["key", "generate", "-t", "rsa2048", "-o", disk.path + "/k.pem", "--public", disk.path + "/k.pub"],
+            ["random", "--raw", "--bytes", "65536", "--output", disk.path + "/r.key"],
+            ["encrypt", "--key-file", "k.key", "-o", disk.path + "/small.coffer", "pass"],
+        ] {
+            let result = try coffer(arguments, in: folder)
+            #expect(result.status == 2, "\(arguments): \(result.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == ["filler"], "\(arguments)")
+        }
+    }
+
+    // MARK: Process hygiene
+
+    /// A running `coffer` has no core-size allowance and is not dumpable: another process of the same
+    /// user cannot read its memory or environment (where `--password-env` passwords live). Checked on a
+    /// command blocked reading standard input, run as `nobody` so that the check is not root's.
+    @Test(.enabled(if: getuid() == 0 && CommandRunner.isAvailable("setpriv"), "needs root and setpriv to run as another user"))
+    func aRunningCommandCannotBeDumpedOrRead() throws {
+        let folder = try TemporaryDirectory()
+        chmod(folder.path, 0o755)
+        let nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+        let run = try CommandRunner.start(
+            "setpriv", Array(nobody.dropFirst()) + [try CommandRunner.cofferExecutable(), "hash", "missing-file", "-"],
+            environment: ["COFFER_DEMO_SECRET": "hunter2", "PATH": "/usr/bin:/bin"], currentDirectory: folder.path
+        )
+        // The error about the missing file comes after startup, while the command waits for standard input.
+        let error = run.waitForError(containing: "missing-file")
+        #expect(error != nil)
+        let limits = try String(contentsOfFile: "/proc/\(run.processIdentifier)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
+        #expect(core?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(core ?? "no line")")
+        let peek = try CommandRunner.run("setpriv", Array(nobody.dropFirst()) + ["cat", "/proc/\(run.processIdentifier)/environ"])
+        #expect(peek.status != 0, "another process of the same user must not read the environment")
+        #expect(!peek.output.contains("hunter2"))
+        try run.closeInput()
+        _ = try run.wait()
+    }
+}
+
+/// An LD_PRELOAD library that makes `open(…, O_TMPFILE)` fail with EOPNOTSUPP, as on a file system
+/// without unnamed files; built once with the system's C compiler.
+enum NoUnnamedFilesShim {
+    static let source = """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <errno.h>
+        #include <fcntl.h>
+        #include <stdarg.h>
+        #define SHIM(name) \\
+            int name(const char *path, int flags, ...) { \\
+                mode_t mode = 0; \\
+                if (flags & (O_CREAT | __O_TMPFILE)) { va_list a; va_start(a, flags); mode = va_arg(a, int); va_end(a); } \\
+                if ((flags & O_TMPFILE) == O_TMPFILE) { errno = EOPNOTSUPP; return -1; } \\
+                static int (*real)(const char *, int, ...); \\
+                if (!real) real = dlsym(RTLD_NEXT, #name); \\
+                return real(path, flags, mode); \\
+            }
+        SHIM(open)
+        SHIM(open64)
+        """
+
+    static let library: String? = {
+        guard CommandRunner.isAvailable("cc"), let folder = try? TemporaryDirectory(prefix: "coffer-shim") else { return nil }
+        // The folder lives for the whole test run: leak it on purpose.
+        let retained = Unmanaged.passRetained(folder)
+        _ = retained
+        guard (try? folder.write(source, to: "shim.c")) != nil,
+              let built = try? CommandRunner.run("cc", ["-shared", "-fPIC", "-o", folder.path("shim.so"), folder.path("shim.c"), "-ldl"]),
+              built.status == 0
+        else { return nil }
+        return folder.path("shim.so")
+    }()
+}
