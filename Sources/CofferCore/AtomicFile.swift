@@ -242,7 +242,8 @@ public final class AtomicFileWriter {
             unlink(destination)
             throw fileError(closeCode, action: "close", path: destination)
         }
-        if durable { try syncFolder() }
+        // The new name must survive a crash too.
+        if durable { try syncFolder(folder) }
     }
 
     private func trimPreallocation() throws(CofferCoreError) {
@@ -257,14 +258,6 @@ public final class AtomicFileWriter {
     private func syncDescriptor() throws(CofferCoreError) {
         while fsync(descriptor) != 0 {
             guard errno == EINTR else { throw fileError(errno, action: "flush", path: destination) }
-        }
-    }
-
-    /// Flushes the folder, so that the new name survives a crash. File systems that cannot flush a
-    /// folder (EINVAL) make every name durable by other means.
-    private func syncFolder() throws(CofferCoreError) {
-        if coffer_sync_folder(folder) != 0 && errno != EINVAL {
-            throw fileError(errno, action: "flush the folder of", path: destination)
         }
     }
 

@@ -1,3 +1,4 @@
+import CCofferSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -60,6 +61,15 @@ public func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name
         } else if written < 0 && errno != EINTR {
             throw fileError(errno, action: "write", path: name)
         }
+    }
+}
+
+/// Flushes a folder to stable storage, so that names created, renamed or removed in it survive a crash.
+/// File systems that cannot flush a folder (EINVAL) keep names durable by other means.
+/// - Throws: ``CofferCoreError`` naming the folder.
+public func syncFolder(_ path: String) throws(CofferCoreError) {
+    if coffer_sync_folder(path) != 0 && errno != EINVAL {
+        throw fileError(errno, action: "flush the folder", path: path)
     }
 }
 

@@ -141,30 +141,39 @@ public final class Keychain: @unchecked Sendable {
         }
     }
 
-    /// Re-wraps the master key under a new password; items are not touched (one small write).
+    /// Changes the keychain password, and with it the master key: a new random master key, wrapped under
+    /// `new`, re-seals every item in one transaction (either every item moves or none does), and the old
+    /// wrapped key is overwritten in the file. So a copy of the keychain taken before the change, with
+    /// the old password, opens only what that copy itself holds — never an item added or changed since,
+    /// even if its old header is written back into today's file (docs/KEYCHAIN.md, "Password change").
+    /// - Parameter scryptLogN: the new password's scrypt cost; the current one when nil.
+    /// - Throws: `.authenticationFailed` for a wrong `old`; `.badParameter` for an empty `new`.
     public func changePassword(from old: String, to new: String, scryptLogN: Int? = nil) throws(KeychainError) {
         try requireOwnStore("changePassword(from:to:)")
         guard !new.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
-        var header = try requireHeader()
-        let master = try KeychainCrypto.unwrap(password: Array(old.utf8), header: header)
-        header.salt = KeychainCrypto.randomBytes(16)
-        if let scryptLogN { header.scryptLogN = scryptLogN }
-        header.wrappedMasterKey = try KeychainCrypto.wrap(master, password: Array(new.utf8), header: header)
-        try storage.rewrite(header: header, nil)
-        install(header: header, master: master)
+        if let scryptLogN, !(10...22).contains(scryptLogN) {
+            throw KeychainError(.badParameter, "scrypt cost 2^\(scryptLogN) is out of range (2^10–2^22)")
+        }
+        try rekey(password: old, newPassword: new, scryptLogN: scryptLogN)
     }
 
     /// Replaces the master key with a new random one and re-seals every item under it, in one
-    /// transaction: either every item moves to the new key or none does. Application-password layers
-    /// are kept as they are (they do not depend on the master key).
+    /// transaction: either every item moves to the new key or none does. The password stays.
+    /// Application-password layers are kept as they are (they do not depend on the master key).
+    /// - Throws: `.authenticationFailed` for a wrong password.
     public func rotateMasterKey(password: String) throws(KeychainError) {
         try requireOwnStore("rotateMasterKey(password:)")
+        try rekey(password: password, newPassword: password, scryptLogN: nil)
+    }
+
+    /// A new master key wrapped under `newPassword`, every item re-sealed under it, the old header gone.
+    private func rekey(password: String, newPassword: String, scryptLogN: Int?) throws(KeychainError) {
         let oldHeader = try requireHeader()
         let oldMaster = try KeychainCrypto.unwrap(password: Array(password.utf8), header: oldHeader)
-        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(password.utf8), logN: oldHeader.scryptLogN)
+        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(newPassword.utf8), logN: scryptLogN ?? oldHeader.scryptLogN)
         // The keychain id stays: it names the keychain, and exports refer to it.
         newHeader.keychainID = oldHeader.keychainID
-        newHeader.wrappedMasterKey = try KeychainCrypto.wrap(newMaster, password: Array(password.utf8), header: newHeader)
+        newHeader.wrappedMasterKey = try KeychainCrypto.wrap(newMaster, password: Array(newPassword.utf8), header: newHeader)
         try storage.rewrite(header: newHeader) { row throws(KeychainError) in
             let ad = KeychainCrypto.itemAD(keychainID: oldHeader.keychainID, item: row.item)
             var inner = try KeychainCrypto.open(
@@ -177,6 +186,13 @@ public final class Keychain: @unchecked Sendable {
         }
         state.withLock { classKeys = [:] }
         install(header: newHeader, master: newMaster)
+    }
+
+    /// The keychain's identity: a random id fixed when it was created (32 hex digits), the same however
+    /// its path is spelled and across password changes and rotations. Copies of the file share it.
+    /// - Throws: `.noSuchKeychain` before ``create(password:scryptLogN:)``.
+    public var identifier: String {
+        get throws(KeychainError) { Hex.encode(try requireHeader().keychainID) }
     }
 
     private func install(header: KeychainCrypto.Header, master: SymmetricKey) {

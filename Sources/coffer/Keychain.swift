@@ -17,7 +17,9 @@ struct KeychainCommand: ParsableCommand {
             The keychain password comes from a prompt without echo, --password-file FILE (its first line) or \
             --password-env VAR. Item secrets come from a prompt or --secret-stdin, never from the command line.
             'coffer keychain unlock' keeps the keychain unlocked for later commands of this login session (in \
-            the kernel's session keyring, not on disk) until --timeout or 'coffer keychain lock'.
+            the kernel's session keyring, not on disk) until --timeout or 'coffer keychain lock'. \
+            'coffer keychain passwd' changes the password and re-encrypts every item under a new master key; \
+            'coffer keychain rotate' does the re-encryption alone.
 
             Examples:
               coffer keychain create
@@ -30,6 +32,7 @@ struct KeychainCommand: ParsableCommand {
         subcommands: [
             KeychainCreate.self, KeychainUnlock.self, KeychainLock.self, KeychainStatus.self, KeychainAdd.self, KeychainGet.self,
             KeychainUpdate.self, KeychainDelete.self, KeychainList.self, KeychainExport.self, KeychainImport.self, KeychainPasswd.self,
+            KeychainRotate.self,
         ]
     )
 }
@@ -51,7 +54,7 @@ struct KeychainOptions: ParsableArguments {
     /// with the password.
     func openUnlocked() throws -> Keychain {
         let keychain = try open()
-        if password.passwordFile == nil && password.passwordEnvironmentVariable == nil && KeychainSession.restore(keychain, path: resolvedPath) {
+        if password.passwordFile == nil && password.passwordEnvironmentVariable == nil && KeychainSession.restore(keychain) {
             return keychain
         }
         var secret = try password.read(prompt: "Keychain password: ")
@@ -230,13 +233,22 @@ struct KeychainUnlock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
         abstract: "Keep the keychain unlocked for this login session.",
-        discussion: "The unlocked state lives in the kernel's session keyring (not on disk) and expires after --timeout."
+        discussion: """
+            The unlocked state lives in the kernel's session keyring (not on disk), named by the keychain's \
+            identity rather than its path, and expires after --timeout. A process without a login-session \
+            keyring (no pam_keyinit, as in many containers and CI jobs) would put it in the user-wide \
+            keyring instead, which every session of the user shares: that is refused unless --user-keyring \
+            says so ('keyctl session' starts a session keyring).
+            """
     )
 
     @OptionGroup var options: KeychainOptions
 
     @Option(help: ArgumentHelp("How long to stay unlocked: seconds, or with s, m or h (15m, 1h).", valueName: "duration"))
     var timeout = "15m"
+
+    @Flag(name: .customLong("user-keyring"), help: "Accept the user-wide keyring when there is no login-session keyring.")
+    var userKeyring = false
 
     func run() throws {
         guard let seconds = Self.seconds(timeout), seconds > 0, seconds <= 7 * 86_400 else {
@@ -246,8 +258,8 @@ struct KeychainUnlock: ParsableCommand {
         var secret = try options.password.read(prompt: "Keychain password: ")
         defer { SecretBytes.wipe(&secret) }
         try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
-        try KeychainSession.store(keychain, path: options.resolvedPath, seconds: UInt32(seconds))
-        Terminal.writeError("keychain unlocked for \(timeout) in this session\n")
+        let keyring = try KeychainSession.store(keychain, seconds: UInt32(seconds), allowingUserWide: userKeyring)
+        Terminal.writeError("keychain unlocked for \(timeout) in \(keyring.description)\n")
     }
 
     static func seconds(_ text: String) -> Int? {
@@ -258,13 +270,16 @@ struct KeychainUnlock: ParsableCommand {
 }
 
 struct KeychainLock: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lock", abstract: "End the unlocked session started by 'unlock'.")
+    static let configuration = CommandConfiguration(
+        commandName: "lock", abstract: "End the unlocked session started by 'unlock' (whichever spelling of the path unlocked it)."
+    )
 
     @OptionGroup var options: KeychainOptions
 
     func run() throws {
-        let ended = KeychainSession.end(path: options.resolvedPath)
-        Terminal.writeError(ended ? "keychain locked\n" : "keychain was not unlocked in this session\n")
+        let keychain = try options.open()
+        let ended = KeychainSession.end(keychain, path: options.resolvedPath)
+        Terminal.writeError(ended ? "keychain locked\n" : "keychain was not unlocked\n")
     }
 }
 
@@ -282,7 +297,7 @@ struct KeychainStatus: ParsableCommand {
         var count = 0
         for itemClass in ItemClass.allCases { count += try keychain.items(matching: KeychainQuery(itemClass: itemClass)).count }
         Terminal.writeLine("keychain: \(path)")
-        Terminal.writeLine("state:    \(KeychainSession.exists(path: path) ? "unlocked (this session)" : "locked")")
+        Terminal.writeLine("state:    \(KeychainSession.exists(keychain) ? "unlocked (this session)" : "locked")")
         Terminal.writeLine("items:    \(count)")
     }
 }
@@ -535,8 +550,14 @@ struct KeychainList: ParsableCommand {
 struct KeychainPasswd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
-        abstract: "Change the keychain password (the items are not re-encrypted).",
-        discussion: "The current password comes from --password-file/--password-env or a prompt; the new one from --new-password-file/--new-password-env or a prompt."
+        abstract: "Change the keychain password and re-encrypt every item under a new master key.",
+        discussion: """
+            Every item is re-encrypted in one transaction under a new random master key wrapped by the new \
+            password, and the old wrapped key is overwritten in the file. A copy of the keychain taken before \
+            the change still opens, with the old password, what it held then; it opens nothing added or \
+            changed since (docs/KEYCHAIN.md). The current password comes from --password-file/--password-env \
+            or a prompt; the new one from --new-password-file/--new-password-env or a prompt.
+            """
     )
 
     @OptionGroup var options: KeychainOptions
@@ -553,7 +574,30 @@ struct KeychainPasswd: ParsableCommand {
         var new = try PasswordOptions(file: newPasswordFile, environmentVariable: newPasswordEnvironmentVariable).read(prompt: "New keychain password: ", confirm: true)
         defer { SecretBytes.wipe(&new) }
         try keychain.changePassword(from: String(decoding: old, as: UTF8.self), to: String(decoding: new, as: UTF8.self))
-        KeychainSession.end(path: options.resolvedPath)
-        Terminal.writeError("keychain password changed\n")
+        KeychainSession.end(keychain, path: options.resolvedPath)
+        Terminal.writeError("keychain password changed; every item re-encrypted under a new master key\n")
+    }
+}
+
+struct KeychainRotate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate",
+        abstract: "Re-encrypt every item under a new master key (the password stays).",
+        discussion: """
+            For when a copy of the keychain file may have leaked together with its password, or on a \
+            schedule: after the rotation, that copy's master key opens nothing of today's file. One \
+            transaction; an unlocked session ends.
+            """
+    )
+
+    @OptionGroup var options: KeychainOptions
+
+    func run() throws {
+        let keychain = try options.open()
+        var password = try options.password.read(prompt: "Keychain password: ")
+        defer { SecretBytes.wipe(&password) }
+        try keychain.rotateMasterKey(password: String(decoding: password, as: UTF8.self))
+        KeychainSession.end(keychain, path: options.resolvedPath)
+        Terminal.writeError("every item re-encrypted under a new master key\n")
     }
 }

@@ -27,35 +27,50 @@ static inline void coffer_tune_heap(int trim_threshold, int top_pad) {
 #include <unistd.h>
 #endif
 
-#if defined(__linux__)
-/* The session keyring when the login set one up (pam_keyinit), else the user's default session keyring.
-   Asking without "create" matters: add_key(KEY_SPEC_SESSION_KEYRING) in a process without one would
-   make a new session keyring private to that process, and the key would die with it. */
-static inline long coffer_session_keyring(void) {
-    return syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* KEY_SPEC_SESSION_KEYRING */, 0);
-}
-#endif
+/* Which keyring: the login session's (KEY_SPEC_SESSION_KEYRING), or the user-wide default session
+   keyring (KEY_SPEC_USER_SESSION_KEYRING, "_uid_ses.UID"), which the kernel substitutes for the first
+   when the process has none (no pam_keyinit login) and which every session of the user shares. */
+enum { coffer_keyring_session = -3, coffer_keyring_user_session = -5 };
 
-static inline long coffer_session_key_add(const char *description, const void *payload, unsigned long length) {
+/* The id of `which` keyring, or -1. Asked without "create": add_key(KEY_SPEC_SESSION_KEYRING) in a process
+   without a session keyring would make one private to that process, and the key would die with it. */
+static inline long coffer_keyring(int which) {
 #if defined(__linux__)
-    long ring = coffer_session_keyring();
+    return syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, which, 0);
+#else
+    (void)which; errno = ENOSYS; return -1;
+#endif
+}
+
+/* 1 when the process has no session keyring of its own, so that its "session" keyring is the
+   user-wide default; 0 when it has one; -1 with errno set where the service is missing. */
+static inline int coffer_keyring_session_is_user_default(void) {
+    long session = coffer_keyring(coffer_keyring_session);
+    long user = coffer_keyring(coffer_keyring_user_session);
+    if (session < 0 || user < 0) { return -1; }
+    return session == user;
+}
+
+static inline long coffer_session_key_add(int which, const char *description, const void *payload, unsigned long length) {
+#if defined(__linux__)
+    long ring = coffer_keyring(which);
     if (ring < 0) { return -1; }
     long id = syscall(SYS_add_key, "user", description, payload, length, ring);
     /* Possessor: everything; the user (other processes outside the session): see that it exists. */
     if (id >= 0) { syscall(SYS_keyctl, 5 /* KEYCTL_SETPERM */, id, 0x3f010000); }
     return id;
 #else
-    (void)description; (void)payload; (void)length; errno = ENOSYS; return -1;
+    (void)which; (void)description; (void)payload; (void)length; errno = ENOSYS; return -1;
 #endif
 }
 
-static inline long coffer_session_key_search(const char *description) {
+static inline long coffer_session_key_search(int which, const char *description) {
 #if defined(__linux__)
-    long ring = coffer_session_keyring();
+    long ring = coffer_keyring(which);
     if (ring < 0) { return -1; }
     return syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, ring, "user", description, 0);
 #else
-    (void)description; errno = ENOSYS; return -1;
+    (void)which; (void)description; errno = ENOSYS; return -1;
 #endif
 }
 

@@ -28,7 +28,8 @@ protocol ItemStorage: Sendable {
     /// Deletes matching rows; returns how many.
     func delete(_ query: KeychainQuery) throws(KeychainError) -> Int
     /// Replaces the header and, when `reseal` is given, every row's sealed secret by what it returns,
-    /// in one transaction (password change, key rotation).
+    /// in one transaction (password change, key rotation). The replaced header and secrets are not left
+    /// readable in the store afterwards (the SQLite store overwrites freed space and checkpoints its log).
     func rewrite(header: KeychainCrypto.Header, _ reseal: ((ItemRow) throws(KeychainError) -> [UInt8])?) throws(KeychainError)
 }
 

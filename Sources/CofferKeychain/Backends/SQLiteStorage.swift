@@ -1,3 +1,4 @@
+import CofferCore
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -32,7 +33,9 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             // Reads through a memory map skip a read(2) copy per page (a third of a read's cost).
-            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA mmap_size = 268435456")
+            // secure_delete: freed and overwritten content (an old wrapped master key, a deleted item's
+            // sealed secret) is zeroed in the file rather than left in free pages.
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA mmap_size = 268435456; PRAGMA secure_delete = ON")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -89,6 +92,12 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         }
         fchmod(descriptor, 0o600)
         close(descriptor)
+        // The new name must survive a crash as the keychain's writes do (they are synchronous=FULL).
+        do {
+            try syncFolder(folder.isEmpty ? "." : folder)
+        } catch {
+            throw KeychainError(.ioFailure, error.reason)
+        }
     }
 
     static func wrap(_ error: any Error, path: String) -> KeychainError {
@@ -346,6 +355,13 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
                 }
             }
             try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'header'", arguments: [Data(header.encoded)])
+        }
+        // The old pages are still in the main file until a checkpoint copies the new ones over them; then
+        // the log is truncated, so neither file keeps the old header or the old sealed secrets.
+        do {
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        } catch {
+            throw Self.wrap(error, path: path)
         }
     }
 }

@@ -9,20 +9,75 @@ import Darwin
 #endif
 
 /// `coffer keychain unlock`'s state between commands: the keychain's session key in the Linux kernel's
-/// session keyring (keyrings(7)), with a timeout, so later commands of the same login session need no
-/// password and the master key never touches the disk. `lock` invalidates it.
+/// keyring (keyrings(7)), with a timeout, so later commands of the same login session need no password
+/// and the master key never touches the disk. `lock` invalidates it.
+///
+/// Entries are named by the keychain's identity (``Keychain/identifier``), not by its path, so any
+/// spelling of the path (`kc/k.db`, `./kc/k.db`, a symbolic link) finds and locks the same entry.
 enum KeychainSession {
-    static func description(for path: String) -> String {
-        "coffer-keychain:" + (path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+    /// Where an unlocked key is kept.
+    enum Keyring {
+        /// The login session's keyring: gone when the session ends, invisible to other sessions.
+        case loginSession
+        /// The user-wide default session keyring (`_uid_ses.UID`), shared by every session of the user
+        /// and outliving them: only when asked for with `--user-keyring`.
+        case userWide
+
+        var which: Int32 {
+            switch self {
+            case .loginSession: Int32(coffer_keyring_session)
+            case .userWide: Int32(coffer_keyring_user_session)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .loginSession: "this login session's keyring"
+            case .userWide: "the user-wide keyring _uid_ses.\(getuid()), shared by every session of this user"
+            }
+        }
     }
 
-    /// Keeps the unlocked state for `seconds`. - Throws: when the kernel keyring is not available.
-    static func store(_ keychain: Keychain, path: String, seconds: UInt32) throws {
+    static func description(for keychain: Keychain) throws -> String {
+        "coffer-keychain:" + (try keychain.identifier)
+    }
+
+    /// The names versions before issue 20 used: the path as typed, made absolute.
+    static func legacyDescriptions(forPath path: String) -> [String] {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let canonical = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
+        return Array(Set(["coffer-keychain:" + absolute, "coffer-keychain:" + canonical]))
+    }
+
+    /// Keeps the unlocked state for `seconds` and says where. The user-wide keyring is used only when
+    /// `allowingUserWide` (`--user-keyring`): a process without a login-session keyring is refused.
+    /// - Throws: ``CommandFailure`` when the kernel keyring is unavailable, or only the user-wide one is
+    ///   and it was not asked for.
+    static func store(_ keychain: Keychain, seconds: UInt32, allowingUserWide: Bool) throws -> Keyring {
+        let onlyUserWide: Bool
+        switch coffer_keyring_session_is_user_default() {
+        case 0: onlyUserWide = false
+        case 1: onlyUserWide = true
+        default:
+            throw CommandFailure(
+                "cannot keep the keychain unlocked: the kernel keyring is unavailable (\(String(cString: strerror(errno))))",
+                hint: "each command will ask for the password instead"
+            )
+        }
+        let keyring: Keyring = allowingUserWide || onlyUserWide ? .userWide : .loginSession
+        if keyring == .userWide && !allowingUserWide {
+            throw CommandFailure(
+                "this process has no login-session keyring, so the unlocked key would go to the user-wide keyring _uid_ses.\(getuid()), which every session of this user shares and which outlives them",
+                hint: "start a session keyring first ('keyctl session'), or pass --user-keyring to accept the user-wide one"
+            )
+        }
         var bytes = try keychain.sessionKeyBytes()
         defer { SecretBytes.wipe(&bytes) }
-        let description = description(for: path)
-        if let old = find(description) { _ = coffer_session_key_invalidate(old) }
-        let id = bytes.withUnsafeBytes { coffer_session_key_add(description, $0.baseAddress, UInt($0.count)) }
+        let description = try description(for: keychain)
+        for which in [Keyring.loginSession, .userWide] {
+            if let old = find(description, in: which) { _ = coffer_session_key_invalidate(old) }
+        }
+        let id = bytes.withUnsafeBytes { coffer_session_key_add(keyring.which, description, $0.baseAddress, UInt($0.count)) }
         guard id >= 0 else {
             throw CommandFailure(
                 "cannot keep the keychain unlocked: the kernel keyring refused (\(String(cString: strerror(errno))))",
@@ -30,16 +85,24 @@ enum KeychainSession {
             )
         }
         _ = coffer_session_key_set_timeout(id, seconds)
+        return keyring
     }
 
-    private static func find(_ description: String) -> Int? {
-        let id = coffer_session_key_search(description)
+    private static func find(_ description: String, in keyring: Keyring) -> Int? {
+        let id = coffer_session_key_search(keyring.which, description)
         return id >= 0 ? id : nil
     }
 
-    /// Unlocks `keychain` from the session keyring; false when there is no valid entry.
-    static func restore(_ keychain: Keychain, path: String) -> Bool {
-        guard let id = find(description(for: path)) else { return false }
+    /// The entry for `keychain`: in the login session's keyring (which is the user-wide one when the
+    /// process has no session of its own), else in the user-wide one.
+    private static func find(_ keychain: Keychain) -> Int? {
+        guard let description = try? description(for: keychain) else { return nil }
+        return find(description, in: .loginSession) ?? find(description, in: .userWide)
+    }
+
+    /// Unlocks `keychain` from the keyring; false when there is no valid entry.
+    static func restore(_ keychain: Keychain) -> Bool {
+        guard let id = find(keychain) else { return false }
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = buffer.withUnsafeMutableBytes { coffer_session_key_read(id, $0.baseAddress, UInt($0.count)) }
         defer { SecretBytes.wipe(&buffer) }
@@ -52,13 +115,24 @@ enum KeychainSession {
         }
     }
 
-    /// Whether an unlocked session exists for `path`.
-    static func exists(path: String) -> Bool { find(description(for: path)) != nil }
+    /// Whether an unlocked entry exists for `keychain`.
+    static func exists(_ keychain: Keychain) -> Bool { find(keychain) != nil }
 
-    /// Ends the session; true when there was one.
+    /// Ends the unlocked state of `keychain` at `path` (and any entry an earlier version made under the
+    /// path's name); true when there was one.
     @discardableResult
-    static func end(path: String) -> Bool {
-        guard let id = find(description(for: path)) else { return false }
-        return coffer_session_key_invalidate(id) == 0
+    static func end(_ keychain: Keychain, path: String) -> Bool {
+        var ended = false
+        var descriptions = legacyDescriptions(forPath: path)
+        if let current = try? description(for: keychain) { descriptions.append(current) }
+        for description in descriptions {
+            for keyring in [Keyring.loginSession, .userWide] {
+                while let id = find(description, in: keyring) {
+                    guard coffer_session_key_invalidate(id) == 0 else { break }
+                    ended = true
+                }
+            }
+        }
+        return ended
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CCofferSupport
 import CofferCore
 #if canImport(Glibc)
 import Glibc
@@ -80,12 +81,18 @@ enum TerminalPrompt {
         var original = termios()
         let canSilence = tcgetattr(tty, &original) == 0
         if canSilence {
+            // Ctrl-C at the prompt must not leave the terminal without echo: the signal handlers put
+            // these settings back.
+            coffer_cleanup_set_terminal(tty)
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
             _ = tcsetattr(tty, TCSAFLUSH, &silent)
         }
         defer {
-            if canSilence { _ = tcsetattr(tty, TCSAFLUSH, &original) }
+            if canSilence {
+                _ = tcsetattr(tty, TCSAFLUSH, &original)
+                coffer_cleanup_set_terminal(-1)
+            }
         }
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var bytes: [UInt8] = []
