@@ -166,9 +166,18 @@ public struct HTTPMessageVerifier: Sendable {
             digester.update("base:")
             digester.update(base)
         }
-        var expiry = now &+ (policy.maximumAge ?? 300) &+ policy.clockSkew
-        if let created = parameters.created, let maximumAge = policy.maximumAge { expiry = created &+ maximumAge &+ policy.clockSkew }
-        if let expires = parameters.expires { expiry = max(expiry, expires &+ policy.clockSkew) }
+        // The last instant at which checkTime accepts this signature; the record must outlive it, so it
+        // expires one second later (a record counts as unused from its expiry on).
+        var lastAccepted: Int64?
+        if let created = parameters.created, let maximumAge = policy.maximumAge { lastAccepted = created &+ maximumAge &+ policy.clockSkew }
+        if let expires = parameters.expires { lastAccepted = min(lastAccepted ?? .max, expires &+ policy.clockSkew) }
+        guard let lastAccepted else {
+            throw HTTPSignatureError(
+                .componentNotCovered,
+                "signature '\(candidate.label)' has no end: neither created (with the policy's maximum age) nor expires bounds it, so no replay record could outlive it"
+            )
+        }
+        let expiry = lastAccepted == .max ? .max : lastAccepted + 1
         let firstUse: Bool
         do {
             firstUse = try await replayCache.recordFirstUse(of: digester.finalize().hex, expiringAt: expiry, now: now)

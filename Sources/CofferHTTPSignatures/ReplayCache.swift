@@ -4,6 +4,8 @@
 public protocol HTTPSignatureReplayCache: Sendable {
     /// Records `identifier` as used until `expiry` (UNIX seconds) and says whether this was its first use.
     ///
+    /// `expiry` is the first instant at which the signature can no longer be accepted (the verifier
+    /// passes the last accepted instant plus one), so a record is live for as long as a replay could be.
     /// Must be atomic: of two concurrent calls with the same identifier, exactly one returns true. An
     /// identifier whose earlier record has expired (`expiry` <= `now`) counts as unused.
     /// - Returns: true on first use, false for a replay.
