@@ -19,6 +19,8 @@ public struct CofferCryptoError: Error, Hashable, Sendable, CustomStringConverti
         public static let authenticationFailed = Code(rawValue: "authentication-failed")
         /// A numeric argument (a byte count, a size) was out of range.
         public static let invalidArgument = Code(rawValue: "invalid-argument")
+        /// Stored parameters are weaker than the caller's floor (a password hash too cheap to trust).
+        public static let weakParameters = Code(rawValue: "weak-parameters")
     }
 
     /// What kind of failure this is.

@@ -81,7 +81,9 @@ public final class SignInSession: @unchecked Sendable {
         let text = String(decoding: try keychain.secret(matching: query), as: UTF8.self)
         let result: PasswordVerification
         do {
-            result = try hasher.verify(password: password, against: StoredPassword(storedString: text, email: user))
+            // The migration path: a credential imported from an older app may be legacy or below the floor;
+            // on a match it is replaced at once (below).
+            result = try hasher.verifyInsecureLegacy(password: password, against: StoredPassword(storedString: text, email: user))
         } catch {
             throw KeychainError(.dataCorrupted, "the stored credential is not a password hash: \(error.reason)")
         }

@@ -66,21 +66,47 @@ struct PasswordVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a password against a PHC hash: exit 0 on a match, 1 otherwise.",
-        discussion: "Prints 'OK' or 'FAILED', and 'needs rehash' when the hash is weaker than today's policy."
+        discussion: """
+            Prints 'OK' or 'FAILED', and 'needs rehash' when the hash is weaker than today's policy (scrypt \
+            N=2^17, PBKDF2 600,000 iterations). A hash cheaper than the floor — scrypt below N=2^14, PBKDF2 \
+            below 100,000 iterations — is refused (exit 2), not trusted: anyone holding it can guess \
+            passwords at millions per second. --legacy verifies such a record from an old system once, \
+            so that it can be replaced with 'coffer password hash'.
+            """
     )
 
     @Argument(help: ArgumentHelp("The stored PHC string.", valueName: "phc")) var phc: String
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
+    @Flag(help: "Verify a hash below the floor (to migrate it; its replacement is printed).") var legacy = false
 
     func run() throws {
         let stored = try PasswordHash(phcString: phc)
         var password = try readPassword(fromStandardInput: fromStandardInput, confirm: false)
         defer { SecretBytes.wipe(&password) }
         let hasher = PasswordHasher()
-        guard try hasher.verify(passwordBytes: password, against: stored) else {
+        let matches: Bool
+        var replacement: PasswordHash?
+        do {
+            if legacy {
+                let verification = try hasher.verifyInsecureLegacy(password: String(decoding: password, as: UTF8.self), against: .hash(stored))
+                matches = verification.matches
+                replacement = verification.replacement
+            } else {
+                matches = try hasher.verify(passwordBytes: password, against: stored)
+            }
+        } catch {
+            guard error.code == .weakParameters else { throw error }
+            throw CommandFailure(error.reason, hint: "if this record comes from an old system, pass --legacy to check it once and store the replacement it prints")
+        }
+        guard matches else {
             Terminal.writeLine("FAILED")
             throw ExitCode(ExitStatus.checkFailed)
         }
-        Terminal.writeLine(hasher.needsRehash(stored) ? "OK (needs rehash: \(stored.algorithm) is below the policy)" : "OK")
+        if let replacement {
+            Terminal.writeLine("OK (needs rehash: \(stored.algorithm) is below the policy); store instead:")
+            Terminal.writeLine(replacement.phcString)
+        } else {
+            Terminal.writeLine(hasher.needsRehash(stored) ? "OK (needs rehash: \(stored.algorithm) is below the policy)" : "OK")
+        }
     }
 }

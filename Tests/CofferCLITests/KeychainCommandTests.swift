@@ -351,4 +351,22 @@ struct PasswordCommandTests {
         let garbage = try coffer("password", "verify", "$md5$abc", "--stdin", input: Array("x\n".utf8))
         #expect(garbage.status == 2)
     }
+
+    /// `$pbkdf2-sha256$i=1$…` (PBKDF2 with one iteration, here of "hunter2") is refused with exit 2 and a
+    /// reason, even for the right password; before issue 20 it printed OK and exited 0. `--legacy`
+    /// verifies it once and prints the replacement to store.
+    @Test func aHashBelowTheFloorIsRefusedUnlessVerifiedAsLegacy() throws {
+        let phc = "$pbkdf2-sha256$i=1$c2FsdHNhbHRzYWx0c2FsdA$TVs3oOIEyVcK8uzwTe6rG1/U0Ko9KiTqygi3sknsKZw"
+        let refused = try coffer("password", "verify", phc, "--stdin", input: Array("hunter2\n".utf8))
+        #expect(refused.status == 2)
+        #expect(refused.output.isEmpty)
+        #expect(refused.standardError.hasPrefix("coffer: error: the stored hash uses 1 PBKDF2 iteration, below the 100000 this policy verifies"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("hint: if this record comes from an old system, pass --legacy"))
+        let migrated = try coffer("password", "verify", phc, "--stdin", "--legacy", input: Array("hunter2\n".utf8))
+        #expect(migrated.status == 0, "\(migrated.standardError)")
+        #expect(migrated.lines.first == "OK (needs rehash: PBKDF2-HMAC-SHA256 (1 iterations) is below the policy); store instead:")
+        #expect(migrated.lines.last?.hasPrefix("$scrypt$ln=17,r=8,p=1$") == true)
+        let wrong = try coffer("password", "verify", phc, "--stdin", "--legacy", input: Array("hunter3\n".utf8))
+        #expect(wrong.status == 1 && wrong.output == "FAILED\n")
+    }
 }

@@ -16,8 +16,11 @@ struct PasswordHashVectorTests {
     }
 
     static let file = try? TestVectors.load(File.self, from: "rfc/rfc7914_scrypt_pbkdf2.json")
-    // The vectors' costs (c=1, N=16) are far below the policy's minimum: verification must still work.
-    static let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 17, r: 8, p: 1), maximumScryptLogN: 20))
+    // The vectors' costs (c=1, N=16) are far below the policy's floor of verification: this policy opts
+    // in to verifying them, to check the primitive.
+    static let hasher = PasswordHasher(policy: PasswordHashPolicy(
+        algorithm: .scrypt(logN: 17, r: 8, p: 1), minimumVerifiableScryptLogN: 1, minimumVerifiablePBKDF2Iterations: 1, maximumScryptLogN: 20
+    ))
 
     static func phc(_ identifier: String, _ parameters: String, salt: String, dk: String) throws -> String {
         "$\(identifier)$\(parameters)$\(unpaddedBase64(Array(salt.utf8)))$\(unpaddedBase64(try Hex.decode(dk)))"
@@ -53,7 +56,7 @@ struct PasswordHashVectorTests {
 @Suite("Password hashing")
 struct PasswordHasherTests {
     // A cheap policy for round trips; the standard one is exercised once below.
-    static let fast = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10))
+    static let fast = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10, minimumVerifiableScryptLogN: 10))
 
     @Test func standardPolicyMakesScrypt17AndVerifies() throws {
         let hasher = PasswordHasher()
@@ -121,8 +124,11 @@ struct PasswordHasherTests {
         let ab64 = { (bytes: [UInt8]) in unpaddedBase64(bytes).replacingOccurrences(of: "+", with: ".") }
         let text = "$pbkdf2-sha256$1000$\(ab64(Array("saltsaltsaltsalt".utf8)))$\(ab64(derived))"
         let hash = try PasswordHash(phcString: text)
-        #expect(try PasswordHasher().verify(password: "password", against: hash))
         #expect(hash.phcString.hasPrefix("$pbkdf2-sha256$i=1000$"), "re-stored in the PHC form")
+        // 1,000 rounds are below the floor: only the migration path verifies it, and replaces it.
+        #expect(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "password", against: hash) }
+        let migrated = try PasswordHasher().verifyInsecureLegacy(password: "password", against: .hash(hash))
+        #expect(migrated.matches && migrated.replacement?.algorithm == PasswordHashPolicy.standard.algorithm)
     }
 }
 
@@ -137,7 +143,10 @@ struct LegacyPasswordTests {
     @Test func legacyMatchUpgradesToScrypt() throws {
         let stored = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("hunter2"), email: Self.email, salt: Self.salt)
         let hasher = PasswordHasherTests.fast
-        let result = try hasher.verify(password: "hunter2", against: stored)
+        #expect(throws: CofferCryptoError.self, "a legacy record verifies only through the named legacy path") {
+            try hasher.verify(password: "hunter2", against: stored)
+        }
+        let result = try hasher.verifyInsecureLegacy(password: "hunter2", against: stored)
         #expect(result.matches)
         let replacement = try #require(result.replacement)
         #expect(replacement.phcString.hasPrefix("$scrypt$"))
@@ -147,12 +156,12 @@ struct LegacyPasswordTests {
 
     @Test func legacyMismatchGivesNothing() throws {
         let stored = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("hunter2"), email: Self.email, salt: Self.salt)
-        let result = try PasswordHasherTests.fast.verify(password: "hunter3", against: stored)
+        let result = try PasswordHasherTests.fast.verifyInsecureLegacy(password: "hunter3", against: stored)
         #expect(!result.matches && result.replacement == nil)
         let otherEmail = StoredPassword.insecureLegacySHA256(hexDigest: Self.legacyDigest("hunter2"), email: "eve@example.com", salt: Self.salt)
-        #expect(try !PasswordHasherTests.fast.verify(password: "hunter2", against: otherEmail).matches)
+        #expect(try !PasswordHasherTests.fast.verifyInsecureLegacy(password: "hunter2", against: otherEmail).matches)
         let garbage = StoredPassword.insecureLegacySHA256(hexDigest: "zz", email: Self.email, salt: Self.salt)
-        #expect(try !PasswordHasherTests.fast.verify(password: "hunter2", against: garbage).matches)
+        #expect(try !PasswordHasherTests.fast.verifyInsecureLegacy(password: "hunter2", against: garbage).matches)
     }
 
     @Test func legacyRecordRoundTripsThroughItsStoredString() throws {
@@ -165,7 +174,7 @@ struct LegacyPasswordTests {
         let weak = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10)).hash(password: "pw")
         let result = try PasswordHasherTests.fast.verify(password: "pw", against: StoredPassword.hash(weak))
         #expect(result.matches && result.replacement == nil, "the fast policy's own level is fine")
-        let strict = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 12, r: 8, p: 1), minimumScryptLogN: 12))
+        let strict = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 12, r: 8, p: 1), minimumScryptLogN: 12, minimumVerifiableScryptLogN: 10))
         let upgraded = try strict.verify(password: "pw", against: StoredPassword.hash(weak))
         #expect(upgraded.matches && upgraded.replacement?.algorithm == .scrypt(logN: 12, r: 8, p: 1))
     }
@@ -173,3 +182,35 @@ struct LegacyPasswordTests {
 
 /// PHC's base64: the standard alphabet without padding.
 func unpaddedBase64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacingOccurrences(of: "=", with: "") }
+
+/// The floor of verification (issue 20): before it, `verify` accepted `$pbkdf2-sha256$i=1$…` and reported
+/// success, so a store holding such hashes (or an attacker who could plant one) looked protected.
+@Suite("Password hash floors")
+struct PasswordHashFloorTests {
+    static func pbkdf2(_ password: String, iterations: Int) throws -> PasswordHash {
+        let salt = Array("saltsaltsaltsalt".utf8)
+        let derived = try PasswordKeyDerivation.pbkdf2SHA256(password: Array(password.utf8), salt: salt, iterations: iterations)
+        return try PasswordHash(phcString: "$pbkdf2-sha256$i=\(iterations)$\(unpaddedBase64(salt))$\(unpaddedBase64(derived))")
+    }
+
+    @Test(arguments: [1, 1000, 99_999])
+    func aPBKDF2HashBelowTheFloorIsRefusedEvenWithTheRightPassword(iterations: Int) throws {
+        let hash = try Self.pbkdf2("pw", iterations: iterations)
+        let error = try #require(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: hash) }
+        #expect(error.code == .weakParameters)
+        #expect(error.reason.contains("below the 100000 this policy verifies"), "\(error.reason)")
+        #expect(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: StoredPassword.hash(hash)) }
+        let migrated = try PasswordHasher().verifyInsecureLegacy(password: "pw", against: .hash(hash))
+        #expect(migrated.matches && migrated.replacement != nil, "the legacy path verifies it and hands back a replacement")
+    }
+
+    @Test func scryptBelowTheFloorIsRefusedAndTheFloorItselfIsAccepted() throws {
+        let weak = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 13, r: 8, p: 1), minimumScryptLogN: 13)).hash(password: "pw")
+        let error = try #require(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: weak) }
+        #expect(error.code == .weakParameters)
+        #expect(error.reason.contains("scrypt N=2^13, below the 2^14"), "\(error.reason)")
+        let atFloor = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 14, r: 8, p: 1), minimumScryptLogN: 14)).hash(password: "pw")
+        #expect(try PasswordHasher().verify(password: "pw", against: atFloor))
+        #expect(try PasswordHasher().verify(password: "pw", against: Self.pbkdf2("pw", iterations: 100_000)))
+    }
+}

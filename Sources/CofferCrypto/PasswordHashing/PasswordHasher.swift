@@ -1,7 +1,7 @@
 import CofferCore
 
-/// What a ``PasswordHasher`` makes, what it still accepts without asking for a rehash, and the most
-/// work a stored hash may ask of it.
+/// What a ``PasswordHasher`` makes, what it still accepts without asking for a rehash, the least work a
+/// stored hash must have cost to be verified at all, and the most work a stored hash may ask of it.
 public struct PasswordHashPolicy: Sendable, Hashable {
     /// The algorithm and cost new hashes use.
     public var algorithm: PasswordHash.Algorithm
@@ -9,6 +9,13 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     public var minimumScryptLogN: Int
     /// See ``minimumScryptLogN``.
     public var minimumPBKDF2Iterations: Int
+    /// The floor of verification: a stored scrypt hash cheaper than N = 2^this is refused by
+    /// ``PasswordHasher/verify(password:against:)-(_,PasswordHash)`` rather than trusted (14 by default).
+    /// A record that cheap to guess is no protection; it verifies only through the explicitly named
+    /// migration path, ``PasswordHasher/verifyInsecureLegacy(password:against:)``, which replaces it.
+    public var minimumVerifiableScryptLogN: Int
+    /// The floor of verification for PBKDF2 (100,000 iterations by default); see ``minimumVerifiableScryptLogN``.
+    public var minimumVerifiablePBKDF2Iterations: Int
     /// A stored hash asking for more work than this is refused rather than computed: a hostile or
     /// corrupted record must not be able to stall the server (scrypt at 2^21 with r=8 takes 2 GiB).
     public var maximumScryptLogN: Int
@@ -16,11 +23,13 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     public var maximumPBKDF2Iterations: Int
 
     /// scrypt at N=2^17, r=8, p=1 (128 MiB, about 0.3 s here) for new hashes; at least that, or PBKDF2 at
-    /// 600,000 iterations, before ``PasswordHasher/needsRehash(_:)`` says no; nothing above 2^20 or
+    /// 600,000 iterations, before ``PasswordHasher/needsRehash(_:)`` says no; nothing below scrypt 2^14 or
+    /// 100,000 PBKDF2 iterations is verified (but through the legacy path), and nothing above 2^20 or
     /// 10,000,000 iterations is computed.
     public static let standard = PasswordHashPolicy(
         algorithm: .scrypt(logN: 17, r: 8, p: 1),
         minimumScryptLogN: 17, minimumPBKDF2Iterations: 600_000,
+        minimumVerifiableScryptLogN: 14, minimumVerifiablePBKDF2Iterations: 100_000,
         maximumScryptLogN: 20, maximumPBKDF2Iterations: 10_000_000
     )
 
@@ -29,12 +38,16 @@ public struct PasswordHashPolicy: Sendable, Hashable {
         algorithm: PasswordHash.Algorithm,
         minimumScryptLogN: Int = 17,
         minimumPBKDF2Iterations: Int = 600_000,
+        minimumVerifiableScryptLogN: Int = 14,
+        minimumVerifiablePBKDF2Iterations: Int = 100_000,
         maximumScryptLogN: Int = 20,
         maximumPBKDF2Iterations: Int = 10_000_000
     ) {
         self.algorithm = algorithm
         self.minimumScryptLogN = minimumScryptLogN
         self.minimumPBKDF2Iterations = minimumPBKDF2Iterations
+        self.minimumVerifiableScryptLogN = minimumVerifiableScryptLogN
+        self.minimumVerifiablePBKDF2Iterations = minimumVerifiablePBKDF2Iterations
         self.maximumScryptLogN = maximumScryptLogN
         self.maximumPBKDF2Iterations = maximumPBKDF2Iterations
     }
@@ -79,13 +92,40 @@ public struct PasswordHasher: Sendable {
     /// Whether `password` is the one `stored` was made from. Constant time in the comparison; the
     /// KDF's time depends only on the stored parameters.
     /// - Throws: ``CofferCryptoError`` `.invalidArgument` when the stored hash asks for more work than
-    ///   the policy's maximum (it is then not computed at all).
+    ///   the policy's maximum (it is then not computed at all), and `.weakParameters` when it cost less
+    ///   than the policy's floor (``PasswordHashPolicy/minimumVerifiableScryptLogN``): such a hash is
+    ///   refused, not trusted; a record from an old system verifies only through
+    ///   ``verifyInsecureLegacy(password:against:)``, which replaces it.
     public func verify(password: some StringProtocol, against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
         try verify(passwordBytes: Array(password.utf8), against: stored)
     }
 
-    /// ``verify(password:against:)`` for a password given as UTF-8 bytes.
+    /// ``verify(password:against:)-(_,PasswordHash)`` for a password given as UTF-8 bytes.
     public func verify(passwordBytes password: [UInt8], against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
+        try checkFloor(stored)
+        return try verifyWithinCaps(password, against: stored)
+    }
+
+    /// Refuses a stored hash cheaper than the policy's floor of verification.
+    func checkFloor(_ stored: PasswordHash) throws(CofferCryptoError) {
+        switch stored.algorithm {
+        case let .scrypt(logN, _, _) where logN < policy.minimumVerifiableScryptLogN:
+            throw CofferCryptoError(
+                .weakParameters,
+                "the stored hash uses scrypt N=2^\(logN), below the 2^\(policy.minimumVerifiableScryptLogN) this policy verifies: a hash that cheap to guess is refused, not trusted; verify it once through the legacy path to replace it"
+            )
+        case let .pbkdf2SHA256(iterations) where iterations < policy.minimumVerifiablePBKDF2Iterations:
+            throw CofferCryptoError(
+                .weakParameters,
+                "the stored hash uses \(iterations) PBKDF2 iteration\(iterations == 1 ? "" : "s"), below the \(policy.minimumVerifiablePBKDF2Iterations) this policy verifies: a hash that cheap to guess is refused, not trusted; verify it once through the legacy path to replace it"
+            )
+        default:
+            break
+        }
+    }
+
+    /// The comparison, after the maximum-work caps; no floor.
+    func verifyWithinCaps(_ password: [UInt8], against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
         switch stored.algorithm {
         case let .scrypt(logN, _, _) where logN > policy.maximumScryptLogN:
             throw CofferCryptoError(.invalidArgument, "the stored hash asks for scrypt N=2^\(logN), above this policy's maximum 2^\(policy.maximumScryptLogN)")

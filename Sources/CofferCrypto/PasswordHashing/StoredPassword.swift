@@ -5,8 +5,8 @@ import CofferCore
 /// be checked once and replaced.
 ///
 /// The legacy form is one fast hash per guess (billions per second on a GPU), so a stolen table of them
-/// is nearly as bad as plain passwords: ``PasswordHasher/verify(password:against:)-(_,StoredPassword)``
-/// returns a replacement scrypt hash whenever it accepts one, and the caller stores that instead.
+/// is nearly as bad as plain passwords: only ``PasswordHasher/verifyInsecureLegacy(password:against:)``
+/// checks it, returning a replacement scrypt hash whenever it accepts one, which the caller stores instead.
 public enum StoredPassword: Sendable, Hashable, CustomStringConvertible {
     /// A PHC string hash.
     case hash(PasswordHash)
@@ -58,16 +58,39 @@ public struct PasswordVerification: Sendable {
 }
 
 extension PasswordHasher {
-    /// Checks a password against whatever the app had stored, and on success hands back a replacement
-    /// when the stored form is legacy or weaker than the policy (the transparent upgrade).
-    /// - Throws: ``CofferCryptoError`` when a stored hash asks for more work than the policy allows.
+    /// Checks a password against a stored credential under the policy's floor, and on success hands back a
+    /// replacement when the hash is weaker than the policy (the transparent upgrade).
+    /// - Throws: ``CofferCryptoError`` `.weakParameters` for a legacy SHA-256 record or a hash below the
+    ///   floor (those verify only through ``verifyInsecureLegacy(password:against:)``), and the errors of
+    ///   ``verify(password:against:)-(_,PasswordHash)``.
     public func verify(password: some StringProtocol, against stored: StoredPassword) throws(CofferCryptoError) -> PasswordVerification {
+        switch stored {
+        case let .hash(hash):
+            try checkFloor(hash)
+        case .insecureLegacySHA256:
+            throw CofferCryptoError(
+                .weakParameters,
+                "the stored credential is the legacy SHA-256 scheme, which this policy does not verify; verify it once through the legacy path to replace it"
+            )
+        }
+        return try verifyInsecureLegacy(password: password, against: stored)
+    }
+
+    /// The migration path: checks a password against whatever an older system stored — a legacy SHA-256
+    /// record, or a PHC hash below the policy's floor of verification — and on a match returns a fresh
+    /// hash to store in its place (always, for a legacy or below-policy record). Only the maximum-work
+    /// caps apply.
+    ///
+    /// - Warning: a legacy record or a hash below the floor is cheap to guess offline; use this only to
+    ///   migrate such records, storing the replacement at once.
+    /// - Throws: ``CofferCryptoError`` when a stored hash asks for more work than the policy allows.
+    public func verifyInsecureLegacy(password: some StringProtocol, against stored: StoredPassword) throws(CofferCryptoError) -> PasswordVerification {
         let bytes = Array(password.utf8)
         let matches: Bool
         let upgrade: Bool
         switch stored {
         case let .hash(hash):
-            matches = try verify(passwordBytes: bytes, against: hash)
+            matches = try verifyWithinCaps(bytes, against: hash)
             upgrade = needsRehash(hash)
         case let .insecureLegacySHA256(hexDigest, email, salt):
             var digester = Digester(.sha256)
