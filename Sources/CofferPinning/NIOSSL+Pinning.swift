@@ -46,7 +46,7 @@ extension PinningEvaluator {
     /// handshake fails unless the verdict accepts; the validated chain is handed to NIOSSL, so
     /// `NIOSSLHandler.peerValidatedCertificateChain` reports it afterwards.
     public func verificationCallback(hostname: String) -> NIOSSLCustomVerificationCallbackWithMetadata {
-        let name = HostPins.normalized(hostname)
+        let name = HostNames.normalized(hostname)
         return { certificates, promise in
             let der: [[UInt8]]
             do {

@@ -50,7 +50,7 @@ public struct PinningEvaluator: Sendable {
     /// IP address literal). Unparseable certificates make the verdict ``PinningVerdict/chainNotTrusted(_:)``.
     public func evaluate(servedChain der: [[UInt8]], hostname: String) async -> PinningReport {
         let date = Date()
-        let name = HostPins.normalized(hostname)
+        let name = HostNames.normalized(hostname)
         if let cached = cachedEvaluation(servedChain: der, hostname: name, at: date) { return cached }
         let served: [ChainCertificate]
         do {
@@ -64,7 +64,7 @@ public struct PinningEvaluator: Sendable {
     /// Evaluates parsed certificates as served (leaf first) for a connection to `hostname`.
     public func evaluate(servedChain served: [ChainCertificate], hostname: String) async -> PinningReport {
         let date = Date()
-        let name = HostPins.normalized(hostname)
+        let name = HostNames.normalized(hostname)
         if let cached = cachedEvaluation(servedChain: served.map(\.der), hostname: name, at: date) { return cached }
         return await evaluateUncached(served, hostname: name, at: date)
     }
@@ -88,9 +88,42 @@ public struct PinningEvaluator: Sendable {
 
     /// The host's rule applied to a validated path.
     private func pinReport(host name: String, served: [ChainCertificate], validated: [ChainCertificate], at date: Date) -> PinningReport {
-        let rule = policy.rule(for: name)
-        let verdict = rule.map { Self.verdict(of: $0, on: validated, at: date) } ?? .notPinned
+        let (rule, verdict) = decision(on: validated, requestedHost: name, at: date)
         return PinningReport(host: name, servedChain: served, validatedChain: validated, rule: rule, verdict: verdict, date: date)
+    }
+
+    /// The one decision every integration makes — the SwiftNIO handler, AsyncHTTPClient, URLSession and
+    /// the CLI's probe — on a path that already passed chain and hostname validation (leaf first).
+    ///
+    /// - When the integration knows the host the client asked for (`requestedHost`), that host's rule
+    ///   applies, or none (`notPinned`).
+    /// - When it cannot know it (AsyncHTTPClient's configuration-wide hook), the certificate is all there
+    ///   is: every rule that one of the leaf's DNS names selects applies (wildcards included), and so do
+    ///   IP-literal rules naming one of its IP subjectAltNames; all must hold. A leaf with no DNS
+    ///   subjectAltName — whose name came from its common name or an IP address, so it could stand for
+    ///   any host — is refused by a policy with rules (`unidentifiedLeaf`) unless an IP-literal rule
+    ///   selects it and holds. A leaf whose DNS names select no rule stays under normal validation
+    ///   (`notPinned`), so unpinned hosts remain reachable.
+    func decision(on path: [ChainCertificate], requestedHost: String?, at date: Date) -> (HostPins?, PinningVerdict) {
+        if let requestedHost {
+            let rule = policy.rule(for: requestedHost)
+            return (rule, rule.map { Self.verdict(of: $0, on: path, at: date) } ?? .notPinned)
+        }
+        guard let leaf = path.first else { return (nil, .chainNotTrusted("the server sent no certificate")) }
+        let names = leaf.dnsNames
+        let addresses = leaf.ipAddresses
+        let rules = policy.hosts.filter { rule in
+            rule.isIPLiteral ? addresses.contains(rule.host) : names.contains { rule.applies(toCertificateName: $0) }
+        }
+        if names.isEmpty && !policy.hosts.isEmpty && !rules.contains(where: \.isIPLiteral) {
+            // The client may have asked for any pinned host: refuse, unless no rule would enforce now.
+            let enforcing = policy.hosts.first { $0.isEnforcing(at: date) }
+            return (enforcing ?? policy.hosts.first, enforcing == nil ? .reportOnlyMismatch : .unidentifiedLeaf)
+        }
+        let verdicts = rules.map { (rule: $0, verdict: Self.verdict(of: $0, on: path, at: date)) }
+        // The first rejecting rule decides; otherwise the first rule's verdict (or notPinned).
+        let deciding = verdicts.first { !$0.verdict.isAccepted } ?? verdicts.first
+        return (deciding?.rule, deciding?.verdict ?? .notPinned)
     }
 
     /// Evaluates a leaf whose chain and hostname something else (BoringSSL, for AsyncHTTPClient) already
@@ -117,14 +150,10 @@ public struct PinningEvaluator: Sendable {
     }
 
     private func leafReport(_ leaf: ChainCertificate, path: [ChainCertificate], at date: Date) -> PinningReport {
-        let names = leaf.dnsNames
-        let rules = policy.hosts.filter { rule in names.contains { rule.applies(toCertificateName: $0) } }
-        let verdicts = rules.map { (rule: $0, verdict: Self.verdict(of: $0, on: path, at: date)) }
-        // The first rejecting rule decides; otherwise the first rule's verdict (or notPinned).
-        let deciding = verdicts.first { !$0.verdict.isAccepted } ?? verdicts.first
+        let (rule, verdict) = decision(on: path, requestedHost: nil, at: date)
         return PinningReport(
-            host: names.joined(separator: ","), servedChain: [leaf], validatedChain: path, rule: deciding?.rule,
-            verdict: deciding?.verdict ?? .notPinned, date: date
+            host: (leaf.dnsNames + leaf.ipAddresses).joined(separator: ","), servedChain: [leaf], validatedChain: path, rule: rule,
+            verdict: verdict, date: date
         )
     }
 
@@ -184,24 +213,19 @@ public struct PinningEvaluator: Sendable {
     }
 
     static func isIPAddress(_ host: String) -> Bool {
-        if host.hasPrefix("[") || host.contains(":") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) }
-    }
-}
-
-extension ChainCertificate {
-    /// The DNS names of the subjectAltName extension, lowercased.
-    var dnsNames: [String] {
-        guard let names = try? certificate.extensions.subjectAlternativeNames else { return [] }
-        return names.compactMap { name in
-            if case .dnsName(let dns) = name { return HostPins.normalized(dns) }
-            return nil
-        }
+        HostNames.canonicalIP(host) != nil
     }
 }
 
 extension HostPins {
+    /// Whether this rule enforces a mismatch at `date` (not report-only, and not past an expiry after
+    /// which it only validates).
+    func isEnforcing(at date: Date) -> Bool {
+        guard enforcement == .enforce else { return false }
+        if let expires, expires <= date, afterExpiry == .validateOnly { return false }
+        return true
+    }
+
     /// Whether this rule covers a name from a certificate, which may be a wildcard (`*.example.com`
     /// stands for every name one label below `example.com`).
     func applies(toCertificateName name: String) -> Bool {
@@ -214,16 +238,14 @@ extension HostPins {
 }
 
 extension PinningEvaluator {
-    /// The verdict for a chain the platform verifier (Security.framework) already evaluated.
+    /// The verdict for a chain the platform verifier (Security.framework) already evaluated for `hostname`.
     func evaluateSystemValidated(chain: [ChainCertificate], trusted: Bool, failure: String?, hostname: String) -> PinningReport {
         let date = Date()
-        let name = HostPins.normalized(hostname)
-        let rule = policy.rule(for: name)
+        let name = HostNames.normalized(hostname)
         guard trusted, !chain.isEmpty else {
-            return finish(PinningReport(host: name, servedChain: chain, validatedChain: [], rule: rule, verdict: .chainNotTrusted(failure ?? "the system did not trust the chain"), date: date))
+            return finish(PinningReport(host: name, servedChain: chain, validatedChain: [], rule: policy.rule(for: name), verdict: .chainNotTrusted(failure ?? "the system did not trust the chain"), date: date))
         }
-        let verdict = rule.map { Self.verdict(of: $0, on: chain, at: date) } ?? .notPinned
-        return finish(PinningReport(host: name, servedChain: chain, validatedChain: chain, rule: rule, verdict: verdict, date: date))
+        return finish(pinReport(host: name, served: chain, validated: chain, at: date))
     }
 }
 

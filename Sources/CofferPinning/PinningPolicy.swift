@@ -49,7 +49,9 @@ public struct HostPins: Hashable, Sendable {
         public static let any: Positions = [.leaf, .intermediates, .root]
     }
 
-    /// The host name, lowercased, without a trailing dot.
+    /// The host name, lowercased, without a trailing dot; or an IP literal in canonical form
+    /// (`127.0.0.1`, `[::1]`), which matches connections to that address and certificates naming it in
+    /// an IP subjectAltName.
     public let host: String
     /// Whether the rule also covers every name below ``host`` (`a.host`, `b.a.host`).
     public let includesSubdomains: Bool
@@ -83,7 +85,7 @@ public struct HostPins: Hashable, Sendable {
         enforcement: Enforcement = .enforce,
         positions: Positions = .any
     ) throws(PinningError) {
-        let name = HostPins.normalized(host)
+        let name = HostNames.normalized(host)
         guard !name.isEmpty, !name.contains("/"), !name.contains(":") || name.hasPrefix("[") else {
             throw PinningError(.invalidPolicy, "'\(host)' is not a host name (give the name alone, without scheme, port or path)")
         }
@@ -105,15 +107,12 @@ public struct HostPins: Hashable, Sendable {
         self.positions = positions
     }
 
-    /// Whether this rule covers `hostname` (already normalized).
-    func covers(_ hostname: String) -> Bool {
-        hostname == host || (includesSubdomains && hostname.hasSuffix("." + host))
-    }
+    /// Whether ``host`` is an IP address rather than a DNS name.
+    var isIPLiteral: Bool { HostNames.canonicalIP(host) != nil }
 
-    static func normalized(_ host: String) -> String {
-        var name = host.lowercased()
-        while name.hasSuffix(".") { name.removeLast() }
-        return name
+    /// Whether this rule covers `hostname` (already normalized). An IP literal covers only itself.
+    func covers(_ hostname: String) -> Bool {
+        hostname == host || (includesSubdomains && !isIPLiteral && hostname.hasSuffix("." + host))
     }
 }
 
@@ -153,7 +152,7 @@ public struct PinningPolicy: Sendable {
     /// The rule that applies to `hostname`: an exact rule first, then the closest parent with
     /// `includesSubdomains`.
     public func rule(for hostname: String) -> HostPins? {
-        let name = HostPins.normalized(hostname)
+        let name = HostNames.normalized(hostname)
         if let exact = hosts.first(where: { $0.host == name }) { return exact }
         return hosts.filter { $0.covers(name) }.max { $0.host.count < $1.host.count }
     }

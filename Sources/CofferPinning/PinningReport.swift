@@ -19,12 +19,16 @@ public enum PinningVerdict: Hashable, Sendable, CustomStringConvertible {
     case expiredPolicy(matched: Bool)
     /// The chain or hostname did not validate; pins were not consulted. Rejected, whatever the rule says.
     case chainNotTrusted(String)
+    /// The client could not say which host it asked for (AsyncHTTPClient) and the certificate names no
+    /// DNS host — its name came from its common name or an IP address, so it could stand for any pinned
+    /// host — and no IP-literal rule selects it. Rejected by any policy with an enforcing rule.
+    case unidentifiedLeaf
 
     /// Whether the connection may proceed.
     public var isAccepted: Bool {
         switch self {
         case .notPinned, .matched, .reportOnlyMismatch, .expiredPolicy: true
-        case .mismatch, .chainNotTrusted: false
+        case .mismatch, .chainNotTrusted, .unidentifiedLeaf: false
         }
     }
 
@@ -36,6 +40,7 @@ public enum PinningVerdict: Hashable, Sendable, CustomStringConvertible {
         case .reportOnlyMismatch: "no pin matched: reported only, connection allowed"
         case .expiredPolicy(let matched): "the pin rule has expired: validated only (pins \(matched ? "still match" : "no longer match"))"
         case .chainNotTrusted(let reason): "chain not trusted: \(reason)"
+        case .unidentifiedLeaf: "refused: the certificate names no DNS host (its name comes from its common name or an IP address) and no IP rule selects it, so it could stand for any pinned host"
         }
     }
 }

@@ -65,23 +65,33 @@ public struct TestPKI: Sendable {
     /// A server certificate for `names` (DNS names and IPv4 literals) signed by the intermediate, valid
     /// from an hour ago for `validity` seconds (negative for one that has already expired).
     public func issueServerCertificate(for names: [String], key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), validity: TimeInterval = 30 * 86_400) throws -> Issued {
+        try issueServerCertificate(commonName: names.first ?? "server", alternativeNames: names, key: key, validity: validity)
+    }
+
+    /// A server certificate with subject `CN=commonName` and, unless `alternativeNames` is nil, a
+    /// subjectAltName extension of those names (DNS names, wildcards, IPv4 literals). Nil makes the
+    /// certificate clients name by its common name alone, as pinning attacks use.
+    public func issueServerCertificate(
+        commonName: String, alternativeNames: [String]?, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), validity: TimeInterval = 30 * 86_400
+    ) throws -> Issued {
         let now = Date()
-        let alternativeNames = names.map { name -> GeneralName in
-            let octets = name.split(separator: ".").compactMap { UInt8($0) }
-            return octets.count == 4 ? .ipAddress(ASN1OctetString(contentBytes: ArraySlice(octets))) : .dnsName(name)
-        }
         let start = validity < 0 ? now + validity - 86_400 : now - 3_600
         let certificate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-            notValidBefore: start, notValidAfter: validity < 0 ? now + validity : now + validity,
+            notValidBefore: start, notValidAfter: now + validity,
             issuer: intermediate.certificate.subject,
-            subject: try DistinguishedName { CommonName(names.first ?? "server") },
+            subject: try DistinguishedName { CommonName(commonName) },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames(alternativeNames)
+                if let alternativeNames {
+                    SubjectAlternativeNames(alternativeNames.map { name -> GeneralName in
+                        let octets = name.split(separator: ".").compactMap { UInt8($0) }
+                        return octets.count == 4 ? .ipAddress(ASN1OctetString(contentBytes: ArraySlice(octets))) : .dnsName(name)
+                    })
+                }
             },
             issuerPrivateKey: .init(intermediate.privateKey)
         )

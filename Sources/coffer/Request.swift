@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import CofferCore
 import CofferHTTPClient
 import CofferHTTPSignatures
+import CofferPinning
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -14,13 +15,21 @@ struct RequestCommand: ParsableCommand {
         discussion: """
             The response body goes to standard output, the status line (and with -i the header \
             fields) to standard error. Without -k the request is sent unsigned. Exit 0 for a 2xx \
-            status, 1 for any other status, 2 when the request could not be made.
+            status, 1 for any other status (or a server that fails its pins), 2 when the request could \
+            not be made.
+
+            TLS as curl's --cacert and --pinnedpubkey: --ca FILE trusts only the certificates in FILE \
+            (a private CA, a self-signed server) instead of the system roots; --pin PIN (repeatable) \
+            requires the server's validated chain to contain one of these SPKI pins ('coffer pin of', \
+            'coffer pin fetch'). Pins are checked after chain and host-name validation, never instead of \
+            it, through the same evaluation as the library's AsyncHTTPClient integration.
 
             Examples:
               coffer request -X POST https://api.example/register -d '{"algorithm": "hmac-sha256"}'
               coffer request -k app.key --keyid k_3f… -X POST https://api.example/register_user \\
                   -H 'Content-Type: application/json' -d '{"email": "ada@example.com", "name": "Ada"}'
               coffer request -k secret.b64 --alg hmac-sha256 --keyid h_… https://api.example/health
+              coffer request --ca internal-ca.pem --pin CURRENT= --pin BACKUP= https://api.internal/health
             """
     )
 
@@ -45,11 +54,35 @@ struct RequestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
     var timeout: Int64 = 30
 
+    @Option(help: ArgumentHelp("Trust only the certificates in this PEM/DER file instead of the system roots.", valueName: "file"))
+    var ca: String?
+
+    @Option(name: .customLong("pin"), help: ArgumentHelp("Require this SPKI pin in the server's validated chain (repeat for a backup).", valueName: "pin"))
+    var pins: [String] = []
+
     @OptionGroup(title: "Signing")
     var signing: HTTPSigningOptions
 
     func validate() throws {
         if data != nil && dataFile != nil { throw ValidationError("-d and --data-file are alternatives") }
+        if (ca != nil || !pins.isEmpty) && !url.lowercased().hasPrefix("https://") {
+            throw ValidationError("--ca and --pin apply to https URLs")
+        }
+    }
+
+    /// The evaluator for --ca and --pin, or nil for the system's default TLS.
+    private func pinningEvaluator() throws -> PinningEvaluator? {
+        guard ca != nil || !pins.isEmpty else { return nil }
+        let anchors = try ca.map(readCertificates)
+        if let anchors, anchors.isEmpty { throw CommandFailure("'\(ca ?? "")' holds no certificate") }
+        do {
+            let parsed = try pins.map { text throws(PinningError) in try Pin(text) }
+            let host = try ServerAddress(url).host
+            let rules = parsed.isEmpty ? [] : [try HostPins(host: host, pins: parsed, allowingSinglePin: true)]
+            return PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
+        } catch let error as PinningError {
+            throw CommandFailure(error.reason)
+        }
     }
 
     func run() throws {
@@ -71,10 +104,14 @@ struct RequestCommand: ParsableCommand {
         }
         let clientRequest = try HTTPClient.clientRequest(request, body: body)
         let (timeout, include) = (timeout, include)
+        let client = try pinningEvaluator().map { HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: $0)) }
+        defer { if let client { try? runBlocking { try await client.shutdown() } } }
         let status: Int = try runBlocking {
             let response: HTTPClientResponse
             do {
-                response = try await HTTPClient.shared.execute(clientRequest, timeout: .seconds(timeout))
+                response = try await (client ?? HTTPClient.shared).execute(clientRequest, timeout: .seconds(timeout))
+            } catch let error as PinningError {
+                throw error
             } catch {
                 throw CommandFailure("the request failed: \(error)")
             }
