@@ -21,9 +21,12 @@ extension HTTPClient.Configuration {
     /// is closed and the request fails with ``PinningError`` `.pinMismatch`.
     ///
     /// - Important: AsyncHTTPClient exposes only the server's own certificate after the handshake, and
-    ///   not the host it asked for. So every rule that covers one of the certificate's DNS names
-    ///   applies, and intermediate or root pins can match only when the path can be rebuilt from the
-    ///   leaf, `knownIntermediates` and the policy's anchors. Pins of your own server keys (current and
+    ///   not the host it asked for. So every rule that covers one of the certificate's DNS names applies
+    ///   (and every IP-literal rule naming one of its IP subjectAltNames), and a certificate with no DNS
+    ///   subjectAltName — named by its common name or an IP address, so it could stand for any pinned
+    ///   host — is refused by a policy with rules unless an IP-literal rule selects it and holds
+    ///   (docs/PINNING.md, "One decision for every integration"). Intermediate or root pins can match
+    ///   only when the path can be rebuilt from the leaf, `knownIntermediates` and the policy's anchors. Pins of your own server keys (current and
     ///   backup) always work; for intermediate pins pass the intermediates, or use a raw SwiftNIO client
     ///   with ``PinningEvaluator/makeClientHandler(context:serverHostname:)``, which sees the whole chain.
     ///
