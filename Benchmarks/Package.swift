@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -40,6 +43,18 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
             ],
             path: "Handshakes"
+        ),
+        // The server bench/serve-load.py drives: coffer serve's routes plus an unsigned twin route, built
+        // from the library's public pieces (the twin is not in the product).
+        .executableTarget(
+            name: "serve-load-server",
+            dependencies: [
+                .product(name: "CofferServer", package: "coffer"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "ServeLoad"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Throughput and latency of `coffer serve` under load: signed POST /register_user against the same
-server's unsigned twin route (`--unsigned-twin`, POST /unsigned/register_user: the same JSON parsing and
+"""Throughput and latency of `coffer serve` under load: signed POST /register_user against an unsigned
+twin route (POST /unsigned/register_user: the same JSON parsing and
 database insert, no signature check), measured with wrk on loopback.
 
-Starts a release `coffer serve` on 127.0.0.1 with a fresh SQLite database, registers an Ed25519 public
+Starts a release serve-load-server (Benchmarks/ServeLoad: `coffer serve`'s router from the library's
+public API plus the unsigned twin, which is not in the product) on 127.0.0.1 with a fresh SQLite database, registers an Ed25519 public
 key (made by `openssl genpkey`) and an HMAC secret, then runs wrk in rounds of unsigned, hmac-sha256
 and ed25519, the order rotating from round to round (the tables grow). The signed requests are built
 and signed by OpenSSL (bench/wrk/register_user.lua) before wrk starts its clock, each with its own
@@ -29,7 +30,7 @@ import sys
 import tempfile
 import urllib.request
 
-from benchlib import build_coffer
+from benchlib import RELEASE_FLAGS, ROOT
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
@@ -42,16 +43,28 @@ def post(url, payload):
         return json.load(response)
 
 
-def start_server(coffer, folder):
+def build_server():
+    """The bench server: coffer serve's routes plus the unsigned twin, from Benchmarks/ServeLoad (the twin
+    is not in the product)."""
+    print("building serve-load-server (release, cross-module optimization)...", file=sys.stderr)
+    package = os.path.join(ROOT, "Benchmarks")
+    subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--product", "serve-load-server"], cwd=package, check=True,
+                   stdout=subprocess.DEVNULL)
+    path = subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--show-bin-path"], cwd=package, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    return os.path.join(path, "serve-load-server")
+
+
+def start_server(server, folder):
     process = subprocess.Popen(
-        [coffer, "serve", "--unsigned-twin", "--host", "127.0.0.1", "--port", "0",
+        [server, "--host", "127.0.0.1", "--port", "0",
          "--database", "sqlite:" + os.path.join(folder, "serve.sqlite")],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     match = re.search(r"listening on (http://\S+)", line)
     if not match:
         process.kill()
-        sys.exit(f"coffer serve did not start: {line!r}")
+        sys.exit(f"the bench server did not start: {line!r}")
     return process, match.group(1)
 
 
@@ -94,12 +107,12 @@ def main():
     parser.add_argument("--threads", type=int, default=1, help="wrk threads")
     parser.add_argument("--per-second", type=int, default=15000,
                         help="requests built per second of run (an upper bound of the server's rate)")
-    parser.add_argument("--coffer", help="a coffer binary to use instead of building one")
+    parser.add_argument("--server", help="a serve-load-server binary to use instead of building one")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed (apt install wrk)")
 
-    coffer = args.coffer or build_coffer()
+    binary = args.server or build_server()
     folder = tempfile.mkdtemp(prefix="coffer-serve-load-")
     server = None
     try:
@@ -113,7 +126,7 @@ def main():
         with open(seed_path, "wb") as out:
             out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
 
-        server, url = start_server(coffer, folder)
+        server, url = start_server(binary, folder)
         ed = post(url + "/register", {"publicKey": public})
         hmac = post(url + "/register", {"algorithm": "hmac-sha256"})
         secret_path = os.path.join(folder, "hmac.secret")

@@ -2,7 +2,7 @@ public import CofferHTTPSignatures
 import Foundation
 public import Hummingbird
 import HTTPTypes
-import NIOCore
+public import NIOCore
 
 /// A request context that can carry the signature a ``HTTPSignatureMiddleware`` verified.
 public protocol HTTPSignatureRequestContext: RequestContext {
@@ -11,15 +11,18 @@ public protocol HTTPSignatureRequestContext: RequestContext {
 }
 
 /// The request context to use when signatures are all a server needs from its context.
-public struct HTTPSignatureContext: HTTPSignatureRequestContext {
+public struct HTTPSignatureContext: HTTPSignatureRequestContext, RemoteAddressRequestContext {
     /// Hummingbird's own storage.
     public var coreContext: CoreRequestContextStorage
     /// The verified signature (see ``HTTPSignatureRequestContext``).
     public var verifiedSignature: HTTPVerifiedSignature?
+    /// The address of the connection's peer (for per-client limits and logs); nil where there is none.
+    public let remoteAddress: SocketAddress?
 
     /// A fresh context for one request.
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }
 

@@ -21,9 +21,11 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
             guard !path.isEmpty else { throw ServerConfigurationError("sqlite: needs a path, e.g. sqlite:/var/lib/coffer/server.sqlite") }
             self = .sqlite(path: path)
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            // Checked now, so that a URL that cannot be used fails before anything starts.
+            _ = try PostgresRegistrationStore.configuration(url: text)
             self = .postgres(url: text)
         } else {
-            throw ServerConfigurationError("--database takes sqlite:PATH or postgres://user:password@host:port/database")
+            throw ServerConfigurationError("the database must be sqlite:PATH or postgres://user:password@host:port/database")
         }
     }
 
@@ -35,14 +37,27 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens the store (creating tables as needed).
-    public func open(logger: Logger) async throws -> any RegistrationStore {
+    /// - Parameter timeout: how long a database server may take to answer before opening fails (PostgreSQL
+    ///   keeps retrying a connection that is refused; a server must not wait for ever at its start).
+    public func open(logger: Logger, timeout: Duration = .seconds(30)) async throws -> any RegistrationStore {
         let store: any RegistrationStore
         switch self {
         case .sqlite(let path): store = try SQLiteRegistrationStore(path: path)
         case .postgres(let url): store = try PostgresRegistrationStore(url: url, logger: logger)
         }
         do {
-            try await store.migrate()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw ServerConfigurationError(
+                        "\(self) did not answer within \(timeout.components.seconds) s",
+                        hint: "check that the database server runs and that the URL's host, port and credentials are right"
+                    )
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         } catch {
             try? await store.close()
             throw error

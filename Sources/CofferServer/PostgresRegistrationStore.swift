@@ -14,11 +14,26 @@ public final class PostgresRegistrationStore: RegistrationStore {
     private let logger: Logger
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
-    /// - Throws: ``ServerConfigurationError`` for a URL that cannot be used.
+    /// - Throws: ``ServerConfigurationError`` for a URL that cannot be used (its message never holds the
+    ///   password).
     public init(url: String, logger: Logger = Logger(label: "coffer.postgres")) throws {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, !host.isEmpty else {
-            throw ServerConfigurationError("'\(Self.redacted(url))' is not a postgres://user:password@host:port/database URL")
+        let client = PostgresClient(configuration: try Self.configuration(url: url), backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    /// The client configuration `url` describes.
+    /// - Throws: ``ServerConfigurationError`` naming the URL without its password.
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
+        let hint = "percent-encode characters such as @ : / ? # [ ] and spaces in the user name and password (@ is %40)"
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+            throw ServerConfigurationError(
+                "the database URL does not parse as postgres://user:password@host:port/database (it is not shown: it may hold a password)", hint: hint
+            )
+        }
+        guard ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+            throw ServerConfigurationError("\(Self.redacted(url)) is not a postgres://user:password@host:port/database URL", hint: hint)
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
@@ -27,23 +42,29 @@ public final class PostgresRegistrationStore: RegistrationStore {
         case "disable": tls = .disable
         case "prefer": tls = .prefer(.makeClientConfiguration())
         case "require": tls = .require(.makeClientConfiguration())
-        default: throw ServerConfigurationError("sslmode must be disable, prefer or require, not '\(sslMode)'")
+        default: throw ServerConfigurationError("sslmode must be disable, prefer or require, not '\(sslMode.prefix(32))'")
         }
-        let configuration = PostgresClient.Configuration(
+        let password = components.percentEncodedPassword?.removingPercentEncoding
+            ?? components.queryItems?.first { $0.name == "password" }?.value
+        return PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: components.percentEncodedUser?.removingPercentEncoding ?? "postgres",
-            password: components.percentEncodedPassword?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls
+            password: password, database: database.isEmpty ? nil : database, tls: tls
         )
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        self.logger = logger
-        runner = Task { await client.run() }
     }
 
-    /// The URL without its password, for messages and logs.
+    /// The URL for messages and logs, never with its password: the user-info password and a `password`
+    /// query parameter become `***`. A URL that does not parse is not shown at all — where its password
+    /// ends cannot be known — only its scheme.
     public static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? "postgres://***"
+        guard var components = URLComponents(string: url), components.host != nil else {
+            let scheme = url.range(of: "://").map { String(url[..<$0.lowerBound].prefix(16)) } ?? "a database"
+            return "the \(scheme) URL (not shown: it does not parse, and may hold a password)"
+        }
+        if components.password != nil { components.password = "***" }
+        if let items = components.queryItems, items.contains(where: { $0.name.lowercased() == "password" }) {
+            components.queryItems = items.map { $0.name.lowercased() == "password" ? URLQueryItem(name: $0.name, value: "***") : $0 }
+        }
+        return components.string ?? "the database URL (not shown)"
     }
 
     public func migrate() async throws {
@@ -129,8 +150,11 @@ public final class PostgresRegistrationStore: RegistrationStore {
 public struct ServerConfigurationError: Error, CustomStringConvertible {
     /// What is wrong.
     public let description: String
+    /// What to do about it, when there is something to say.
+    public let hint: String?
 
-    init(_ description: String) {
+    init(_ description: String, hint: String? = nil) {
         self.description = description
+        self.hint = hint
     }
 }

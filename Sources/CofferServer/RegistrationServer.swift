@@ -21,6 +21,11 @@ import NIOSSL
 ///   registered key, covering `@method`, `@target-uri` and `content-digest` and carrying `created`;
 ///   otherwise `401` with a problem-details body. A replayed request is `401` too.
 /// - `GET /health` answers `200 {"status": "ok"}` when the store answers.
+///
+/// Hardened for the open internet: TLS 1.2 at least, with ECDHE and AEAD ciphers only; a request head
+/// that has not arrived in full within ``Options/headerTimeout`` ends the connection, however slowly
+/// its bytes trickle in, and idle keep-alive connections close after the same time; `/register` and
+/// failed signature checks are limited per client address (`429` with `Retry-After`).
 public struct RegistrationServer: Sendable {
     /// Settings of the signed routes.
     public struct Options: Sendable {
@@ -30,12 +35,17 @@ public struct RegistrationServer: Sendable {
         public var authority: String?
         /// The oldest signature accepted, in seconds.
         public var maximumAge: Int64 = 300
-        /// Adds `POST /unsigned/register_user`: the same work without a signature, for benchmarks only.
-        /// The user is recorded against the registered key that the request's
-        /// ``RegistrationServer/unsignedKeyIDField`` names, unchecked.
-        public var unsignedTwin = false
+        /// How long a client has to send a whole request head (from connecting, or from the previous
+        /// response), and how long an idle keep-alive connection stays open: 20 seconds.
+        public var headerTimeout: Duration = .seconds(20)
+        /// `POST /register` calls accepted per client address per minute (also the burst); nil for no
+        /// limit. 20 by default.
+        public var registrationsPerMinute: Int? = 20
+        /// Failed signature checks (`401` on a signed route) accepted per client address per minute
+        /// before the address gets `429` without verification; nil for no limit. 60 by default.
+        public var signatureFailuresPerMinute: Int? = 60
 
-        /// The defaults: plain HTTP, five minutes.
+        /// The defaults: plain HTTP, five minutes, the limits above.
         public init() {}
     }
 
@@ -62,6 +72,8 @@ public struct RegistrationServer: Sendable {
     public func router() -> Router<HTTPSignatureContext> {
         let router = Router(context: HTTPSignatureContext.self)
         let store = store
+        let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0) }
+        let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
         router.get("health") { _, _ -> Response in
             do {
                 try await store.ping()
@@ -71,29 +83,52 @@ public struct RegistrationServer: Sendable {
             }
         }
         router.post("register") { request, context -> Response in
-            try await Self.register(request, context: context, store: store)
+            if let wait = registrations?.take(Self.clientAddress(context)) {
+                context.logger.notice("registration refused: rate limit", metadata: ["address": .string(Self.clientAddress(context))])
+                return Self.tooManyRequests(retryAfter: wait, "too many registrations from this address")
+            }
+            return try await Self.register(request, context: context, store: store)
         }
         let verifier = HTTPMessageVerifier(policy: policy, keys: StoreKeyProvider(store: store), replayCache: store)
-        router.group("register_user")
+        var signed = router.group("register_user")
+        if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures)) }
+        signed
             .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024))
             .post { request, context -> Response in
                 guard let keyID = context.verifiedSignature?.keyID else { return Self.problem(.unauthorized, "missing-signature", "the request is not signed") }
                 return try await Self.registerUser(request, context: context, keyID: keyID, store: store)
             }
-        if options.unsignedTwin {
-            router.post("unsigned/register_user") { request, context -> Response in
-                // Not looked up (the signed route finds its key in a cache): an unknown id fails the insert.
-                guard let keyID = request.headers[Self.unsignedKeyIDField] else {
-                    return Self.problem(.badRequest, "unknown-key", "name a registered key in \(Self.unsignedKeyIDField)")
-                }
-                return try await Self.registerUser(request, context: context, keyID: keyID, store: store)
-            }
-        }
         return router
     }
 
-    /// The header field that names the key of an unsigned twin request (``Options/unsignedTwin``).
-    public static let unsignedKeyIDField = HTTPField.Name("Coffer-Unsigned-Key-Id")!
+    /// The client's IP address as the limits key it ("unknown" where the transport has none).
+    static func clientAddress(_ context: HTTPSignatureContext) -> String {
+        context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// `429 Too Many Requests` with `Retry-After` and a problem body.
+    static func tooManyRequests(retryAfter seconds: Int, _ what: String) -> Response {
+        var response = problem(.tooManyRequests, "rate-limited", "\(what); try again in \(seconds) s")
+        response.headers[.retryAfter] = String(seconds)
+        return response
+    }
+
+    /// Counts failed signature checks per address and, once an address has used its allowance,
+    /// answers `429` before verifying anything, until a token is back.
+    struct SignatureFailureLimit: RouterMiddleware {
+        typealias Context = HTTPSignatureContext
+        let limiter: AddressRateLimiter
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            let address = RegistrationServer.clientAddress(context)
+            if let wait = limiter.retryAfter(address) {
+                return RegistrationServer.tooManyRequests(retryAfter: wait, "too many failed signature checks from this address")
+            }
+            let response = try await next(request, context)
+            if response.status == .unauthorized { _ = limiter.take(address) }
+            return response
+        }
+    }
 
     // MARK: - Handlers
 
@@ -203,11 +238,14 @@ extension RegistrationServer {
         host: String, port: Int, certificatePath: String? = nil, keyPath: String? = nil, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        var server: HTTPServerBuilder = .http1()
+        // Hummingbird's idle timer runs from the connection's start and from each response, and only a
+        // whole request head (or body part) resets it: bytes trickling in do not keep a connection open.
+        let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(Int64(options.headerTimeout / .nanoseconds(1))))
+        var server: HTTPServerBuilder = .http1(configuration: http)
         if let certificatePath, let keyPath {
             let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            server = try .tls(.http1(), tlsConfiguration: TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            server = try .tls(.http1(configuration: http), tlsConfiguration: Self.tlsConfiguration(certificateChain: chain, privateKey: key))
         }
         return Application(
             router: router(),
@@ -216,5 +254,18 @@ extension RegistrationServer {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },
             logger: logger
         )
+    }
+
+    /// The server's TLS: 1.2 at least; for 1.2, ECDHE key exchange with AEAD ciphers only (no CBC, no
+    /// static RSA). TLS 1.3's suites are all AEAD.
+    static func tlsConfiguration(certificateChain: [NIOSSLCertificateSource], privateKey: NIOSSLPrivateKey) -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain, privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuiteValues = [
+            .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+            .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+            .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+        ]
+        return configuration
     }
 }

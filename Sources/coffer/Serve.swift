@@ -23,6 +23,14 @@ struct Serve: ParsableCommand {
             registered keys and the replay cache. The database URL can also come from the \
             COFFER_DATABASE environment variable, which keeps a password out of the process list.
 
+            Hardening: with --cert, TLS 1.2 at least with ECDHE and AEAD ciphers only. A client must send a \
+            whole request head within --header-timeout seconds of connecting (or of the previous \
+            response) however slowly its bytes trickle in, and idle keep-alive connections close after \
+            the same time. Per client address, /register is limited to --register-limit calls a minute \
+            and signed routes to --failure-limit failed signature checks a minute; beyond that the answer \
+            is 429 with Retry-After (0 turns a limit off; behind a proxy every client shares the \
+            proxy's address). The database URL is never printed with its password.
+
             Logs are structured (swift-log) on standard error; SIGINT or SIGTERM stops the server \
             gracefully (requests in flight finish). The first line on standard output is \
             'listening on http(s)://HOST:PORT' once connections are accepted.
@@ -58,15 +66,23 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("max-age"), help: ArgumentHelp("The oldest signature accepted, in seconds.", valueName: "seconds"))
     var maxAge: Int64 = 300
 
+    @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Seconds a client has to send a whole request head; idle connections close after it too.", valueName: "seconds"))
+    var headerTimeout: Int = 20
+
+    @Option(name: .customLong("register-limit"), help: ArgumentHelp("POST /register calls per client address per minute (0: no limit).", valueName: "n"))
+    var registerLimit: Int = 20
+
+    @Option(name: .customLong("failure-limit"), help: ArgumentHelp("Failed signature checks per client address per minute before 429 (0: no limit).", valueName: "n"))
+    var failureLimit: Int = 60
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
-
-    @Flag(name: .customLong("unsigned-twin"), help: .hidden)
-    var unsignedTwin = false
 
     func validate() throws {
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0 to 65535") }
+        if !(1...3600).contains(headerTimeout) { throw ValidationError("--header-timeout must be 1 to 3600 seconds") }
+        if registerLimit < 0 || failureLimit < 0 { throw ValidationError("--register-limit and --failure-limit must be 0 (no limit) or more") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
     }
 
@@ -74,8 +90,8 @@ struct Serve: ParsableCommand {
         let location: DatabaseLocation
         do {
             location = try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["COFFER_DATABASE"])
-        } catch {
-            throw CommandFailure("\(error)")
+        } catch let error as ServerConfigurationError {
+            throw CommandFailure(error.description, hint: error.hint)
         }
         var logger = Logger(label: "coffer.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -83,13 +99,17 @@ struct Serve: ParsableCommand {
         options.scheme = publicScheme ?? (cert == nil ? "http" : "https")
         options.authority = publicAuthority
         options.maximumAge = maxAge
-        options.unsignedTwin = unsignedTwin
+        options.headerTimeout = .seconds(headerTimeout)
+        options.registrationsPerMinute = registerLimit == 0 ? nil : registerLimit
+        options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
         let scheme = cert == nil ? "http" : "https"
         let (host, port, cert, key) = (host, port, cert, key)
         try runBlocking { [logger, options] in
             let store: any RegistrationStore
             do {
                 store = try await location.open(logger: logger)
+            } catch let error as ServerConfigurationError {
+                throw CommandFailure("cannot open the database: \(error.description)", hint: error.hint)
             } catch {
                 throw CommandFailure("cannot open the database \(location): \(error)")
             }

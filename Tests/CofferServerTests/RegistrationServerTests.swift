@@ -146,32 +146,6 @@ struct RegistrationServerTests {
         try await store.close()
     }
 
-    @Test func theUnsignedTwinExistsOnlyWhenAskedForAndInsertsLikeTheSignedRoute() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try await Self.sqliteStore(directory)
-        var options = RegistrationServer.Options()
-        options.unsignedTwin = true
-        try await Self.withServer(store: store, options: options) { base in
-            let registered = try await Self.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
-            let keyID = try #require(registered.json["keyId"] as? String)
-            var request = HTTPClientRequest(url: base + "/unsigned/register_user")
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: RegistrationServer.unsignedKeyIDField.rawName, value: keyID)
-            request.body = .bytes(ByteBuffer(string: #"{"email": "twin@example.com", "name": "Twin"}"#))
-            let created = try await Self.send(request)
-            #expect(created.status == 201)
-            #expect(created.json["keyId"] as? String == keyID)
-            let nameless = try await Self.post(base, "/unsigned/register_user", json: #"{"email": "other@example.com", "name": "Other"}"#)
-            #expect(nameless.status == 400)
-        }
-        try await Self.withServer(store: store) { base in
-            let absent = try await Self.post(base, "/unsigned/register_user", json: #"{"email": "x@example.com", "name": "X"}"#)
-            #expect(absent.status == 404)
-        }
-        try await store.close()
-    }
-
     @Test(.enabled(if: CommandRunner.isAvailable("openssl"), "needs the openssl command to make a certificate"))
     func servesHTTPSWithTheGivenCertificateAndSignsForHTTPS() async throws {
         let directory = try TemporaryDirectory()

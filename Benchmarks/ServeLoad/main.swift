@@ -1,0 +1,92 @@
+// The server bench/serve-load.py drives: `coffer serve`'s routes, built from the library's public API
+// (`RegistrationServer.router()`), plus an unsigned twin of `POST /register_user` that does the same
+// work without a signature — the JSON body parsed, the user inserted, a JSON answer — so the harness can
+// show what verifying a signature costs. The twin lives here, never in the product: a route that records
+// users without any signature has no place in `coffer serve`.
+//
+//   cd Benchmarks && swift run -c release serve-load-server --database sqlite:/tmp/load.sqlite --port 0
+//
+// The twin names its key in the `Coffer-Unsigned-Key-Id` header field. The per-address limits are off: the
+// load generator is one address.
+import CofferServer
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Logging
+
+struct Arguments {
+    var host = "127.0.0.1"
+    var port = 0
+    var database: String?
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw Failure("\(flag) needs a value") }
+            switch flag {
+            case "--host": host = value
+            case "--port": port = Int(value) ?? 0
+            case "--database": database = value
+            default: throw Failure("unknown option \(flag); expected --host, --port, --database")
+            }
+        }
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct UserBody: Decodable {
+    let email: String
+    let name: String
+}
+
+struct UserAnswer: Encodable {
+    let id: Int64
+    let email: String
+    let name: String
+    let keyId: String
+}
+
+let keyIDField = HTTPField.Name("Coffer-Unsigned-Key-Id")!
+
+@main
+enum ServeLoadServer {
+    static func main() async throws {
+        let arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+        var logger = Logger(label: "serve-load-server")
+        logger.logLevel = .warning
+        let store = try await DatabaseLocation(arguments.database).open(logger: logger)
+        var options = RegistrationServer.Options()
+        options.registrationsPerMinute = nil
+        options.signatureFailuresPerMinute = nil
+        let router = RegistrationServer(store: store, options: options).router()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        router.post("unsigned/register_user") { request, _ -> Response in
+            guard let keyID = request.headers[keyIDField] else { return Response(status: .badRequest) }
+            var request = request
+            let buffer = try await request.collectBody(upTo: 64 * 1024)
+            guard let body = try? JSONDecoder().decode(UserBody.self, from: Data(buffer.readableBytesView)) else { return Response(status: .badRequest) }
+            guard let user = try await store.insertUser(email: body.email, name: body.name, keyID: keyID, createdAt: Int64(Date().timeIntervalSince1970)) else {
+                return Response(status: .conflict)
+            }
+            let data = try encoder.encode(UserAnswer(id: user.id, email: user.email, name: user.name, keyId: user.keyID))
+            return Response(status: .created, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        let host = arguments.host
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: arguments.port), serverName: "coffer"),
+            onServerRunning: { channel in
+                print("listening on http://\(host):\(channel.localAddress?.port ?? 0)")
+                fflush(stdout)
+            },
+            logger: logger
+        )
+        try await app.runService()
+        try await store.close()
+    }
+}
