@@ -261,6 +261,54 @@ struct FaultTests {
         }
     }
 
+    // MARK: Durability
+
+    /// Whether strace can trace a program here (it needs ptrace).
+    static let canTrace: Bool = CommandRunner.isAvailable("strace") && ((try? CommandRunner.run("strace", ["-o", "/dev/null", "true"]).status) == 0)
+
+    /// The system calls of one run that make an output durable: for each `fsync(fd)`, what the
+    /// descriptor was opened as (`unnamed` for an O_TMPFILE in the folder, `folder` for the folder itself).
+    static func syncs(_ arguments: [String], in folder: TemporaryDirectory) throws -> (status: Int32, synced: [String]) {
+        let trace = folder.path("trace.txt")
+        let result = try CommandRunner.run(
+            "strace", ["-f", "-e", "trace=openat,fsync,fdatasync", "-o", trace, try CommandRunner.cofferExecutable()] + arguments,
+            currentDirectory: folder.path
+        )
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        try FileManager.default.removeItem(atPath: trace)
+        var opened: [String: String] = [:]
+        var synced: [String] = []
+        for line in lines {
+            if line.contains("openat("), let equals = line.range(of: "= ", options: .backwards) {
+                let descriptor = String(line[equals.upperBound...].prefix { $0.isNumber })
+                if line.contains("O_TMPFILE") { opened[descriptor] = "unnamed" } else if line.contains("O_DIRECTORY") { opened[descriptor] = "folder" } else { opened[descriptor] = "file" }
+            } else if let call = line.range(of: "sync("), line.hasSuffix("= 0") {
+                let descriptor = String(line[call.upperBound...].prefix { $0.isNumber })
+                synced.append(opened[descriptor] ?? "?")
+            }
+        }
+        return (result.status, synced)
+    }
+
+    /// Success means durable where the output may be the only copy (before issue 20 an encrypted output
+    /// was never flushed, and no folder ever was): `encrypt` flushes the file and then its folder,
+    /// `--no-sync` neither; `decrypt` flushes only with `--sync`; keys always.
+    @Test(.enabled(if: canTrace, "needs strace (and ptrace) to watch the flushes"))
+    func successMeansDurableWhereTheOutputMayBeTheOnlyCopy() throws {
+        let (folder, _) = try Self.workspace()
+        let encrypt = try Self.syncs(["encrypt", "--key-file", "k.key", "-o", "e1", "data.bin"], in: folder)
+        #expect(encrypt.status == 0)
+        #expect(encrypt.synced.suffix(2) == ["unnamed", "folder"], "the file, then its folder: \(encrypt.synced)")
+        let fast = try Self.syncs(["encrypt", "--key-file", "k.key", "--no-sync", "-o", "e2", "data.bin"], in: folder)
+        #expect(fast.status == 0 && fast.synced.isEmpty, "\(fast.synced)")
+        let decrypt = try Self.syncs(["decrypt", "--key-file", "k.key", "-o", "d1", "data.coffer"], in: folder)
+        #expect(decrypt.status == 0 && decrypt.synced.isEmpty, "the ciphertext remains: \(decrypt.synced)")
+        let synced = try Self.syncs(["decrypt", "--key-file", "k.key", "--sync", "-o", "d2", "data.coffer"], in: folder)
+        #expect(synced.synced.suffix(2) == ["unnamed", "folder"], "\(synced.synced)")
+        let key = try Self.syncs(["key", "generate", "-o", "new.key", "--public", "new.pub"], in: folder)
+        #expect(key.status == 0 && key.synced == ["unnamed", "folder", "unnamed", "folder"], "\(key.synced)")
+    }
+
     // MARK: Process hygiene
 
     /// A running `coffer` has no core-size allowance and is not dumpable: another process of the same
