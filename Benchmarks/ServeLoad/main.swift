@@ -81,8 +81,9 @@ enum ServeLoadServer {
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: arguments.port), serverName: "coffer"),
             onServerRunning: { channel in
-                print("listening on http://\(host):\(channel.localAddress?.port ?? 0)")
-                fflush(stdout)
+                // One write(2), so the harness reads the line at once (print would buffer it in a pipe).
+                let line = Array("listening on http://\(host):\(channel.localAddress?.port ?? 0)\n".utf8)
+                _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
             },
             logger: logger
         )
