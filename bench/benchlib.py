@@ -33,13 +33,18 @@ def run(argv):
 RELEASE_FLAGS = ["-c", "release", "-Xswiftc", "-cross-module-optimization"]
 
 
-def build_coffer():
-    print("building coffer (release, cross-module optimization)...", file=sys.stderr)
-    subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--product", "coffer"], cwd=ROOT, check=True,
+def build_product(product, package=ROOT):
+    """Builds `product` of the Swift package at `package` the release way; returns the binary's path."""
+    print(f"building {product} (release, cross-module optimization)...", file=sys.stderr)
+    subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--product", product], cwd=package, check=True,
                    stdout=subprocess.DEVNULL)
-    path = subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--show-bin-path"], cwd=ROOT, check=True,
+    path = subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--show-bin-path"], cwd=package, check=True,
                           capture_output=True, text=True).stdout.strip()
-    return os.path.join(path, "coffer")
+    return os.path.join(path, product)
+
+
+def build_coffer():
+    return build_product("coffer")
 
 
 def make_file(path, size):

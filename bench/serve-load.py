@@ -30,7 +30,7 @@ import sys
 import tempfile
 import urllib.request
 
-from benchlib import RELEASE_FLAGS, ROOT
+from benchlib import ROOT, build_product
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
@@ -46,13 +46,7 @@ def post(url, payload):
 def build_server():
     """The bench server: coffer serve's routes plus the unsigned twin, from Benchmarks/ServeLoad (the twin
     is not in the product)."""
-    print("building serve-load-server (release, cross-module optimization)...", file=sys.stderr)
-    package = os.path.join(ROOT, "Benchmarks")
-    subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--product", "serve-load-server"], cwd=package, check=True,
-                   stdout=subprocess.DEVNULL)
-    path = subprocess.run(["swift", "build"] + RELEASE_FLAGS + ["--show-bin-path"], cwd=package, check=True,
-                          capture_output=True, text=True).stdout.strip()
-    return os.path.join(path, "serve-load-server")
+    return build_product("serve-load-server", os.path.join(ROOT, "Benchmarks"))
 
 
 def start_server(server, folder):

@@ -83,22 +83,7 @@ struct AttackerMatrixTests {
 
     /// The SwiftNIO handler to 127.0.0.1:`port` asking for `hostname`: true when the handshake succeeded.
     static func nioAccepts(port: Int, hostname: String, evaluator: PinningEvaluator) async throws -> Bool {
-        let context = try NIOSSLContext(configuration: evaluator.policy.makeTLSConfiguration())
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(try evaluator.makeClientHandler(context: context, serverHostname: hostname))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        defer { channel.close(promise: nil) }
-        do {
-            // A write completes only after the handshake did (and fails when it failed).
-            try await channel.writeAndFlush(ByteBuffer(string: "GET / HTTP/1.1\r\nhost: \(hostname)\r\n\r\n")).get()
-            return true
-        } catch {
-            return false
-        }
+        (try? await pinnedHandshake(port: port, hostname: hostname, evaluator: evaluator)) != nil
     }
 
     /// AsyncHTTPClient with `pinned(by:)` asking for `https://host/`: through a CONNECT proxy to `port`

@@ -31,18 +31,7 @@ struct LoopbackTLSTests {
 
     /// Connects a raw NIO channel through the evaluator's handler; returns the validated chain's length.
     private func handshake(port: Int, evaluator: PinningEvaluator, hostname: String = "localhost") async throws -> Int {
-        let context = try NIOSSLContext(configuration: evaluator.policy.makeTLSConfiguration())
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(try evaluator.makeClientHandler(context: context, serverHostname: hostname))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        defer { channel.close(promise: nil) }
-        // A write completes only after the handshake did (and fails when it failed).
-        try await channel.writeAndFlush(ByteBuffer(string: "GET / HTTP/1.1\r\nhost: localhost\r\n\r\n")).get()
-        return try await channel.nioSSL_peerValidatedCertificateChain().get()?.count ?? 0
+        try await pinnedHandshake(port: port, hostname: hostname, evaluator: evaluator)
     }
 
     @Test func rawNIOClientAcceptsTheRightPinAndRefusesTheAttacker() async throws {
@@ -140,4 +129,21 @@ struct LoopbackTLSTests {
         try await client.shutdown()
         try await blind.shutdown()
     }
+}
+
+/// Connects to 127.0.0.1:`port` through `evaluator`'s SwiftNIO handler asking for `hostname`, and returns
+/// the validated chain's length; throws when the handshake failed.
+func pinnedHandshake(port: Int, hostname: String, evaluator: PinningEvaluator) async throws -> Int {
+    let context = try NIOSSLContext(configuration: evaluator.policy.makeTLSConfiguration())
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(try evaluator.makeClientHandler(context: context, serverHostname: hostname))
+            }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+    defer { channel.close(promise: nil) }
+    // A write completes only after the handshake did (and fails when it failed).
+    try await channel.writeAndFlush(ByteBuffer(string: "GET / HTTP/1.1\r\nhost: \(hostname)\r\n\r\n")).get()
+    return try await channel.nioSSL_peerValidatedCertificateChain().get()?.count ?? 0
 }
