@@ -63,7 +63,11 @@ enum Terminal {
     static func flush() throws(CommandFailure) {
         if let outputFailure { throw outputFailure }
         guard !buffer.isEmpty else { return }
-        defer { buffer.removeAll(keepingCapacity: true) }
+        defer {
+            // The buffer may hold plaintext or a secret (decrypt -o -, keychain get): wipe it as it empties.
+            buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            buffer.removeAll(keepingCapacity: true)
+        }
         let failure: CommandFailure? = buffer.withUnsafeBytes { bytes in
             do throws(CommandFailure) { try writeStandardOutput(bytes) } catch { return error }
             return nil
