@@ -9,9 +9,9 @@ import Testing
 
 /// Mis-issued certificates against every pinning path (issue 20): a second trusted CA issues the
 /// attacker a leaf for the pinned host with a DNS subjectAltName, with its common name only, with an IP
-/// subjectAltName only, or as a wildcard. Real loopback TLS servers; the SwiftNIO handler (which knows
-/// the host asked for) and AsyncHTTPClient (which does not), the latter through a CONNECT proxy so that
-/// it asks for `api.example.test` like a real client. Before the fix, AsyncHTTPClient accepted the
+/// subjectAltName only, or as a wildcard. Real loopback TLS servers; the SwiftNIO handler and the CLI's
+/// probe (which know the host asked for) and AsyncHTTPClient (which does not), the latter through a
+/// CONNECT proxy so that it asks for `api.example.test` like a real client. Before the fix, AsyncHTTPClient accepted the
 /// common-name-only and IP-only leaves (no DNS name selected a rule: `notPinned`).
 @Suite("Pinning attacker matrix")
 struct AttackerMatrixTests {
@@ -129,6 +129,8 @@ struct AttackerMatrixTests {
         let expected = leaf == .real
         try await Self.serve(scene.chain(issued, of: pki), key: issued) { (port: Int) async throws -> Void in
             #expect(try await Self.nioAccepts(port: port, hostname: Self.pinnedHost, evaluator: evaluator) == expected, "SwiftNIO handler, \(leaf)")
+            let probed = try await TLSProbe.check(host: "127.0.0.1", port: port, serverName: Self.pinnedHost, evaluator: evaluator)
+            #expect(probed.isAccepted == expected, "coffer pin check's probe, \(leaf): \(probed.verdict)")
             #expect(try await Self.asyncHTTPClientAccepts(port: port, host: Self.pinnedHost, evaluator: evaluator) == expected, "AsyncHTTPClient, \(leaf)")
         }
     }
