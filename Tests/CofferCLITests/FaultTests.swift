@@ -271,7 +271,7 @@ struct FaultTests {
 
     /// The system calls of one run that make an output durable: for each `fsync(fd)`, what the
     /// descriptor was opened as (`unnamed` for an O_TMPFILE in the folder, `folder` for the folder itself).
-    static func syncs(_ arguments: [String], in folder: TemporaryDirectory) throws -> (status: Int32, synced: [String]) {
+    static func syncs(_ arguments: [String], in folder: TemporaryDirectory) throws -> (status: Int32, synced: [String], created: [String]) {
         let trace = folder.path("trace.txt")
         let result = try CommandRunner.run(
             "strace", ["-f", "-e", "trace=openat,fsync,fdatasync", "-o", trace, try CommandRunner.cofferExecutable()] + arguments,
@@ -281,7 +281,11 @@ struct FaultTests {
         try FileManager.default.removeItem(atPath: trace)
         var opened: [String: String] = [:]
         var synced: [String] = []
+        var created: [String] = []
         for line in lines {
+            if line.contains("openat(") && (line.contains("O_CREAT") || line.contains("O_TMPFILE")) && !line.contains("= -1") {
+                created.append(String(line.split(separator: "\"").dropFirst().first ?? ""))
+            }
             if line.contains("openat("), let equals = line.range(of: "= ", options: .backwards) {
                 let descriptor = String(line[equals.upperBound...].prefix { $0.isNumber })
                 if line.contains("O_TMPFILE") { opened[descriptor] = "unnamed" } else if line.contains("O_DIRECTORY") { opened[descriptor] = "folder" } else { opened[descriptor] = "file" }
@@ -290,7 +294,7 @@ struct FaultTests {
                 synced.append(opened[descriptor] ?? "?")
             }
         }
-        return (result.status, synced)
+        return (result.status, synced, created)
     }
 
     /// Success means durable where the output may be the only copy (before issue 20 an encrypted output
@@ -308,6 +312,10 @@ struct FaultTests {
         #expect(decrypt.status == 0 && decrypt.synced.isEmpty, "the ciphertext remains: \(decrypt.synced)")
         let synced = try Self.syncs(["decrypt", "--key-file", "k.key", "--sync", "-o", "d2", "data.coffer"], in: folder)
         #expect(synced.synced.suffix(2) == ["unnamed", "folder"], "\(synced.synced)")
+        // To standard output, nothing is created on disk at all (before issue 20 the whole plaintext was
+        // spooled to an unlinked file in $TMPDIR).
+        let streamed = try Self.syncs(["decrypt", "--key-file", "k.key", "-o", "-", "data.coffer"], in: folder)
+        #expect(streamed.status == 0 && streamed.created.isEmpty, "\(streamed.created)")
         let key = try Self.syncs(["key", "generate", "-o", "new.key", "--public", "new.pub"], in: folder)
         #expect(key.status == 0 && key.synced == ["unnamed", "folder", "unnamed", "folder"], "\(key.synced)")
     }
