@@ -71,7 +71,14 @@ struct ServerHardeningTests {
     /// not a measurement).
     static func serverCloses(port: Int, head: String, trickle: String?, within limit: Duration = .seconds(30)) async throws -> Bool {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
-        try await channel.writeAndFlush(ByteBuffer(string: head))
+        if !head.isEmpty {
+            do {
+                try await channel.writeAndFlush(ByteBuffer(string: head))
+            } catch {
+                // On a slow machine (a sanitizer build) the server may already have closed it.
+                return !channel.isActive
+            }
+        }
         let ticker = trickle.map { text in
             channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(200), delay: .milliseconds(200)) { _ in
                 channel.writeAndFlush(ByteBuffer(string: text), promise: nil)
