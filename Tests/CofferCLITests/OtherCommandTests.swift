@@ -7,7 +7,10 @@ import Testing
 struct HMACCommandTests {
     static func keyFolder() throws -> (TemporaryDirectory, [UInt8]) {
         let folder = try TemporaryDirectory()
-        let key = Fixtures.randomBytes(count: 32)
+        var key = Fixtures.randomBytes(count: 32)
+        // A raw key ending in a line feed draws a warning (it may be text with a newline): one key in 256
+        // would, and the tests that expect a silent standard error would fail by chance.
+        if key[31] == UInt8(ascii: "\n") { key[31] = 0 }
         let path = try folder.write(key, to: "mac.key")
         chmod(path, 0o600)
         try folder.write("the message\n", to: "message.txt")
