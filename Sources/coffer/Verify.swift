@@ -57,7 +57,7 @@ struct Verify: ParsableCommand {
             } else {
                 let reader = try FileReader.open(target)
                 let progress = ProgressBar(total: reader.size, label: target)
-                valid = try key.isValidSignature(signatureBytes, forFileAtPath: target, options: flags.options) { progress.update($0) }
+                valid = try key.isValidSignature(signatureBytes, forDigestOfFileAtPath: target, options: flags.options) { progress.update($0) }
                 progress.finish()
             }
             guard valid else {

@@ -34,14 +34,14 @@ struct SigningKeyTests {
         let bytes = Fixtures.randomBytes(count: FileReader.defaultChunkSize * 5 + 3)
         let path = try folder.write(bytes, to: "release.bin")
         let key = try SigningKey.generate(type)
-        let signature = try key.signature(forFileAtPath: path)
-        #expect(try key.verifyingKey.isValidSignature(signature, forFileAtPath: path))
+        let signature = try key.signature(forDigestOfFileAtPath: path)
+        #expect(try key.verifyingKey.isValidSignature(signature, forDigestOfFileAtPath: path))
         let digest = try MessageDigest(of: bytes, algorithm: .sha512)
         #expect(key.verifyingKey.isValidSignature(signature, for: digest))
         var tampered = bytes
         tampered[tampered.count / 2] ^= 1
         try folder.write(tampered, to: "release.bin")
-        #expect(try !key.verifyingKey.isValidSignature(signature, forFileAtPath: path))
+        #expect(try !key.verifyingKey.isValidSignature(signature, forDigestOfFileAtPath: path))
     }
 
     @Test func rsaPaddingAndECDSAEncodingsAreDistinct() throws {

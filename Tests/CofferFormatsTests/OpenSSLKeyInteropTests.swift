@@ -109,15 +109,15 @@ struct OpenSSLKeyInteropTests {
         let path = try folder.write(Fixtures.randomBytes(count: 3 * FileReader.defaultChunkSize + 11), to: "data.bin")
 
         // Ours, verified by OpenSSL.
-        try folder.write(key.signature(forFileAtPath: path), to: "ours.sig")
+        try folder.write(key.signature(forDigestOfFileAtPath: path), to: "ours.sig")
         _ = try Self.openssl(["dgst", "-sha512", "-verify", "pub.pem", "-signature", "ours.sig", "data.bin"], in: folder)
         // OpenSSL's, verified by us.
         let theirs = try Self.openssl(["dgst", "-sha512", "-sign", "key.pem", "data.bin"], in: folder).standardOutput
-        #expect(try key.verifyingKey.isValidSignature(theirs, forFileAtPath: path))
+        #expect(try key.verifyingKey.isValidSignature(theirs, forDigestOfFileAtPath: path))
         if type == .rsa2048 {
-            #expect(try key.signature(forFileAtPath: path) == theirs, "RSA PKCS#1 v1.5 is deterministic: identical bytes")
+            #expect(try key.signature(forDigestOfFileAtPath: path) == theirs, "RSA PKCS#1 v1.5 is deterministic: identical bytes")
             // PSS both ways.
-            try folder.write(key.signature(forFileAtPath: path, options: SignatureOptions(hash: .sha512, rsaPadding: .pss)), to: "pss.sig")
+            try folder.write(key.signature(forDigestOfFileAtPath: path, options: SignatureOptions(hash: .sha512, rsaPadding: .pss)), to: "pss.sig")
             _ = try Self.openssl(
                 ["dgst", "-sha512", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest", "-verify", "pub.pem", "-signature", "pss.sig", "data.bin"],
                 in: folder
@@ -126,7 +126,7 @@ struct OpenSSLKeyInteropTests {
                 ["dgst", "-sha512", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest", "-sign", "key.pem", "data.bin"],
                 in: folder
             ).standardOutput
-            #expect(try key.verifyingKey.isValidSignature(theirPSS, forFileAtPath: path, options: SignatureOptions(hash: .sha512, rsaPadding: .pss)))
+            #expect(try key.verifyingKey.isValidSignature(theirPSS, forDigestOfFileAtPath: path, options: SignatureOptions(hash: .sha512, rsaPadding: .pss)))
         }
     }
 

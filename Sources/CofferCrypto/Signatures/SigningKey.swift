@@ -12,14 +12,22 @@ import Foundation
 ///
 /// ```swift
 /// let key = try SigningKey.generate(.ed25519)
-/// let signature = try key.signature(forFileAtPath: "release.tar.gz")
-/// let ok = key.verifyingKey.isValidSignature(signature, forFileAtPath: "release.tar.gz")
+/// let signature = try key.signature(forDigestOfFileAtPath: "release.tar.gz")
+/// let ok = try key.verifyingKey.isValidSignature(signature, forDigestOfFileAtPath: "release.tar.gz")
 /// ```
+///
+/// Two families of methods, named for what they sign:
+/// - ``signature(for:options:)-(Message,_)`` signs a message as its algorithm defines: Ed25519 and
+///   ML-DSA sign the bytes themselves, RSA and ECDSA hash them (ECDSA with its curve's hash by default).
+/// - ``signature(forDigestOf:options:)`` and ``signature(forDigestOfFileAtPath:options:progress:)`` sign
+///   a SHA-2 digest of the bytes (SHA-512 unless ``SignatureOptions/hash`` says otherwise), which is how
+///   a file of any size is signed in constant memory. For the same bytes and options the two give the
+///   same signature; for Ed25519, ML-DSA and ECDSA it differs from ``signature(for:options:)-(Message,_)``.
 ///
 /// The private key never appears in `description`. Exporting it in the clear is a separate, plainly
 /// named operation in `CofferFormats`.
 public struct SigningKey: Sendable, CustomStringConvertible {
-    /// The swift-crypto key inside.
+    /// The swift-crypto key inside, for ``init(_:)``.
     public enum Underlying: Sendable {
         case rsa(_RSA.Signing.PrivateKey)
         case p256(P256.Signing.PrivateKey)
@@ -33,8 +41,9 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// The smallest RSA modulus Coffer will sign with.
     public static let minimumRSABits = 2048
 
-    /// The swift-crypto key.
-    public let underlying: Underlying
+    /// The swift-crypto key. Not public: a signing key is used through Coffer's methods and exported
+    /// through its plainly named export operations, never handed out raw.
+    package let underlying: Underlying
 
     /// Wraps a swift-crypto key.
     /// - Throws: ``CofferCryptoError`` `.invalidKey` for an RSA key below 2048 bits.
@@ -136,10 +145,25 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Signs a file (or `-` for standard input) in constant memory: it is hashed in a stream with
-    /// ``SignatureOptions/hash`` (SHA-512 by default) and the digest is signed.
+    /// Signs the SHA-2 digest of bytes held in memory: the same signature
+    /// ``signature(forDigestOfFileAtPath:options:progress:)`` makes for a file holding these bytes.
+    ///
+    /// The digest is ``SignatureOptions/hash``, SHA-512 by default whatever the key; it is then signed
+    /// as ``signature(for:options:)-(MessageDigest,_)`` signs a digest.
+    public func signature<Message: Sequence>(
+        forDigestOf message: Message,
+        options: SignatureOptions = SignatureOptions(hash: .sha512)
+    ) throws -> [UInt8] where Message.Element == UInt8 {
+        try signature(for: MessageDigest(of: message, algorithm: options.hash ?? .sha512), options: options)
+    }
+
+    /// Signs the SHA-2 digest of a file (or `-` for standard input), read in constant memory.
+    ///
+    /// The file is hashed in a stream with ``SignatureOptions/hash`` (SHA-512 by default, whatever the
+    /// key) and the digest is signed as ``signature(for:options:)-(MessageDigest,_)`` signs one. This is
+    /// exactly ``signature(forDigestOf:options:)`` of the file's bytes, and what `coffer sign --raw` writes.
     public func signature(
-        forFileAtPath path: String,
+        forDigestOfFileAtPath path: String,
         options: SignatureOptions = SignatureOptions(hash: .sha512),
         progress: ((Int64) -> Void)? = nil
     ) throws -> [UInt8] {

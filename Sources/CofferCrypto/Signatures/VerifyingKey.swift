@@ -25,7 +25,7 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The swift-crypto key.
-    public let underlying: Underlying
+    package let underlying: Underlying
     /// The SubjectPublicKeyInfo DER encoding (RFC 5280), the canonical form Coffer fingerprints.
     public let derRepresentation: [UInt8]
 
@@ -227,11 +227,23 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether `signature` is valid for a file, hashed in a stream as ``SigningKey/signature(forFileAtPath:options:progress:)`` does.
+    /// Whether `signature` is valid for the SHA-2 digest of bytes in memory, made as
+    /// ``SigningKey/signature(forDigestOf:options:)`` makes it.
+    public func isValidSignature<Signature: Collection, Message: Sequence>(
+        _ signature: Signature,
+        forDigestOf message: Message,
+        options: SignatureOptions = SignatureOptions(hash: .sha512)
+    ) -> Bool where Signature.Element == UInt8, Message.Element == UInt8 {
+        guard let digest = try? MessageDigest(of: message, algorithm: options.hash ?? .sha512) else { return false }
+        return isValidSignature(signature, for: digest, options: options)
+    }
+
+    /// Whether `signature` is valid for the SHA-2 digest of a file, hashed in a stream as
+    /// ``SigningKey/signature(forDigestOfFileAtPath:options:progress:)`` does.
     /// - Throws: ``CofferCoreError`` if the file cannot be read (an unreadable file is an error, not a forgery).
     public func isValidSignature<Signature: Collection>(
         _ signature: Signature,
-        forFileAtPath path: String,
+        forDigestOfFileAtPath path: String,
         options: SignatureOptions = SignatureOptions(hash: .sha512),
         progress: ((Int64) -> Void)? = nil
     ) throws -> Bool where Signature.Element == UInt8 {
