@@ -214,7 +214,7 @@ public final class Keychain: @unchecked Sendable {
 
     func requireHeader() throws(KeychainError) -> KeychainCrypto.Header {
         guard let header = try currentHeader() else {
-            throw KeychainError(.noSuchKeychain, "the keychain has no password yet; create it first ('coffer keychain create')")
+            throw KeychainError(.noSuchKeychain, "the keychain has no password yet; set one first with create(password:)")
         }
         return header
     }

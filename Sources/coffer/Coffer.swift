@@ -56,13 +56,17 @@ struct Coffer: ParsableCommand {
             end(ExitStatus.inputError, error.reason)
         } catch let error as KeychainError {
             let failures: Set<KeychainError.Code> = [KeychainError.Code.authenticationFailed, KeychainError.Code.itemNotFound, KeychainError.Code.dataCorrupted]
-            let locked = error.code == KeychainError.Code.interactionNotAllowed
-            end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: locked ? "run 'coffer keychain unlock' first" : nil)
+            let hint: String? = switch error.code {
+            case .interactionNotAllowed: "run 'coffer keychain unlock' first"
+            case .noSuchKeychain: "create one with 'coffer keychain create'"
+            default: nil
+            }
+            end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: hint)
         } catch let error as PinningError {
             let failed: Set<PinningError.Code> = [PinningError.Code.chainNotTrusted, PinningError.Code.pinMismatch]
-            end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason)
+            end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: error.code == .malformedPin ? PinText.hint : nil)
         } catch let error as CofferFormatsError {
-            end(ExitStatus.inputError, error.description)
+            end(ExitStatus.inputError, error.description, hint: error.code == .costTooHigh ? DecryptionCost.hint : nil)
         } catch {
             if exitCode(for: error) == .success {
                 // --help and --version: ArgumentParser's text, on standard output.

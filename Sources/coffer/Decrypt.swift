@@ -122,7 +122,7 @@ struct Decrypt: ParsableCommand {
             case .authenticationFailed, .noMatchingKey:
                 throw CommandFailure(error.reason, hint: discard, exitCode: ExitStatus.checkFailed)
             case .costTooHigh:
-                throw CommandFailure(error.reason, hint: "only raise the limit for a file you trust: a hostile file can ask for any amount of work")
+                throw CommandFailure(error.reason, hint: DecryptionCost.hint)
             case .tooLarge:
                 throw CommandFailure(error.reason, hint: "decrypt it to a file with -o FILE")
             default:

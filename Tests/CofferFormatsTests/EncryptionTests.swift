@@ -133,7 +133,7 @@ struct EncryptionTests {
             try CofferEncryption.decrypt(sealed, with: .password(Array("pw".utf8)), limits: DecryptionLimits(maximumScryptLogN: 11))
         }
         #expect(error.code == .costTooHigh)
-        #expect(error.reason.contains("--max-scrypt-log-n"))
+        #expect(error.reason.contains("maximumScryptLogN"))
         #expect(try CofferEncryption.decrypt(sealed, with: .password(Array("pw".utf8))) == Array("x".utf8))
     }
 

@@ -20,7 +20,7 @@ struct FuzzRegressionTests {
         #expect(wrongKey?.reason.contains("an impossible amount of memory") == true)
         let tooCostly = #expect(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(file, with: .password(Array("pw".utf8))) }
         #expect(tooCostly?.code == .costTooHigh)
-        #expect(tooCostly?.reason.contains("--max-scrypt-log-n") == true)
+        #expect(tooCostly?.reason.contains("maximumScryptLogN") == true)
     }
 
     @Test func scryptMemoryReportsOverflowInsteadOfTrapping() throws {

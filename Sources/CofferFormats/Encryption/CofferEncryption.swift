@@ -425,7 +425,7 @@ public enum CofferEncryption {
                 guard Int(logN) <= limits.maximumScryptLogN, memory <= limits.maximumScryptMemory, p > 0, r > 0, logN > 0 else {
                     throw CofferFormatsError(
                         .costTooHigh,
-                        "the file asks for scrypt N=2^\(logN), r=\(r) (\(memory == Int.max ? "more than any machine has" : "\(memory >> 20) MiB")), above this reader's limit of 2^\(limits.maximumScryptLogN) and \(limits.maximumScryptMemory >> 20) MiB; if you trust the file, raise it with --max-scrypt-log-n"
+                        "the file asks for scrypt N=2^\(logN), r=\(r) (\(memory == Int.max ? "more than any machine has" : "\(memory >> 20) MiB")), above this reader's limit of 2^\(limits.maximumScryptLogN) and \(limits.maximumScryptMemory >> 20) MiB (DecryptionLimits.maximumScryptLogN, maximumScryptMemory)"
                     )
                 }
                 kek = try KDF.Scrypt.deriveKey(
@@ -436,7 +436,7 @@ public enum CofferEncryption {
                 guard iterations >= 1, Int(iterations) <= limits.maximumPBKDF2Iterations else {
                     throw CofferFormatsError(
                         .costTooHigh,
-                        "the file asks for \(iterations) PBKDF2 iterations, above this reader's limit of \(limits.maximumPBKDF2Iterations); if you trust the file, raise it with --max-iterations"
+                        "the file asks for \(iterations) PBKDF2 iterations, above this reader's limit of \(limits.maximumPBKDF2Iterations) (DecryptionLimits.maximumPBKDF2Iterations)"
                     )
                 }
                 kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: Int(iterations))

@@ -233,7 +233,7 @@ public enum OpenSSLEnc {
         progress: ((Int64) -> Void)? = nil, output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         guard (1...limits.maximumPBKDF2Iterations).contains(iterations) else {
-            throw CofferFormatsError(.costTooHigh, "\(iterations) PBKDF2 iterations are outside 1 to \(limits.maximumPBKDF2Iterations); raise the limit with --max-iterations")
+            throw CofferFormatsError(.costTooHigh, "\(iterations) PBKDF2 iterations are outside 1 to \(limits.maximumPBKDF2Iterations) (DecryptionLimits.maximumPBKDF2Iterations)")
         }
         let header = try source.readPrefix(upTo: 16)
         guard header.count == 16, header.starts(with: magic) else {
