@@ -225,6 +225,29 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "CofferHummingbirdTests",
+            dependencies: [
+                "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "CofferHTTPClientTests",
+            dependencies: [
+                "CofferHTTPClient", "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "CofferKeychainTests",
             dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift

@@ -29,11 +29,11 @@ public struct HTTPSignatureContext: HTTPSignatureRequestContext, RemoteAddressRe
 /// Hummingbird 2 middleware that lets through only requests whose HTTP message signature (RFC 9421)
 /// satisfies the verifier's policy, and puts the verified key identity into the context.
 ///
-/// Refused requests get `401 Unauthorized` with an RFC 9457 problem-details body whose `reason` says
-/// why (`missing-signature`, `unknown-key`, `expired`, `replayed`, `component-not-covered`,
+/// Refused requests get `401 Unauthorized` with a ``ProblemDetails`` body whose `reason` says why
+/// (`missing-signature`, `unknown-key`, `expired`, `replayed`, `component-not-covered`,
 /// `digest-mismatch`, `bad-signature`, …) and never echoes a secret; a failing key store or replay cache
-/// gives `503`. The body is read (up to ``maximumBodySize``) to check `Content-Digest` and stays
-/// available to the route.
+/// gives `503` (`unavailable`), and a body over ``maximumBodySize`` gives `413` (`body-too-large`). The
+/// body is read (up to ``maximumBodySize``) to check `Content-Digest` and stays available to the route.
 ///
 /// ```swift
 /// let router = Router(context: HTTPSignatureContext.self)
@@ -63,7 +63,16 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
-        let buffer = try await request.collectBody(upTo: maximumBodySize)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maximumBodySize)
+        } catch is NIOTooManyBytesError {
+            context.logger.info("signature refused", metadata: ["reason": "body-too-large"])
+            return ProblemDetails(
+                status: .contentTooLarge, reason: "body-too-large",
+                detail: "the body is larger than \(maximumBodySize) bytes, the most this server reads to check its digest"
+            ).response()
+        }
         var head = request.head
         head.scheme = scheme
         if let authority { head.authority = authority }
@@ -85,21 +94,15 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         return try await next(request, context)
     }
 
-    /// An `application/problem+json` response (RFC 9457) for a refusal.
+    /// The ``ProblemDetails`` response for a refusal: `401` with `WWW-Authenticate: Signature`, or `503`
+    /// when the check could not run (`error.code == .unavailable`, whose reason is not shown).
     public static func problem(status: HTTPResponse.Status, error: HTTPSignatureError) -> Response {
         let detail = error.code == .unavailable ? "the server could not check the signature; try again later" : error.reason
-        let data = FlatJSONObject([
-            "type": "https://coffer.dev/problems/signature",
-            "title": .string(status == .unauthorized ? "The request's signature was refused" : "The signature could not be checked"),
-            "status": .integer(Int64(status.code)),
-            "reason": .string(error.code.rawValue),
-            "detail": .string(detail),
-        ]).encoded
-        var fields = HTTPFields()
-        fields[.contentType] = "application/problem+json"
-        if status == .unauthorized {
-            fields[.wwwAuthenticate] = "Signature"
-        }
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        let problem = ProblemDetails(
+            status: status, reason: error.code.rawValue,
+            title: status == .unauthorized ? "The request's signature was refused" : "The signature could not be checked",
+            detail: detail
+        )
+        return problem.response(headers: status == .unauthorized ? [.wwwAuthenticate: "Signature"] : [:])
     }
 }

@@ -222,11 +222,7 @@ public struct RegistrationServer: Sendable {
     }
 
     static func problem(_ status: HTTPResponse.Status, _ reason: String, _ detail: String) -> Response {
-        let data = FlatJSONObject([
-            "type": .string("https://coffer.dev/problems/\(reason)"), "title": .string(status.reasonPhrase),
-            "status": .integer(Int64(status.code)), "reason": .string(reason), "detail": .string(detail),
-        ]).encoded
-        return Response(status: status, headers: [.contentType: "application/problem+json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        ProblemDetails(status: status, reason: reason, detail: detail).response()
     }
 }
 

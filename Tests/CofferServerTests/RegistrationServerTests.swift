@@ -92,7 +92,7 @@ struct RegistrationServerTests {
             let replayed = try await Self.send(request)
             #expect(replayed.status == 401)
             #expect(replayed.json["reason"] as? String == "replayed")
-            #expect(replayed.text.hasPrefix(#"{"detail":"#) && replayed.text.hasSuffix(#","reason":"replayed","status":401,"title":"The request's signature was refused","type":"https://coffer.dev/problems/signature"}"#))
+            #expect(replayed.text.hasPrefix(#"{"detail":"#) && replayed.text.hasSuffix(#","reason":"replayed","status":401,"title":"The request's signature was refused","type":"https://coffer.dev/problems/replayed"}"#))
 
             let unsigned = try await Self.post(base, "/register_user", json: #"{"email": "bob@example.com", "name": "Bob"}"#)
             #expect(unsigned.status == 401)
@@ -120,6 +120,30 @@ struct RegistrationServerTests {
             #expect(health.status == 200)
         }
         try await store.close()
+    }
+
+    /// A database that stops answering: `/health` says so with 503, and signed requests fail closed with
+    /// a 503 problem (never a pass, never a 401 that blames the client).
+    @Test func aDatabaseThatStopsAnsweringIs503() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        let key = try SigningKey.generate(.ed25519)
+        try await Self.withServer(store: store) { base in
+            let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            let registered = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            let keyID = try #require(registered.json["keyId"] as? String)
+            #expect(try await Self.send(HTTPClientRequest(url: base + "/health")).status == 200)
+
+            try await store.close()
+            let health = try await Self.send(HTTPClientRequest(url: base + "/health"))
+            #expect(health.status == 503)
+            #expect(health.text == #"{"status":"unavailable"}"#)
+
+            let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+            let refused = try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com"))
+            #expect(refused.status == 503)
+            #expect(refused.json["type"] as? String == "https://coffer.dev/problems/unavailable")
+        }
     }
 
     /// Of many copies of one signed request sent at once, exactly one is accepted; the others are replays.

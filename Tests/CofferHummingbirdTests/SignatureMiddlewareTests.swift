@@ -1,0 +1,161 @@
+import CofferCrypto
+import CofferHTTPSignatures
+import CofferHummingbird
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// `HTTPSignatureMiddleware` in a real Hummingbird router: what passes, and every way it refuses.
+@Suite("Signature middleware")
+struct SignatureMiddlewareTests {
+    static let authority = "api.example.test"
+
+    /// A key store that cannot answer, as a database that is down.
+    struct FailingKeys: HTTPSignatureKeyProvider {
+        struct Down: Error, CustomStringConvertible {
+            var description: String { "connection refused: postgres://app:hunter2@db.internal/keys" }
+        }
+        func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? { throw Down() }
+    }
+
+    struct Fixture {
+        let signer: HTTPMessageSigner
+        let keys: HTTPStaticKeys
+
+        init() throws {
+            let key = try SigningKey.generate(.ed25519)
+            signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: "client-1")
+            keys = HTTPStaticKeys(["client-1": try HTTPVerificationKey(key.verifyingKey)])
+        }
+
+        /// A signed `POST /orders` for `body`: its header fields as the client sends them.
+        func signedFields(body: [UInt8]) throws -> HTTPFields {
+            var request = HTTPRequest(method: .post, scheme: "https", authority: SignatureMiddlewareTests.authority, path: "/orders")
+            request.headerFields[.contentType] = "application/json"
+            try signer.sign(&request, body: body)
+            return request.headerFields
+        }
+    }
+
+    /// A router with the middleware in front of `POST /orders`, which answers with the verified key id.
+    static func application(
+        keys: any HTTPSignatureKeyProvider, replayCache: (any HTTPSignatureReplayCache)? = InMemoryReplayCache(), maximumBodySize: Int = 1 << 20
+    ) -> some ApplicationProtocol {
+        let router = Router(context: HTTPSignatureContext.self)
+        let verifier = HTTPMessageVerifier(keys: keys, replayCache: replayCache)
+        router.add(middleware: HTTPSignatureMiddleware(verifier: verifier, authority: authority, maximumBodySize: maximumBodySize))
+        router.post("orders") { request, context -> String in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            return "\(context.verifiedSignature?.keyID ?? "nobody") sent \(body.readableBytes) bytes"
+        }
+        return Application(router: router)
+    }
+
+    static func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])
+    }
+
+    @Test func aSignedRequestReachesTheRouteWithItsKeyID() async throws {
+        let fixture = try Fixture()
+        let body = Array(#"{"item": 1}"#.utf8)
+        let fields = try fixture.signedFields(body: body)
+        try await Self.application(keys: fixture.keys).test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "client-1 sent \(body.count) bytes")
+            }
+            // The same request again is a replay.
+            try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .unauthorized)
+                let problem = try Self.json(response)
+                #expect(problem["type"] as? String == "https://coffer.dev/problems/replayed")
+            }
+        }
+    }
+
+    @Test func refusalsAreProblemDetailsOfOneScheme() async throws {
+        let fixture = try Fixture()
+        let body = Array(#"{"item": 1}"#.utf8)
+        try await Self.application(keys: fixture.keys).test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(response.headers[.wwwAuthenticate] == "Signature")
+                let problem = try Self.json(response)
+                #expect(problem["reason"] as? String == "missing-signature")
+                #expect(problem["type"] as? String == ProblemDetails.typePrefix + "missing-signature")
+                #expect(problem["status"] as? Int == 401)
+            }
+            // A body changed after signing: the digest no longer matches.
+            let fields = try fixture.signedFields(body: body)
+            try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(string: #"{"item": 9}"#)) { response in
+                #expect(response.status == .unauthorized)
+                let problem = try Self.json(response)
+                #expect(problem["type"] as? String == ProblemDetails.typePrefix + "digest-mismatch")
+            }
+        }
+    }
+
+    /// A body over the limit is refused with 413 before anything else, and the route never runs.
+    @Test func aBodyOverTheLimitIs413() async throws {
+        let fixture = try Fixture()
+        let body = [UInt8](repeating: 0x61, count: 65)
+        let fields = try fixture.signedFields(body: body)
+        try await Self.application(keys: fixture.keys, maximumBodySize: 64).test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .contentTooLarge)
+                let problem = try Self.json(response)
+                #expect(problem["type"] as? String == ProblemDetails.typePrefix + "body-too-large")
+                #expect(problem["status"] as? Int == 413)
+                #expect((problem["detail"] as? String)?.contains("64 bytes") == true)
+            }
+            // At the limit, it passes.
+            let fitting = [UInt8](repeating: 0x61, count: 64)
+            try await client.execute(uri: "/orders", method: .post, headers: try fixture.signedFields(body: fitting), body: ByteBuffer(bytes: fitting)) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
+    /// A key store that fails is 503, and its error (here holding a password) is not shown.
+    @Test func aFailingKeyStoreIs503AndShowsNothingOfIt() async throws {
+        let fixture = try Fixture()
+        let body = Array("{}".utf8)
+        let fields = try fixture.signedFields(body: body)
+        try await Self.application(keys: FailingKeys()).test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.wwwAuthenticate] == nil)
+                let text = String(buffer: response.body)
+                #expect(!text.contains("hunter2") && !text.contains("postgres"))
+                let problem = try Self.json(response)
+                #expect(problem["type"] as? String == ProblemDetails.typePrefix + "unavailable")
+            }
+        }
+    }
+
+    /// A replay cache that refuses new records fails closed: 503, never a pass.
+    @Test func aFullReplayCacheIs503() async throws {
+        let fixture = try Fixture()
+        let body = Array("{}".utf8)
+        let fields = try fixture.signedFields(body: body)
+        try await Self.application(keys: fixture.keys, replayCache: InMemoryReplayCache(capacity: 0)).test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .serviceUnavailable)
+                let problem = try Self.json(response)
+                #expect(problem["reason"] as? String == "unavailable")
+            }
+        }
+    }
+
+    /// The problem body's fields and order are fixed: one scheme for every module.
+    @Test func problemDetailsBodyIsFixed() {
+        let problem = ProblemDetails(status: .tooManyRequests, reason: "rate-limited", detail: "try again in 3 s")
+        #expect(String(decoding: problem.body, as: UTF8.self) == #"{"detail":"try again in 3 s","reason":"rate-limited","status":429,"title":"Too Many Requests","type":"https://coffer.dev/problems/rate-limited"}"#)
+        #expect(problem.response().headers[.contentType] == "application/problem+json")
+    }
+}
