@@ -2,7 +2,7 @@
 ///
 /// On Linux "unlocked" means the keychain password was given to ``Keychain/unlock(password:)`` and
 /// ``Keychain/lock()`` was not called since.
-public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable {
+public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable, LosslessStringConvertible {
     /// Readable only while the keychain is unlocked. The default, as on Apple platforms.
     case whenUnlocked
     /// Readable from the first unlock until the process ends, even after ``Keychain/lock()``: for
@@ -19,9 +19,9 @@ public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable {
     /// Whether the item stays readable after ``Keychain/lock()`` once the keychain was unlocked.
     public var survivesLock: Bool { self == .afterFirstUnlock || self == .afterFirstUnlockThisDeviceOnly }
 
-    /// The name `coffer keychain` prints and accepts: `when-unlocked`, `after-first-unlock`,
-    /// `when-unlocked-this-device-only`, `after-first-unlock-this-device-only`.
-    public var commandLineName: String {
+    /// The name in kebab case, as messages and ``KeychainItem``'s JSON write it: `when-unlocked`,
+    /// `after-first-unlock`, `when-unlocked-this-device-only`, `after-first-unlock-this-device-only`.
+    public var description: String {
         switch self {
         case .whenUnlocked: "when-unlocked"
         case .afterFirstUnlock: "after-first-unlock"
@@ -30,9 +30,9 @@ public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// Reads a ``commandLineName`` (or the case name).
-    public init?(commandLineName: String) {
-        guard let match = Self.allCases.first(where: { $0.commandLineName == commandLineName || $0.rawValue == commandLineName }) else {
+    /// Reads a ``description`` (or the case name).
+    public init?(_ description: String) {
+        guard let match = Self.allCases.first(where: { $0.description == description || $0.rawValue == description }) else {
             return nil
         }
         self = match

@@ -221,7 +221,7 @@ public final class Keychain: @unchecked Sendable {
 
     func classKey(for accessibility: Accessibility) throws(KeychainError) -> SymmetricKey {
         guard let key = state.withLock({ classKeys[accessibility] }) else {
-            throw KeychainError(.interactionNotAllowed, "the keychain is locked; unlock it to use \(accessibility.commandLineName) items")
+            throw KeychainError(.interactionNotAllowed, "the keychain is locked; unlock it to use \(accessibility.description) items")
         }
         return key
     }
@@ -340,7 +340,7 @@ public final class Keychain: @unchecked Sendable {
         if let system { return try system.copyMatching(query, returningSecrets: returningSecrets) }
         #endif
         let rows = try storage.find(query, limit: query.matchLimit == .one ? 1 : nil)
-        guard !rows.isEmpty else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        guard !rows.isEmpty else { throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches") }
         guard returningSecrets else { return rows.map { KeychainMatch(item: $0.item, secret: nil) } }
         let header = try requireHeader()
         var matches: [KeychainMatch] = []
@@ -356,7 +356,7 @@ public final class Keychain: @unchecked Sendable {
         var one = query
         one.matchLimit = .one
         guard let secret = try copyMatching(one, returningSecrets: true).first?.secret else {
-            throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches")
+            throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches")
         }
         return secret
     }
@@ -406,7 +406,7 @@ public final class Keychain: @unchecked Sendable {
             }
             return copy
         }
-        guard changed > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        guard changed > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches") }
         return changed
     }
 
@@ -418,7 +418,7 @@ public final class Keychain: @unchecked Sendable {
         if let system { return try system.delete(query) }
         #endif
         let count = try storage.delete(query)
-        guard count > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        guard count > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches") }
         return count
     }
 }

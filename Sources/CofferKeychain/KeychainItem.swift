@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The kind of an item (`kSecClass`), which decides the attributes that identify it.
-public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable {
+public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, LosslessStringConvertible {
     /// A password for a service and account (`kSecClassGenericPassword`); identified by service and
     /// account (and access group).
     case genericPassword
@@ -14,14 +14,21 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable {
     /// A certificate (`kSecClassCertificate`); identified by issuer and serial number (and access group).
     case certificate
 
-    /// The spelling `coffer keychain list` prints.
-    public var commandLineName: String {
+    /// The name in kebab case, as messages and ``KeychainItem``'s JSON write it: `generic-password`,
+    /// `internet-password`, `key`, `certificate`.
+    public var description: String {
         switch self {
         case .genericPassword: "generic-password"
         case .internetPassword: "internet-password"
         case .key: "key"
         case .certificate: "certificate"
         }
+    }
+
+    /// Reads a ``description`` (or the case name).
+    public init?(_ description: String) {
+        guard let match = Self.allCases.first(where: { $0.description == description || $0.rawValue == description }) else { return nil }
+        self = match
     }
 }
 
@@ -139,7 +146,7 @@ public struct KeychainItem: Sendable, Hashable {
     /// Checks that the identifying attributes of the class are present and sane.
     func validate() throws(KeychainError) {
         func require(_ condition: Bool, _ what: String) throws(KeychainError) {
-            if !condition { throw KeychainError(.badParameter, "a \(itemClass.commandLineName) item needs \(what)") }
+            if !condition { throw KeychainError(.badParameter, "a \(itemClass.description) item needs \(what)") }
         }
         switch itemClass {
         case .genericPassword:

@@ -123,15 +123,6 @@ struct ItemName: ParsableArguments {
         return tag != nil ? .key : .certificate
     }
 
-    /// A positive serial number as DER INTEGER content, the form certificates (and Keychain Services)
-    /// keep: leading zeros dropped, one zero put back when the top bit is set (`8001` → `00 80 01`).
-    static func integerContent(_ bytes: [UInt8]) -> [UInt8] {
-        var trimmed = Array(bytes.drop { $0 == 0 })
-        if trimmed.isEmpty { return [0] }
-        if trimmed[0] & 0x80 != 0 { trimmed.insert(0, at: 0) }
-        return trimmed
-    }
-
     /// The certificate file's identity.
     func certificateIdentity() throws -> CertificateIdentity? {
         guard let certificate else { return nil }
@@ -148,7 +139,7 @@ struct ItemName: ParsableArguments {
             query.issuer = identity.issuer
             query.serialNumber = identity.serialNumber
         }
-        if let serial { query.serialNumber = Self.integerContent(try Hex.decode(serial)) }
+        if let serial { query.serialNumber = CertificateIdentity.serialNumber(unsignedBigEndian: try Hex.decode(serial)) }
         query.service = service
         query.account = account
         query.server = server
@@ -202,8 +193,8 @@ func readItemSecret(fromStandardInput: Bool) throws -> [UInt8] {
 }
 
 func parseAccessibility(_ text: String) throws -> Accessibility {
-    guard let value = Accessibility(commandLineName: text) else {
-        throw ValidationError("unknown accessibility '\(text)'; expected one of \(Accessibility.allCases.map(\.commandLineName).joined(separator: ", "))")
+    guard let value = Accessibility(text) else {
+        throw ValidationError("unknown accessibility '\(text)'; expected one of \(Accessibility.allCases.map(\.description).joined(separator: ", "))")
     }
     return value
 }
@@ -486,15 +477,16 @@ struct KeychainList: ParsableCommand {
             for itemClass in ItemClass.allCases { items += try keychain.items(matching: KeychainQuery(itemClass: itemClass)) }
         }
         if json {
-            let objects = items.map(Self.jsonObject)
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(items)
             Terminal.writeLine(String(decoding: data, as: UTF8.self))
             return
         }
         for item in items {
-            let kind: String = item.itemClass.commandLineName
+            let kind: String = item.itemClass.description
             let name: String = Self.name(of: item)
-            let access: String = item.accessibility.commandLineName
+            let access: String = item.accessibility.description
             var line = "\(kind)  \(name)  \(access)"
             if let label = item.label { line += "  \"\(label)\"" }
             Terminal.writeLine(line)
@@ -522,28 +514,6 @@ struct KeychainList: ParsableCommand {
             let serial: String = Hex.encode(item.serialNumber ?? [])
             return "serial \(serial)"
         }
-    }
-
-    static func jsonObject(_ item: KeychainItem) -> [String: Any] {
-        var object: [String: Any] = [:]
-        object["class"] = item.itemClass.commandLineName
-        object["accessibility"] = item.accessibility.commandLineName
-        let texts: [(String, String?)] = [
-            ("service", item.service), ("account", item.account), ("server", item.server), ("protocol", item.protocol),
-            ("path", item.path), ("keyClass", item.keyClass?.rawValue), ("keyType", item.keyType), ("label", item.label),
-            ("comment", item.comment),
-        ]
-        for (key, value) in texts {
-            if let value { object[key] = value }
-        }
-        if let port = item.port { object["port"] = port }
-        if let tag = item.applicationTag { object["applicationTag"] = Base64.encode(tag) }
-        let formatter = ISO8601DateFormatter()
-        if let created = item.creationDate { object["created"] = formatter.string(from: created) }
-        if let modified = item.modificationDate { object["modified"] = formatter.string(from: modified) }
-        object["applicationPassword"] = item.hasApplicationPassword
-        object["userPresence"] = item.requiresUserPresence
-        return object
     }
 }
 

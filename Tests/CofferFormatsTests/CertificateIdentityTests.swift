@@ -18,6 +18,16 @@ struct CertificateIdentityTests {
         #expect(fromDER.issuer.first == 0x30 && der.occurrences(of: fromDER.issuer) == 2)
     }
 
+    /// Serial numbers typed as hex become the INTEGER content a certificate holds (what the CLI used to
+    /// compute itself, with the same answers).
+    @Test(arguments: [
+        ("8001", "008001"), ("00008001", "008001"), ("7f", "7f"), ("00007f", "7f"), ("00", "00"), ("", "00"),
+        ("0000", "00"), ("ff", "00ff"), ("0102", "0102"),
+    ])
+    func serialNumbersFromUnsignedHex(hex: String, content: String) throws {
+        #expect(Hex.encode(CertificateIdentity.serialNumber(unsignedBigEndian: try Hex.decode(hex))) == content)
+    }
+
     @Test func everyTruncationAndJunkIsRefused() throws {
         let folder = try TemporaryDirectory()
         let (_, der) = try OpenSSLFixtures.selfSignedCertificate(serial: "7", in: folder)

@@ -29,7 +29,7 @@ struct KeychainModelTests {
 
         var description: String {
             switch self {
-            case .add(let name, let secret, let accessibility): "add \(name) (\(secret.count) bytes, \(accessibility.commandLineName))"
+            case .add(let name, let secret, let accessibility): "add \(name) (\(secret.count) bytes, \(accessibility.description))"
             case .read(let name): "read \(name)"
             case .updateSecret(let name, let secret): "update \(name) (\(secret.count) bytes)"
             case .relabel(let name, let label): "relabel \(name) as \(label)"

@@ -58,4 +58,16 @@ public struct CertificateIdentity: Sendable, Hashable {
             throw CofferFormatsError(.malformedKey, "not an X.509 certificate: \(error)")
         }
     }
+
+    /// A serial number given as an unsigned big-endian number (as `openssl x509 -serial` prints it in
+    /// hex), in the form ``serialNumber`` holds and a keychain query needs: DER INTEGER content, leading
+    /// zeros dropped and one zero put back when the top bit is set (`80 01` → `00 80 01`, `00 00 7F` → `7F`).
+    public static func serialNumber(unsignedBigEndian bytes: [UInt8]) -> [UInt8] {
+        var coder = DER.Serializer()
+        // invariant: an unsigned integer of any length serialises, and what swift-asn1 wrote parses back.
+        guard (try? coder.serialize(ArraySlice(bytes))) != nil, let node = try? DER.parse(coder.serializedBytes),
+              case .primitive(let content) = node.content
+        else { return bytes }
+        return Array(content)
+    }
 }

@@ -54,7 +54,7 @@ struct SystemKeychain: Sendable {
         } else {
             found = []
         }
-        guard !found.isEmpty else { throw KeychainError(.itemNotFound, "no \(query.itemClass.commandLineName) item matches") }
+        guard !found.isEmpty else { throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches") }
         var matches: [KeychainMatch] = []
         for attributes in found {
             let item = try Self.item(query.itemClass, from: attributes)
