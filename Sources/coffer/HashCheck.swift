@@ -3,80 +3,70 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 
-/// `coffer hash --check`: verifies the files named in checksum lists, reporting like `sha256sum -c`.
+/// `coffer hash --check`: reports a library ``ChecksumVerifier`` check the way `sha256sum -c` does.
 ///
 /// Each listed file prints `NAME: OK` or `NAME: FAILED`; unreadable files print `NAME: FAILED open or read`
 /// with the reason on standard error; malformed lines are reported as `LIST:LINE: reason` and skipped.
 /// Exit status: 1 if any file failed, else 2 if any line was malformed or no line was usable, else 0.
 struct ChecksumChecker {
-    let algorithm: DigestAlgorithm
-    /// When the user named `-a`, BSD lines tagged with another algorithm are errors.
-    let strict: Bool
+    let verifier: ChecksumVerifier
     let quiet: Bool
 
-    private var matched = 0
-    private var mismatched = 0
-    private var unreadable = 0
-    private var malformed = 0
+    private var summary = ChecksumVerifier.Summary()
     private var unreadableLists = 0
 
+    /// `strict`: the user named `-a`, so BSD lines tagged with another algorithm are errors.
     init(algorithm: DigestAlgorithm, strict: Bool, quiet: Bool) {
-        self.algorithm = algorithm
-        self.strict = strict
+        verifier = ChecksumVerifier(algorithm: algorithm, strict: strict)
         self.quiet = quiet
     }
 
     mutating func check(list: String) {
         let listName = list == "-" ? "standard input" : list
+        var progress: ProgressBar?
         do {
-            let reader = try FileReader.open(list)
-            try reader.forEachLine(maximumLength: ChecksumList.maximumLineLength) { line, number in
-                do {
-                    guard let entry = try ChecksumList.parse(line: line, number: number, algorithm: algorithm, strict: strict) else {
-                        return
-                    }
-                    verify(entry)
-                } catch let error as CofferFormatsError {
-                    malformed += 1
+            let checked = try verifier.verifyFiles(listedIn: list) { event in
+                switch event {
+                case .started(let entry, let size):
+                    progress = ProgressBar(total: size, label: entry.path)
+                case .progressed(_, let bytes):
+                    progress?.update(bytes)
+                case .finished(let entry, let outcome):
+                    progress?.finish()
+                    progress = nil
+                    report(entry, outcome)
+                case .malformedLine(let number, let error):
                     Terminal.flushStandardOutput()
                     Terminal.reportError("\(listName):\(number): \(error.reason)")
                 }
             }
-        } catch let error as CofferCoreError {
+            summary.add(checked)
+        } catch {
+            progress?.finish()
             unreadableLists += 1
             Terminal.flushStandardOutput()
             Terminal.reportError(error.reason)
-        } catch {
-            unreadableLists += 1
-            Terminal.reportError("\(listName): \(error)")
         }
     }
 
-    private mutating func verify(_ entry: ChecksumList.Entry) {
+    private func report(_ entry: ChecksumList.Entry, _ outcome: ChecksumVerifier.Outcome) {
         let shownName = ChecksumList.displayName(entry.path)
-        do {
-            let reader = try FileReader(path: entry.path)
-            let progress = ProgressBar(total: reader.size, label: entry.path)
-            let digest = try entry.algorithm.hash(reading: reader) { progress.update($0) }
-            progress.finish()
-            if digest.matches(entry.expected) {
-                matched += 1
-                if !quiet { Terminal.writeLine("\(shownName): OK") }
-            } else {
-                mismatched += 1
-                Terminal.writeLine("\(shownName): FAILED")
-            }
-        } catch {
-            unreadable += 1
+        switch outcome {
+        case .matched:
+            if !quiet { Terminal.writeLine("\(shownName): OK") }
+        case .mismatched:
+            Terminal.writeLine("\(shownName): FAILED")
+        case .unreadable(let error):
             Terminal.writeLine("\(shownName): FAILED open or read")
             Terminal.flushStandardOutput()
-            Terminal.reportError((error as? CofferCoreError)?.reason ?? "\(error)")
+            Terminal.reportError(error.reason)
         }
     }
 
     /// Prints the summary warnings and throws the exit status when anything went wrong.
     func finish() throws {
         Terminal.flushStandardOutput()
+        let malformed = summary.malformedLines, unreadable = summary.unreadable, mismatched = summary.mismatched
         if malformed > 0 {
             Terminal.warn("\(malformed) \(malformed == 1 ? "line is" : "lines are") improperly formatted")
         }
@@ -88,7 +78,7 @@ struct ChecksumChecker {
         }
         if mismatched > 0 || unreadable > 0 { throw ExitCode(ExitStatus.checkFailed) }
         if malformed > 0 || unreadableLists > 0 { throw ExitCode(ExitStatus.inputError) }
-        if matched == 0 {
+        if summary.matched == 0 {
             throw CommandFailure("no properly formatted checksum lines found", hint: "expected lines like 'DIGEST  NAME', as sha256sum writes them")
         }
     }
