@@ -59,31 +59,16 @@ public struct ProtectedFolder: Sendable {
         self.requiresExclusion = requiringBackupExclusion
     }
 
-    /// The application data folder `name` inside the platform's data location — `$XDG_DATA_HOME` (or
-    /// `~/.local/share`) on Linux, Application Support on Apple platforms — opened as ``init(path:requiringBackupExclusion:)`` does.
+    /// The application data folder `name` inside the user's data location (``DataLocation/userData(environment:)``:
+    /// `$XDG_DATA_HOME` or `~/.local/share` on Linux, Application Support on Apple platforms), opened as
+    /// ``init(path:requiringBackupExclusion:)`` does.
     /// - Throws: ``CofferCoreError`` `.invalidArgument` for a name that is empty, `.`/`..` or contains `/`;
     ///   or when no home folder is known.
-    public static func applicationData(named name: String, environment: [String: String] = Environment.current) throws(CofferCoreError) -> ProtectedFolder {
+    public static func applicationData(named name: String, environment: [String: String] = DataLocation.currentEnvironment) throws(CofferCoreError) -> ProtectedFolder {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
             throw CofferCoreError(.invalidArgument, "'\(name)' is not a folder name (no '/', not '.' or '..')")
         }
-        return try ProtectedFolder(path: try dataLocation(environment: environment) + "/" + name)
-    }
-
-    /// Where application data lives on this platform.
-    public static func dataLocation(environment: [String: String] = Environment.current) throws(CofferCoreError) -> String {
-        #if canImport(Darwin)
-        guard let url = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first else {
-            throw CofferCoreError(.fileNotFound, "no Application Support folder for this user")
-        }
-        return url.path
-        #else
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data }
-        guard let home = environment["HOME"], home.hasPrefix("/") else {
-            throw CofferCoreError(.fileNotFound, "neither XDG_DATA_HOME nor HOME is set to an absolute path")
-        }
-        return home + "/.local/share"
-        #endif
+        return try ProtectedFolder(path: try DataLocation.userData(environment: environment) + "/" + name)
     }
 
     /// Writes `bytes` to `name` in the folder atomically (a temporary file, flushed, then renamed) with
@@ -137,17 +122,5 @@ public struct ProtectedFolder: Sendable {
                                       "cannot create '\(prefix)': \(String(cString: strerror(errno)))")
             }
         }
-    }
-}
-
-/// The environment of this process, for the data-location lookups.
-public enum Environment {
-    /// `getenv` for the variables the data location depends on.
-    public static var current: [String: String] {
-        var values: [String: String] = [:]
-        for name in ["XDG_DATA_HOME", "HOME"] {
-            if let value = getenv(name) { values[name] = String(cString: value) }
-        }
-        return values
     }
 }

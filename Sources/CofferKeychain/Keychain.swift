@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 import Crypto
 import Foundation
 
@@ -80,12 +80,16 @@ public final class Keychain: @unchecked Sendable {
         }
     }
 
-    /// The default location: `$XDG_DATA_HOME/coffer/keychain.db`, or `~/.local/share/coffer/keychain.db`.
-    public static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/coffer/keychain.db" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return home + "/.local/share/coffer/keychain.db"
+    /// The default file: `keychain.db` in Coffer's data folder (``DataLocation/cofferFolder(environment:)``:
+    /// `$XDG_DATA_HOME/coffer` or `~/.local/share/coffer` on Linux, Application Support on Apple platforms).
+    /// - Throws: ``KeychainError`` `.noSuchKeychain` when the platform names no data folder (no absolute
+    ///   `XDG_DATA_HOME` or `HOME`), with the ``CofferCoreError`` as its underlying error.
+    public static func defaultPath(environment: [String: String] = DataLocation.currentEnvironment) throws(KeychainError) -> String {
+        do {
+            return try DataLocation.cofferFolder(environment: environment) + "/keychain.db"
+        } catch {
+            throw KeychainError(.noSuchKeychain, "there is no default keychain file: \(error.reason); pass a path", underlying: error)
+        }
     }
 
     /// Opens the keychain file at `path` (the default location when nil).
@@ -93,7 +97,7 @@ public final class Keychain: @unchecked Sendable {
     ///   then sets its password.
     /// - Throws: ``KeychainError`` `.noSuchKeychain` when the file is missing and `create` is false.
     public static func open(at path: String? = nil, create: Bool = false) throws(KeychainError) -> Keychain {
-        let path = path ?? defaultPath
+        let path = if let path { path } else { try defaultPath() }
         return Keychain(storage: try SQLiteStorage(path: path, create: create), path: path)
     }
 

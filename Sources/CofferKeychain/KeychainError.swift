@@ -41,12 +41,27 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
     public let code: Code
     /// What went wrong and what to do about it.
     public let reason: String
+    /// The Coffer source location that raised the error, for bug reports.
+    public let location: String
+    /// The error of a lower layer that caused this one (a ``CofferCoreError``, a database error), when
+    /// there is one.
+    public let underlying: (any Error & Sendable)?
 
-    /// Creates an error.
-    public init(_ code: Code, _ reason: String) {
+    /// Creates an error; library code passes its own location implicitly.
+    public init(_ code: Code, _ reason: String, underlying: (any Error & Sendable)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
+        self.underlying = underlying
+        self.location = "\(fileID):\(line)"
     }
 
     public var description: String { reason }
+
+    // The location and the underlying error are diagnostics: two errors with the same code and reason
+    // are the same error.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+    }
 }

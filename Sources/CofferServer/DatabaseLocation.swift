@@ -1,3 +1,4 @@
+public import CofferCore
 public import Foundation
 public import Logging
 
@@ -11,9 +12,9 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `sqlite:PATH`, `postgres://…`/`postgresql://…`, or nil for the default SQLite file.
     /// - Throws: ``ServerConfigurationError`` for anything else.
-    public init(_ text: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(_ text: String?, environment: [String: String] = DataLocation.currentEnvironment) throws {
         guard let text else {
-            self = .sqlite(path: Self.defaultSQLitePath(environment: environment))
+            self = .sqlite(path: try Self.defaultSQLitePath(environment: environment))
             return
         }
         if text.hasPrefix("sqlite:") {
@@ -29,11 +30,15 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `$XDG_DATA_HOME/coffer/server.sqlite`, or `~/.local/share/coffer/server.sqlite`.
-    public static func defaultSQLitePath(environment: [String: String]) -> String {
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return base + "/coffer/server.sqlite"
+    /// `server.sqlite` in Coffer's data folder (``DataLocation/cofferFolder(environment:)``:
+    /// `$XDG_DATA_HOME/coffer` or `~/.local/share/coffer` on Linux, Application Support on Apple platforms).
+    /// - Throws: ``ServerConfigurationError`` when the platform names no data folder.
+    public static func defaultSQLitePath(environment: [String: String]) throws -> String {
+        do {
+            return try DataLocation.cofferFolder(environment: environment) + "/server.sqlite"
+        } catch {
+            throw ServerConfigurationError("there is no default database file: \(error.reason)", hint: "name one with sqlite:PATH")
+        }
     }
 
     /// Opens the store (creating tables as needed).

@@ -44,10 +44,12 @@ struct KeychainOptions: ParsableArguments {
 
     @OptionGroup var password: PasswordOptions
 
-    var resolvedPath: String { path ?? Keychain.defaultPath }
+    var resolvedPath: String {
+        get throws { if let path { path } else { try Keychain.defaultPath() } }
+    }
 
     func open() throws -> Keychain {
-        try Keychain.open(at: resolvedPath)
+        try Keychain.open(at: try resolvedPath)
     }
 
     /// Opens and unlocks: from the session keyring when `coffer keychain unlock` is in force, otherwise
@@ -208,7 +210,7 @@ struct KeychainCreate: ParsableCommand {
     var scryptLogN = 17
 
     func run() throws {
-        let path = options.resolvedPath
+        let path = try options.resolvedPath
         if FileManager.default.fileExists(atPath: path), (try? Keychain.open(at: path).isCreated) == true {
             throw CommandFailure("a keychain already exists at '\(path)'", hint: "use it, or choose another file with --keychain")
         }
@@ -269,7 +271,7 @@ struct KeychainLock: ParsableCommand {
 
     func run() throws {
         let keychain = try options.open()
-        let ended = KeychainSession.end(keychain, path: options.resolvedPath)
+        let ended = KeychainSession.end(keychain, path: try options.resolvedPath)
         Terminal.writeError(ended ? "keychain locked\n" : "keychain was not unlocked\n")
     }
 }
@@ -280,7 +282,7 @@ struct KeychainStatus: ParsableCommand {
     @OptionGroup var options: KeychainOptions
 
     func run() throws {
-        let path = options.resolvedPath
+        let path = try options.resolvedPath
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("no keychain at '\(path)'", hint: "create one with 'coffer keychain create'")
         }
@@ -544,7 +546,7 @@ struct KeychainPasswd: ParsableCommand {
         var new = try PasswordOptions(file: newPasswordFile, environmentVariable: newPasswordEnvironmentVariable).read(prompt: "New keychain password: ", confirm: true)
         defer { SecretBytes.wipe(&new) }
         try keychain.changePassword(from: String(decoding: old, as: UTF8.self), to: String(decoding: new, as: UTF8.self))
-        KeychainSession.end(keychain, path: options.resolvedPath)
+        KeychainSession.end(keychain, path: try options.resolvedPath)
         Terminal.writeError("keychain password changed; every item re-encrypted under a new master key\n")
     }
 }
@@ -567,7 +569,7 @@ struct KeychainRotate: ParsableCommand {
         var password = try options.password.read(prompt: "Keychain password: ")
         defer { SecretBytes.wipe(&password) }
         try keychain.rotateMasterKey(password: String(decoding: password, as: UTF8.self))
-        KeychainSession.end(keychain, path: options.resolvedPath)
+        KeychainSession.end(keychain, path: try options.resolvedPath)
         Terminal.writeError("every item re-encrypted under a new master key\n")
     }
 }

@@ -99,8 +99,8 @@ struct ProtectedFolderTests {
         let temporary = try TemporaryDirectory()
         let folder = try ProtectedFolder.applicationData(named: "com.example.app", environment: ["XDG_DATA_HOME": temporary.path + "/xdg"])
         #expect(folder.path == temporary.path + "/xdg/com.example.app")
-        #expect(try ProtectedFolder.dataLocation(environment: ["HOME": "/home/u"]) == "/home/u/.local/share")
+        #expect(try DataLocation.userData(environment: ["HOME": "/home/u"]) == "/home/u/.local/share")
         #expect(throws: CofferCoreError.self) { try ProtectedFolder.applicationData(named: "../x", environment: ["XDG_DATA_HOME": temporary.path]) }
-        #expect(throws: CofferCoreError.self) { try ProtectedFolder.dataLocation(environment: [:]) }
+        #expect(throws: CofferCoreError.self) { try DataLocation.userData(environment: [:]) }
     }
 }

@@ -1,3 +1,4 @@
+import CofferCore
 import CofferKeychain
 import Foundation
 import Testing
@@ -79,4 +80,22 @@ struct KeychainItemCodableTests {
         for accessibility in Accessibility.allCases { #expect(Accessibility(accessibility.description) == accessibility) }
         #expect(Accessibility("whenUnlocked") == .whenUnlocked, "the case name is accepted too")
     }
+}
+
+/// The keychain's default file follows the one data-location rule.
+@Suite("Keychain default path")
+struct KeychainDefaultPathTests {
+    #if !canImport(Darwin)
+    @Test func defaultPathFollowsTheDataLocation() throws {
+        #expect(try Keychain.defaultPath(environment: ["XDG_DATA_HOME": "/data"]) == "/data/coffer/keychain.db")
+        #expect(try Keychain.defaultPath(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"]) == "/home/u/.local/share/coffer/keychain.db")
+        do {
+            _ = try Keychain.defaultPath(environment: [:])
+            Issue.record("no data location must be an error")
+        } catch {
+            #expect(error.code == .noSuchKeychain)
+            #expect(error.underlying is CofferCoreError)
+        }
+    }
+    #endif
 }
