@@ -28,6 +28,8 @@ public final class FileReader {
     public let displayName: String
     /// The size in bytes when the input is a regular file (as of opening it), `nil` for pipes and terminals.
     public let size: Int64?
+    /// The permission bits of the opened file (`0o600`), as of opening it; `nil` for standard input.
+    public let permissions: UInt32?
 
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -52,6 +54,7 @@ public final class FileReader {
         self.ownsDescriptor = true
         self.displayName = path
         self.size = info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
+        self.permissions = UInt32(info.st_mode & 0o7777)
         #if os(Linux)
         _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         #endif
@@ -64,6 +67,7 @@ public final class FileReader {
         self.ownsDescriptor = false
         self.displayName = "-"
         self.size = isRegular ? Int64(info.st_size) : nil
+        self.permissions = nil
     }
 
     /// A reader of this process's standard input, shown as `-`. It does not close standard input.

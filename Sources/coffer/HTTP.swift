@@ -111,7 +111,7 @@ struct HTTPVerify: ParsableCommand {
     var algorithm: String?
 
     @Option(name: .customLong("secret-encoding"), help: "How an HMAC secret file is written: base64, hex or raw.")
-    var secretEncoding: KeyEncoding = .base64
+    var secretEncoding: SecretEncoding = .base64
 
     @Option(name: .customLong("keyid"), help: ArgumentHelp("Accept only signatures naming this keyid (default: any).", valueName: "id"))
     var keyID: String?

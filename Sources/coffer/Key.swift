@@ -165,7 +165,7 @@ struct KeyShow: ParsableCommand {
             imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA)
         } catch let failure as CommandFailure {
             // X25519 keys receive encrypted files; the signing-key reader does not know them.
-            let bytes = try KeyFiles.readSmallFile(file, what: "key file")
+            let bytes = try KeyFile(contentsOf: file).bytes
             if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
                 case .x25519 = identity
             {

@@ -129,7 +129,7 @@ struct ItemName: ParsableArguments {
     func certificateIdentity() throws -> CertificateIdentity? {
         guard let certificate else { return nil }
         do {
-            return try CertificateIdentity(certificate: KeyFiles.readSmallFile(certificate, what: "certificate file"))
+            return try CertificateIdentity(certificate: KeyFile(contentsOf: certificate).bytes)
         } catch let error as CofferFormatsError {
             throw CommandFailure("\(certificate): \(error.reason)")
         }
@@ -373,7 +373,7 @@ struct KeychainAdd: ParsableCommand {
     }
 
     private func addKeyFile(_ path: String, tag: String, accessibility: Accessibility) throws {
-        let bytes = try KeyFiles.readSmallFile(path, what: "key file")
+        let bytes = try KeyFile(contentsOf: path).bytes
         let key: SigningKey
         do {
             let imported = try KeyImporter.read(bytes, password: { try options.password.read(prompt: "Password for \(path): ") })

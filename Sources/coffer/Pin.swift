@@ -70,7 +70,7 @@ struct ServerAddress {
 
 /// Certificates from a PEM file (every CERTIFICATE block) or one DER certificate.
 func readCertificates(_ path: String) throws -> [ChainCertificate] {
-    let bytes = try KeyFiles.readSmallFile(path, what: "certificate file")
+    let bytes = try KeyFile(contentsOf: path).bytes
     if bytes.first == 0x30 {
         do { return [try ChainCertificate(der: bytes)] } catch { throw CommandFailure("\(path): \(error.reason)") }
     }
@@ -172,7 +172,7 @@ struct PinOf: ParsableCommand {
     @OptionGroup var passwords: PasswordOptions
 
     func run() throws {
-        let bytes = try KeyFiles.readSmallFile(file, what: "certificate or key file")
+        let bytes = try KeyFile(contentsOf: file).bytes
         let text = String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
         if text.contains("-----BEGIN CERTIFICATE-----") || text.contains("-----BEGIN TRUSTED CERTIFICATE-----") || (try? ChainCertificate(der: bytes)) != nil {
             let certificates = try readCertificates(file)

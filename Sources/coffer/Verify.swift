@@ -50,7 +50,7 @@ struct Verify: ParsableCommand {
         let shown = target == "-" ? "standard input" : "'\(target)'"
 
         if flags.raw {
-            let signatureBytes = try KeyFiles.readSmallFile(signature, what: "signature file")
+            let signatureBytes = try KeyFile(contentsOf: signature).bytes
             let valid: Bool
             if key.algorithm.signsWholeMessage {
                 valid = key.isValidSignature(signatureBytes, for: try readWholeMessage(target, algorithm: key.algorithm))
@@ -67,7 +67,7 @@ struct Verify: ParsableCommand {
             return
         }
 
-        let text = String(decoding: try KeyFiles.readSmallFile(signature, what: "signature file"), as: UTF8.self)
+        let text = String(decoding: try KeyFile(contentsOf: signature).bytes, as: UTF8.self)
         let parsed: SignatureFile
         do {
             parsed = try SignatureFile(parsing: text)

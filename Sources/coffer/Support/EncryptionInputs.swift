@@ -13,14 +13,9 @@ import Darwin
 /// Reads a symmetric key file: 32 raw bytes (64 for RNCryptor's two keys), or the same as hex or
 /// base64 text. The lengths never collide, so no flag is needed.
 func readKeyFile(_ path: String) throws -> [UInt8] {
-    var bytes = try KeyFiles.readSmallFile(path, what: "key file")
-    defer { SecretBytes.wipe(&bytes) }
-    if bytes.count == 32 || bytes.count == 64 { return bytes }
-    var text = bytes[...]
-    while let last = text.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { text = text.dropLast() }
-    let string = String(decoding: text, as: UTF8.self)
-    if let decoded = try? Hex.decode(string), decoded.count == 32 || decoded.count == 64 { return decoded }
-    if let decoded = try? Base64.decode(string), decoded.count == 32 || decoded.count == 64 { return decoded }
+    var file = try KeyFile(contentsOf: path)
+    defer { file.wipe() }
+    if let key = SecretEncoding.detect(file.bytes, lengths: [32, 64]) { return key }
     throw CommandFailure(
         "key file '\(path)' does not hold a 32-byte key (raw, hex or base64)",
         hint: "make one with 'coffer random --raw --output \(path)'"
@@ -92,7 +87,7 @@ func parseEncryptedFormat(_ name: String) throws -> EncryptedFormat {
 func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
     try paths.map { path in
         do {
-            return try RecipientPublicKey(importing: KeyFiles.readSmallFile(path, what: "key file"))
+            return try RecipientPublicKey(importing: KeyFile(contentsOf: path).bytes)
         } catch let error as CofferFormatsError {
             throw CommandFailure("\(path): \(error.reason)")
         }
@@ -101,7 +96,7 @@ func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
 
 /// Reads an `-i` identity (a recipient private key); `password` is asked only for an encrypted key.
 func readIdentity(_ path: String, password: @escaping KeyImporter.PasswordProvider) throws -> RecipientPrivateKey {
-    let bytes = try KeyFiles.readSmallFile(path, what: "key file")
+    let bytes = try KeyFile(contentsOf: path).bytes
     do {
         return try RecipientPrivateKey(importing: bytes, password: password)
     } catch {

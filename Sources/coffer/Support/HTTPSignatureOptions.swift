@@ -18,7 +18,7 @@ struct HTTPSigningOptions: ParsableArguments {
     var algorithm: String?
 
     @Option(name: .customLong("secret-encoding"), help: "How an HMAC secret file is written: base64 (as /register returns it), hex or raw.")
-    var secretEncoding: KeyEncoding = .base64
+    var secretEncoding: SecretEncoding = .base64
 
     @Option(name: .customLong("cover"), help: ArgumentHelp("A component to cover (repeat): @method, @target-uri, content-digest, @query-param;name=\"id\"… Default: @method @target-uri, and content-digest (and content-type) with a body.", valueName: "component"))
     var cover: [String] = []

@@ -13,14 +13,6 @@ import Darwin
 /// Reading key files and writing key and signature files the way the CLI promises: whole small files,
 /// atomic writes, 0600 for secrets.
 enum KeyFiles {
-    /// Reads a small file (a key or a signature) whole, refusing anything over 1 MiB.
-    static func readSmallFile(_ path: String, what: String) throws -> [UInt8] {
-        guard let bytes = try FileReader.open(path).readAll(limit: KeyImporter.maximumInputSize) else {
-            throw CommandFailure("\(what) '\(path)' is larger than 1 MiB; it is not a \(what)")
-        }
-        return bytes
-    }
-
     /// Reads a key file, asking for a password only if the key is encrypted.
     static func importKey(
         _ path: String,
@@ -28,7 +20,7 @@ enum KeyFiles {
         appleKeyClass: AppleKeyClass? = nil,
         allowingLegacyRSA: Bool = false
     ) throws -> ImportedKey {
-        let bytes = try readSmallFile(path, what: "key file")
+        let bytes = try KeyFile(contentsOf: path).bytes
         do {
             return try KeyImporter.read(
                 bytes,

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import CofferCore
 import CofferCrypto
 #if canImport(Glibc)
@@ -10,14 +10,7 @@ import Darwin
 #endif
 
 /// How key bytes are written in a key file or variable.
-enum KeyEncoding: String, ExpressibleByArgument, CaseIterable {
-    /// The bytes exactly as stored (a file written by `coffer random --raw`).
-    case raw
-    /// Hex text; one trailing line break is ignored.
-    case hex
-    /// Standard base64 text; one trailing line break is ignored.
-    case base64
-}
+extension SecretEncoding: ExpressibleByArgument {}
 
 /// Where a secret key comes from. Never argv: command lines show up in `ps` and shell history.
 struct KeyOptions: ParsableArguments {
@@ -28,10 +21,7 @@ struct KeyOptions: ParsableArguments {
     var keyEnvironmentVariable: String?
 
     @Option(name: .customLong("key-encoding"), help: "How the key is written: raw, hex or base64.")
-    var keyEncoding: KeyEncoding = .raw
-
-    /// Key files larger than this are certainly not keys.
-    static let maximumKeyFileSize = 64 * 1024
+    var keyEncoding: SecretEncoding = .raw
 
     func validate() throws {
         switch (keyFile, keyEnvironmentVariable) {
@@ -59,14 +49,17 @@ struct KeyOptions: ParsableArguments {
 
     /// Reads a key file (warning when other users can read it) and decodes it; also the HMAC secrets
     /// of `coffer http sign|verify`.
-    static func loadFile(_ path: String, encoding: KeyEncoding) throws -> MACKey {
-        var bytes = try readKeyFile(path)
-        defer { SecretBytes.wipe(&bytes) }
-        return try decode(bytes, encoding: encoding, source: "key file '\(path)'", fromFile: true)
+    static func loadFile(_ path: String, encoding: SecretEncoding) throws -> MACKey {
+        var file = try KeyFile(contentsOf: path)
+        defer { file.wipe() }
+        if file.isExposedToOtherUsers, let permissions = file.permissions {
+            Terminal.warn("key file '\(path)' is accessible by other users (mode \(String(permissions & 0o777, radix: 8))); restrict it with 'chmod 600 \(path)'")
+        }
+        return try decode(file.bytes, encoding: encoding, source: "key file '\(path)'", fromFile: true)
     }
 
     /// Key bytes as `encoding` writes them; for text, one trailing line break is ignored.
-    private static func decode(_ bytes: [UInt8], encoding: KeyEncoding, source: String, fromFile: Bool) throws -> MACKey {
+    private static func decode(_ bytes: [UInt8], encoding: SecretEncoding, source: String, fromFile: Bool) throws -> MACKey {
         switch encoding {
         case .raw:
             if bytes.last == UInt8(ascii: "\n") && fromFile {
@@ -74,12 +67,8 @@ struct KeyOptions: ParsableArguments {
             }
             return try key(bytes, source: source)
         case .hex, .base64:
-            var text = bytes[...]
-            if text.last == UInt8(ascii: "\n") { text = text.dropLast() }
-            if text.last == UInt8(ascii: "\r") { text = text.dropLast() }
-            let string = String(decoding: text, as: UTF8.self)
             do {
-                var decoded = encoding == .hex ? try Hex.decode(string) : try Base64.decode(string)
+                var decoded = try encoding.decode(bytes)
                 defer { SecretBytes.wipe(&decoded) }
                 return try key(decoded, source: source)
             } catch let error as CofferCoreError {
@@ -94,18 +83,5 @@ struct KeyOptions: ParsableArguments {
         } catch {
             throw CommandFailure("the \(source) is empty", hint: "make a key with 'coffer random --raw --output FILE'")
         }
-    }
-
-    private static func readKeyFile(_ path: String) throws -> [UInt8] {
-        let reader = try FileReader(path: path)
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & 0o077 != 0 {
-            let mode = String(info.st_mode & 0o777, radix: 8)
-            Terminal.warn("key file '\(path)' is accessible by other users (mode \(mode)); restrict it with 'chmod 600 \(path)'")
-        }
-        guard let bytes = try reader.readAll(limit: maximumKeyFileSize) else {
-            throw CommandFailure("key file '\(path)' is larger than \(maximumKeyFileSize / 1024) KiB; it does not look like a key")
-        }
-        return bytes
     }
 }

@@ -65,7 +65,7 @@ enum Terminal {
         guard !buffer.isEmpty else { return }
         defer {
             // The buffer may hold plaintext or a secret (decrypt -o -, keychain get): wipe it as it empties.
-            buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
             buffer.removeAll(keepingCapacity: true)
         }
         let failure: CommandFailure? = buffer.withUnsafeBytes { bytes in
