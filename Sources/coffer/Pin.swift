@@ -31,40 +31,19 @@ struct PinCommand: ParsableCommand {
     )
 }
 
-/// `HOST[:PORT]` or a URL, split; the port defaults to 443.
+/// `HOST[:PORT]` or an https URL, split by the library's ``ServerURL``; the port defaults to 443. Pins
+/// apply to TLS, so an http URL is refused.
 struct ServerAddress {
     let host: String
     let port: Int
 
     init(_ text: String) throws {
-        var rest = Substring(text)
-        if let scheme = rest.range(of: "://") {
-            guard rest[..<scheme.lowerBound].lowercased() == "https" else {
-                throw CommandFailure("'\(text)' is not an https URL", hint: "pins apply to TLS; use https://HOST[:PORT] or HOST[:PORT]")
-            }
-            rest = rest[scheme.upperBound...]
+        let url = try ServerURL(text)
+        guard url.scheme == "https" else {
+            throw CommandFailure("'\(text)' is not an https URL", hint: "pins apply to TLS; use https://HOST[:PORT] or HOST[:PORT]")
         }
-        if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<slash] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        var host = rest
-        var port = 443
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let value = Int(after.dropFirst()), (1...65535).contains(value) else { throw CommandFailure("'\(text)' has an invalid port") }
-                port = value
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let value = Int(rest[rest.index(after: colon)...]), (1...65535).contains(value) else {
-                throw CommandFailure("'\(text)' has an invalid port", hint: "write HOST:PORT with a port from 1 to 65535")
-            }
-            port = value
-        }
-        guard !host.isEmpty else { throw CommandFailure("'\(text)' names no host") }
-        self.host = String(host)
-        self.port = port
+        host = url.host
+        port = url.effectivePort
     }
 }
 

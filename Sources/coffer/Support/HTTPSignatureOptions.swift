@@ -110,14 +110,9 @@ func parseHeaderFlags(_ flags: [String]) throws -> HTTPFields {
 /// An `HTTPRequest` for a method and an absolute URL.
 func makeRequest(method: String, url: String, headers: [String]) throws -> HTTPRequest {
     guard let method = HTTPRequest.Method(method.uppercased()) else { throw CommandFailure("'\(method)' is not an HTTP method") }
-    guard let schemeEnd = url.range(of: "://") else { throw CommandFailure("'\(url)' is not an absolute http:// or https:// URL") }
-    let scheme = url[..<schemeEnd.lowerBound].lowercased()
-    guard scheme == "http" || scheme == "https" else { throw CommandFailure("'\(url)': only http and https URLs") }
-    let rest = url[schemeEnd.upperBound...]
-    let pathStart = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-    let authority = String(rest[..<pathStart])
-    guard !authority.isEmpty else { throw CommandFailure("'\(url)' has no host") }
-    var path = String(rest[pathStart...])
-    if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-    return HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: try parseHeaderFlags(headers))
+    let target = try ServerURL(url, defaultScheme: nil)
+    return HTTPRequest(
+        method: method, scheme: target.scheme, authority: target.authority, path: target.pathAndQuery,
+        headerFields: try parseHeaderFlags(headers)
+    )
 }
