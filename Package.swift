@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "CofferKeychain",
             dependencies: [
-                "CofferCore", "CofferCrypto", "CofferFormats",
+                "CCofferSupport", "CofferCore", "CofferCrypto", "CofferFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

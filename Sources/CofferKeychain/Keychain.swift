@@ -230,17 +230,17 @@ public final class Keychain: @unchecked Sendable {
         return key
     }
 
-    /// The unlocked state for the CLI's session cache (the kernel keyring): SHA-256 of the stored header
+    /// The unlocked state for ``KeychainSession`` (the kernel keyring): SHA-256 of the stored header
     /// followed by the master key. Bound to the header, so a cache made before a password change or a
     /// key rotation, or for another keychain, is refused.
-    package func sessionKeyBytes() throws(KeychainError) -> [UInt8] {
+    func sessionKeyBytes() throws(KeychainError) -> [UInt8] {
         let header = try requireHeader()
         guard let master = state.withLock({ masterKey }) else { throw KeychainError(.interactionNotAllowed, "the keychain is locked") }
         return Array(SHA256.hash(data: header.encoded)) + master.withUnsafeBytes { Array($0) }
     }
 
     /// Unlocks from ``sessionKeyBytes()``.
-    package func unlock(sessionKey bytes: [UInt8]) throws(KeychainError) {
+    func unlock(sessionKey bytes: [UInt8]) throws(KeychainError) {
         let header = try requireHeader()
         guard bytes.count == 64, ConstantTime.equals(bytes[0..<32], Array(SHA256.hash(data: header.encoded))) else {
             throw KeychainError(.authenticationFailed, "the cached unlock belongs to another keychain or to its old password; unlock again")

@@ -35,6 +35,12 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The database could not be opened, read or written: permissions, a full disk, or another
         /// process holding it too long (`errSecIO`).
         public static let ioFailure = Code("io-failure", osStatus: -36)
+        /// The kernel keyring that keeps a keychain unlocked between processes is unavailable or refused
+        /// the key (``KeychainSession``; `errSecNotAvailable`).
+        public static let keyringUnavailable = Code("keyring-unavailable", osStatus: -25291)
+        /// Only the user-wide keyring, shared by every session of the user, could keep the key, and the
+        /// caller did not allow it (``KeychainSession``; `errSecNotAvailable`).
+        public static let userWideKeyringNotAllowed = Code("user-wide-keyring-not-allowed", osStatus: -25291)
     }
 
     /// What kind of failure this is.

@@ -59,6 +59,8 @@ struct Coffer: ParsableCommand {
             let hint: String? = switch error.code {
             case .interactionNotAllowed: "run 'coffer keychain unlock' first"
             case .noSuchKeychain: "create one with 'coffer keychain create'"
+            case .keyringUnavailable: "each command will ask for the password instead"
+            case .userWideKeyringNotAllowed: "start a session keyring first ('keyctl session'), or pass --user-keyring to accept the user-wide one"
             default: nil
             }
             end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: hint)

@@ -251,7 +251,7 @@ struct KeychainUnlock: ParsableCommand {
         var secret = try options.password.read(prompt: "Keychain password: ")
         defer { SecretBytes.wipe(&secret) }
         try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
-        let keyring = try KeychainSession.store(keychain, seconds: UInt32(seconds), allowingUserWide: userKeyring)
+        let keyring = try KeychainSession.keepUnlocked(keychain, for: UInt32(seconds), allowingUserWideKeyring: userKeyring)
         Terminal.writeError("keychain unlocked for \(timeout) in \(keyring.description)\n")
     }
 

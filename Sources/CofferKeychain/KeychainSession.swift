@@ -1,6 +1,5 @@
 import CCofferSupport
 import CofferCore
-import CofferKeychain
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,15 +7,26 @@ import Glibc
 import Darwin
 #endif
 
-/// `coffer keychain unlock`'s state between commands: the keychain's session key in the Linux kernel's
-/// keyring (keyrings(7)), with a timeout, so later commands of the same login session need no password
-/// and the master key never touches the disk. `lock` invalidates it.
+/// Keeps an unlocked keychain unlocked between processes of one login session, as `coffer keychain
+/// unlock` does: the keychain's session key goes into the Linux kernel's keyring (keyrings(7)) with a
+/// timeout, so later processes of the same login session need no password, and the master key never
+/// touches the disk. ``end(_:path:)`` invalidates it.
 ///
 /// Entries are named by the keychain's identity (``Keychain/identifier``), not by its path, so any
-/// spelling of the path (`kc/k.db`, `./kc/k.db`, a symbolic link) finds and locks the same entry.
-enum KeychainSession {
+/// spelling of the path (`kc/k.db`, `./kc/k.db`, a symbolic link) finds and locks the same entry. The
+/// session key is bound to the keychain's header: an entry made before a password change or a rotation
+/// no longer unlocks. Only on Linux; elsewhere ``keepUnlocked(_:for:allowingUserWideKeyring:)`` throws
+/// `.keyringUnavailable` and nothing is ever found.
+///
+/// ```swift
+/// try keychain.unlock(password: password)
+/// let keyring = try KeychainSession.keepUnlocked(keychain, for: 900, allowingUserWideKeyring: false)
+/// // …in a later process of the same login session:
+/// if KeychainSession.restore(keychain) { /* unlocked without a password */ }
+/// ```
+public enum KeychainSession {
     /// Where an unlocked key is kept.
-    enum Keyring {
+    public enum Keyring: Sendable, Hashable, CustomStringConvertible {
         /// The login session's keyring: gone when the session ends, invisible to other sessions.
         case loginSession
         /// The user-wide default session keyring (`_uid_ses.UID`), shared by every session of the user
@@ -30,7 +40,8 @@ enum KeychainSession {
             }
         }
 
-        var description: String {
+        /// Names the keyring for a person.
+        public var description: String {
             switch self {
             case .loginSession: "this login session's keyring"
             case .userWide: "the user-wide keyring _uid_ses.\(getuid()), shared by every session of this user"
@@ -38,7 +49,7 @@ enum KeychainSession {
         }
     }
 
-    static func description(for keychain: Keychain) throws -> String {
+    static func description(for keychain: Keychain) throws(KeychainError) -> String {
         "coffer-keychain:" + (try keychain.identifier)
     }
 
@@ -49,26 +60,24 @@ enum KeychainSession {
         return Array(Set(["coffer-keychain:" + absolute, "coffer-keychain:" + canonical]))
     }
 
-    /// Keeps the unlocked state for `seconds` and says where. The user-wide keyring is used only when
-    /// `allowingUserWide` (`--user-keyring`): a process without a login-session keyring is refused.
-    /// - Throws: ``CommandFailure`` when the kernel keyring is unavailable, or only the user-wide one is
-    ///   and it was not asked for.
-    static func store(_ keychain: Keychain, seconds: UInt32, allowingUserWide: Bool) throws -> Keyring {
+    /// Keeps `keychain`'s unlocked state for `seconds` and says where. The user-wide keyring is used
+    /// only when `allowingUserWideKeyring`: a process without a login-session keyring is refused.
+    /// - Throws: ``KeychainError`` `.keyringUnavailable` when the kernel keyring is unavailable or
+    ///   refuses, `.userWideKeyringNotAllowed` when only the user-wide one is there and it was not
+    ///   allowed, `.interactionNotAllowed` when the keychain is locked.
+    public static func keepUnlocked(_ keychain: Keychain, for seconds: UInt32, allowingUserWideKeyring allowingUserWide: Bool) throws(KeychainError) -> Keyring {
         let onlyUserWide: Bool
         switch coffer_keyring_session_is_user_default() {
         case 0: onlyUserWide = false
         case 1: onlyUserWide = true
         default:
-            throw CommandFailure(
-                "cannot keep the keychain unlocked: the kernel keyring is unavailable (\(String(cString: strerror(errno))))",
-                hint: "each command will ask for the password instead"
-            )
+            throw KeychainError(.keyringUnavailable, "cannot keep the keychain unlocked: the kernel keyring is unavailable (\(String(cString: strerror(errno))))")
         }
         let keyring: Keyring = allowingUserWide || onlyUserWide ? .userWide : .loginSession
         if keyring == .userWide && !allowingUserWide {
-            throw CommandFailure(
-                "this process has no login-session keyring, so the unlocked key would go to the user-wide keyring _uid_ses.\(getuid()), which every session of this user shares and which outlives them",
-                hint: "start a session keyring first ('keyctl session'), or pass --user-keyring to accept the user-wide one"
+            throw KeychainError(
+                .userWideKeyringNotAllowed,
+                "this process has no login-session keyring, so the unlocked key would go to the user-wide keyring _uid_ses.\(getuid()), which every session of this user shares and which outlives them"
             )
         }
         var bytes = try keychain.sessionKeyBytes()
@@ -79,10 +88,7 @@ enum KeychainSession {
         }
         let id = bytes.withUnsafeBytes { coffer_session_key_add(keyring.which, description, $0.baseAddress, UInt($0.count)) }
         guard id >= 0 else {
-            throw CommandFailure(
-                "cannot keep the keychain unlocked: the kernel keyring refused (\(String(cString: strerror(errno))))",
-                hint: "each command will ask for the password instead"
-            )
+            throw KeychainError(.keyringUnavailable, "cannot keep the keychain unlocked: the kernel keyring refused (\(String(cString: strerror(errno))))")
         }
         _ = coffer_session_key_set_timeout(id, seconds)
         return keyring
@@ -100,8 +106,9 @@ enum KeychainSession {
         return find(description, in: .loginSession) ?? find(description, in: .userWide)
     }
 
-    /// Unlocks `keychain` from the keyring; false when there is no valid entry.
-    static func restore(_ keychain: Keychain) -> Bool {
+    /// Unlocks `keychain` from the keyring; false when there is no valid entry (none, expired, or made
+    /// for the keychain's old password or master key).
+    public static func restore(_ keychain: Keychain) -> Bool {
         guard let id = find(keychain) else { return false }
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = buffer.withUnsafeMutableBytes { coffer_session_key_read(id, $0.baseAddress, UInt($0.count)) }
@@ -116,12 +123,12 @@ enum KeychainSession {
     }
 
     /// Whether an unlocked entry exists for `keychain`.
-    static func exists(_ keychain: Keychain) -> Bool { find(keychain) != nil }
+    public static func exists(_ keychain: Keychain) -> Bool { find(keychain) != nil }
 
-    /// Ends the unlocked state of `keychain` at `path` (and any entry an earlier version made under the
-    /// path's name); true when there was one.
+    /// Ends the unlocked state of `keychain`, which was opened from `path` (and removes any entry an
+    /// earlier version made under the path's name); true when there was one.
     @discardableResult
-    static func end(_ keychain: Keychain, path: String) -> Bool {
+    public static func end(_ keychain: Keychain, path: String) -> Bool {
         var ended = false
         var descriptions = legacyDescriptions(forPath: path)
         if let current = try? description(for: keychain) { descriptions.append(current) }
