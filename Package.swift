@@ -20,7 +20,8 @@
 //        │
 //   CofferCore      errors, hex/base64, constant-time compare, chunked file reading
 //
-// CofferTesting is a library of fixtures for our tests and for users' tests.
+// CofferTesting is a library of fixtures for users' tests and ours; CofferTestSupport (not a product)
+// is our own test harness.
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -162,10 +163,13 @@ let package = Package(
         ),
         // Protected data folders: mode 0700, atomic 0600 files, excluded from backups.
         .target(name: "CofferFiles", dependencies: ["CofferCore", "CCofferSupport"], swiftSettings: strictSwift),
+        // Fixtures for users' tests as well as ours: a test PKI, loopback TLS servers, temporary folders
+        // and keychains, seeded keys, an RFC 9421 request signer.
         .target(
             name: "CofferTesting",
             dependencies: [
-                "CofferCore", "CofferCrypto",
+                "CofferCore", "CofferCrypto", "CofferKeychain", "CofferHTTPSignatures",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -174,6 +178,13 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            swiftSettings: strictSwift
+        ),
+        // Coffer's own test harness, not a product: vector loaders, the command runner for the CLI and
+        // OpenSSL, byte helpers.
+        .target(
+            name: "CofferTestSupport",
+            dependencies: ["CofferTesting", "CofferCore", "CofferCrypto"],
             swiftSettings: strictSwift
         ),
         // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs, fallocate).
@@ -191,21 +202,21 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTesting"], swiftSettings: strictSwift),
+        .testTarget(name: "CofferCoreTests", dependencies: ["CofferCore", "CofferTesting", "CofferTestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "CofferCryptoTests",
-            dependencies: ["CofferCrypto", "CofferTesting"],
+            dependencies: ["CofferCrypto", "CofferTesting", "CofferTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "CofferFormatsTests",
-            dependencies: ["CofferFormats", "CofferTesting", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["CofferFormats", "CofferTesting", "CofferTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "CofferHTTPSignaturesTests",
             dependencies: [
-                "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferCore", "CofferTesting",
+                "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferCore", "CofferTesting", "CofferTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -214,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "CofferServerTests",
             dependencies: [
-                "CofferServer", "CofferHummingbird", "CofferHTTPClient", "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferTesting",
+                "CofferServer", "CofferHummingbird", "CofferHTTPClient", "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferTesting", "CofferTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -227,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "CofferHummingbirdTests",
             dependencies: [
-                "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting",
+                "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting", "CofferTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -238,7 +249,7 @@ let package = Package(
         .testTarget(
             name: "CofferHTTPClientTests",
             dependencies: [
-                "CofferHTTPClient", "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting",
+                "CofferHTTPClient", "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting", "CofferTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -249,13 +260,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CofferKeychainTests",
-            dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["CofferKeychain", "CofferFormats", "CofferCrypto", "CofferCore", "CofferTesting", "CofferTestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "CofferPinningTests",
             dependencies: [
-                "CofferPinning", "CofferTesting",
+                "CofferPinning", "CofferTesting", "CofferTestSupport",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -266,11 +277,11 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        .testTarget(name: "CofferFilesTests", dependencies: ["CofferFiles", "CofferCore", "CofferTesting"], swiftSettings: strictSwift),
+        .testTarget(name: "CofferFilesTests", dependencies: ["CofferFiles", "CofferCore", "CofferTesting", "CofferTestSupport"], swiftSettings: strictSwift),
         // End-to-end tests of the built binary; depending on the executable makes `swift test` build it.
         .testTarget(
             name: "CofferCLITests",
-            dependencies: ["coffer", "CofferTesting"],
+            dependencies: ["coffer", "CofferTesting", "CofferTestSupport"],
             exclude: ["Snapshots"],
             swiftSettings: strictSwift
         ),

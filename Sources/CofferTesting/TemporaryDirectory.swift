@@ -1,3 +1,4 @@
+import CofferCore
 import Foundation
 
 /// A fresh folder (mode 0700) under the system's temporary directory, removed with everything in it when
@@ -40,7 +41,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     /// The bytes of the file `name` inside the folder.
     public func read(_ name: String) throws -> [UInt8] {
-        try Fixtures.contents(ofFile: path(name))
+        try FileReader.open(path(name)).readAll(limit: .max) ?? []
     }
 
     /// The names of the files in the folder, sorted.

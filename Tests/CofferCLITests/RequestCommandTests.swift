@@ -1,3 +1,4 @@
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 @testable import CofferCore
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferCrypto
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferFiles
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferFormats
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CofferCrypto
 import CofferFormats
+import CofferTestSupport
 import CofferTesting
 import PropertyBased
 import Testing

@@ -1,4 +1,5 @@
 @testable import CofferFormats
+import CofferTestSupport
 import CofferTesting
 import Crypto
 import Testing

@@ -1,6 +1,7 @@
 import CofferCore
 import CofferCrypto
 import CofferFormats
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

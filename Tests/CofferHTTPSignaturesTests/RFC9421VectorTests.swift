@@ -1,6 +1,7 @@
 import CofferCore
 import CofferCrypto
 import CofferHTTPSignatures
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import HTTPTypes

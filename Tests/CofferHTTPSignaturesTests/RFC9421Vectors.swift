@@ -2,6 +2,7 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 import CofferHTTPSignatures
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import HTTPTypes

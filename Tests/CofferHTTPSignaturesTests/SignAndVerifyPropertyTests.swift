@@ -1,5 +1,6 @@
 import CofferCrypto
 import CofferHTTPSignatures
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import HTTPTypes

@@ -1,6 +1,7 @@
 import CofferCrypto
 import CofferHTTPSignatures
 import CofferHummingbird
+import CofferTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -21,22 +22,18 @@ struct SignatureMiddlewareTests {
         func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? { throw Down() }
     }
 
+    /// A client whose requests the server knows, from CofferTesting's ``TestRequestSigner``.
     struct Fixture {
-        let signer: HTTPMessageSigner
-        let keys: HTTPStaticKeys
+        let client: TestRequestSigner
+        var keys: HTTPStaticKeys { client.keys }
 
-        init() throws {
-            let key = try SigningKey.generate(.ed25519)
-            signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: "client-1")
-            keys = HTTPStaticKeys(["client-1": try HTTPVerificationKey(key.verifyingKey)])
-        }
+        init() throws { client = try TestRequestSigner(keyID: "client-1") }
 
         /// A signed `POST /orders` for `body`: its header fields as the client sends them.
         func signedFields(body: [UInt8]) throws -> HTTPFields {
             var request = HTTPRequest(method: .post, scheme: "https", authority: SignatureMiddlewareTests.authority, path: "/orders")
             request.headerFields[.contentType] = "application/json"
-            try signer.sign(&request, body: body)
-            return request.headerFields
+            return try client.signed(request, body: body).headerFields
         }
     }
 

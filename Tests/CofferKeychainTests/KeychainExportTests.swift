@@ -2,6 +2,7 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 @testable import CofferKeychain
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CofferCore
 import CofferKeychain
+import CofferTesting
 import Foundation
 import Testing
 
@@ -31,8 +32,8 @@ struct KeychainItemCodableTests {
 
     /// Every attribute of every class survives a round trip through a real keychain and JSON.
     @Test func itemsFromAKeychainRoundTrip() throws {
-        let keychain = Keychain.inMemory()
-        try keychain.create(password: "pw", scryptLogN: 10)
+        let temporary = try TemporaryKeychain()
+        let keychain = temporary.keychain
         var generic = KeychainItem.genericPassword(service: "com.example", account: "ada", accessibility: .afterFirstUnlock)
         generic.label = "API token"
         generic.comment = "rotated monthly"

@@ -1,4 +1,5 @@
 import CofferKeychain
+import CofferTestSupport
 import CofferTesting
 import PropertyBased
 import Testing

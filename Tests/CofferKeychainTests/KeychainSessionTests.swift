@@ -1,5 +1,6 @@
 import CofferCore
 import CofferKeychain
+import CofferTestSupport
 import CofferTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import CofferCore
 @testable import CofferKeychain
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import GRDB

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 @testable import CofferPinning
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import NIOCore

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CofferPinning
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import NIOConcurrencyHelpers

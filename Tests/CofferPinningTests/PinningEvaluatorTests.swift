@@ -1,4 +1,5 @@
 import CofferPinning
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import NIOConcurrencyHelpers

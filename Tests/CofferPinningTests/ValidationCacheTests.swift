@@ -1,4 +1,5 @@
 @testable import CofferPinning
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Testing

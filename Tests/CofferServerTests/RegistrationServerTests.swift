@@ -4,6 +4,7 @@ import CofferCrypto
 import CofferHTTPClient
 import CofferHTTPSignatures
 import CofferServer
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import HTTPTypes

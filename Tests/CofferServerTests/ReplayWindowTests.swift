@@ -1,6 +1,7 @@
 import CofferCrypto
 import CofferHTTPSignatures
 import CofferServer
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import HTTPTypes

@@ -1,4 +1,5 @@
 import CofferServer
+import CofferTestSupport
 import CofferTesting
 import Logging
 import Testing

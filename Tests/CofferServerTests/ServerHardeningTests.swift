@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CofferServer
+import CofferTestSupport
 import CofferTesting
 import Foundation
 import Hummingbird

@@ -1,3 +1,4 @@
+import CofferTesting
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+public import CofferTesting
 import Foundation
 
 extension Array where Element == UInt8 {

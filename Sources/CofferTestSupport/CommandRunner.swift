@@ -1,3 +1,4 @@
+import CofferTesting
 import Foundation
 
 /// What a finished process left behind.
