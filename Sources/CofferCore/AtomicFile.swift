@@ -49,6 +49,7 @@ public final class AtomicFileWriter {
 
     /// Creates the file that will become `destination`.
     /// - Parameters:
+    ///   - destination: the path the file gets at ``commit()``.
     ///   - overwrite: when `false`, an existing destination is refused now, and ``commit()`` refuses to
     ///     replace one that appeared meanwhile.
     ///   - durable: when `true` (the default), ``commit()`` returns only once the file and its name are

@@ -14,7 +14,7 @@ import Dispatch
 /// Bytes are copied into one of three staging buffers, or written there in place by a producer that
 /// reserves room (``append(reserving:_:)``); a full buffer is handed to the writer thread and the next
 /// one is filled meanwhile. The first write error stops the writing and is reported by the
-/// next ``append(_:)`` or by ``finish()``. The buffers are wiped before they are freed (they may hold
+/// next ``append(_:)`` or by `finish()`. The buffers are wiped before they are freed (they may hold
 /// plaintext). For an output that will be flushed to disk at the end, each buffer's writeback starts as
 /// soon as it is written (`sync_file_range`), so that the final `fsync` waits for the last few only.
 final class BackgroundWriter: @unchecked Sendable {

@@ -85,7 +85,9 @@ public final class FileReader {
     /// Calls `body` with each successive chunk of the input until the end, and returns the total byte count.
     ///
     /// The buffer passed to `body` is reused: copy out anything that must outlive the call.
-    /// - Parameter chunkSize: bytes per chunk; must be positive.
+    /// - Parameters:
+    ///   - chunkSize: bytes per chunk; must be positive.
+    ///   - body: called with each chunk, in order.
     /// - Throws: ``CofferCoreError`` `.ioFailure` if reading fails, or whatever `body` throws.
     @discardableResult
     public func forEachChunk(
@@ -98,7 +100,7 @@ public final class FileReader {
     /// Regular files larger than this many chunks are read ahead on a second thread.
     static let readAheadThresholdChunks: Int64 = 4
 
-    /// Like ``forEachChunk(chunkSize:_:)-(_,(UnsafeRawBufferPointer)->())``, and also says which chunk is
+    /// Like ``forEachChunk(chunkSize:_:)-(_,(UnsafeRawBufferPointer)->Void)``, and also says which chunk is
     /// the last: the input is read one chunk ahead, so a streaming format can mark its final segment
     /// without copying the data aside. `body` is not called for an empty input.
     @discardableResult
@@ -233,7 +235,7 @@ public final class FileReader {
     }
 
     /// Reads up to `count` bytes from the current position: fewer only at the end of the input. Use it
-    /// for a header before streaming the rest with ``forEachChunk(chunkSize:_:)``, which continues
+    /// for a header before streaming the rest with ``forEachChunk(chunkSize:_:)-(_,(UnsafeRawBufferPointer)->Void)``, which continues
     /// from where this stopped.
     public func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
         guard count > 0 else { return [] }

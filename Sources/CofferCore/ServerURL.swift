@@ -23,7 +23,9 @@ public struct ServerURL: Sendable, Hashable, CustomStringConvertible {
     public let pathAndQuery: String
 
     /// Splits `text`.
-    /// - Parameter defaultScheme: the scheme of a bare `HOST[:PORT]`; nil to require an absolute URL.
+    /// - Parameters:
+    ///   - text: an `http://` or `https://` URL, or `HOST[:PORT]`.
+    ///   - defaultScheme: the scheme of a bare `HOST[:PORT]`; nil to require an absolute URL.
     /// - Throws: ``CofferCoreError`` `.invalidArgument` for a scheme other than http or https, a missing
     ///   scheme when `defaultScheme` is nil, no host, or a port outside 1 to 65535.
     public init(_ text: String, defaultScheme: String? = "https") throws(CofferCoreError) {

@@ -1,7 +1,7 @@
 /// The error `CofferCrypto` APIs throw for requests that cannot be honoured: a stable ``Code`` and a
 /// reason that says what was expected and what was found. Reasons never contain key material.
 ///
-/// Reading a file can also fail with `CofferCore`'s ``CofferCoreError`` (not found, permission denied).
+/// Reading a file can also fail with `CofferCore`'s `CofferCoreError` (not found, permission denied).
 public struct CofferCryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable, machine-readable classification.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@ import _CryptoExtras
 /// Computes a digest incrementally: feed it data with `update`, then call ``finalize()`` once.
 ///
 /// Use it when the input arrives in pieces (a network stream, a file read in chunks). For data already in
-/// memory, ``DigestAlgorithm/hash(_:)-(Sequence)`` is one call; for files,
+/// memory, ``DigestAlgorithm/hash(_:)-(Bytes)`` is one call; for files,
 /// ``DigestAlgorithm/hash(fileAtPath:chunkSize:progress:)`` streams in constant memory.
 ///
 /// ```swift
@@ -116,7 +116,7 @@ extension DigestAlgorithm {
     ///   - path: the file to read, or `-` for standard input.
     ///   - chunkSize: bytes per read; the default suits files of every size.
     ///   - progress: called after each chunk with the number of bytes hashed so far.
-    /// - Throws: ``CofferCoreError`` if the file cannot be opened or read.
+    /// - Throws: `CofferCoreError` if the file cannot be opened or read.
     public func hash(
         fileAtPath path: String,
         chunkSize: Int = FileReader.defaultChunkSize,
@@ -125,8 +125,8 @@ extension DigestAlgorithm {
         try hash(reading: FileReader.open(path), chunkSize: chunkSize, progress: progress)
     }
 
-    /// The digest of everything a ``FileReader`` yields, in constant memory.
-    /// - Throws: ``CofferCoreError`` if reading fails.
+    /// The digest of everything a `FileReader` yields, in constant memory.
+    /// - Throws: `CofferCoreError` if reading fails.
     public func hash(
         reading reader: FileReader,
         chunkSize: Int = FileReader.defaultChunkSize,

@@ -100,7 +100,7 @@ extension MACAlgorithm {
     }
 
     /// The tag of a file (or `-` for standard input) under `key`, read in constant memory.
-    /// - Throws: ``CofferCoreError`` if the file cannot be read; ``CofferCryptoError`` for a bad length.
+    /// - Throws: `CofferCoreError` if the file cannot be read; ``CofferCryptoError`` for a bad length.
     public func authenticationCode(
         forFileAtPath path: String,
         using key: MACKey,
@@ -134,7 +134,7 @@ extension MACAlgorithm {
     }
 
     /// Whether `tag` authenticates the file at `path` under `key`; the same length rule as for data.
-    /// - Throws: ``CofferCoreError`` if the file cannot be read; ``CofferCryptoError`` for a bad length.
+    /// - Throws: `CofferCoreError` if the file cannot be read; ``CofferCryptoError`` for a bad length.
     public func isValidAuthenticationCode<Tag: Collection>(
         _ tag: Tag,
         forFileAtPath path: String,

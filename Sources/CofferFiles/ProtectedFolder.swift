@@ -30,9 +30,11 @@ public struct ProtectedFolder: Sendable {
 
     /// Opens `path`, creating it (and missing parents) if needed, and protects it: mode 0700 and the
     /// backup exclusion.
-    /// - Parameter requiringBackupExclusion: throw rather than report when the file system cannot hold
-    ///   the backup exclusion.
-    /// - Throws: ``CofferCoreError`` when the path is not a folder, belongs to another user, or cannot be
+    /// - Parameters:
+    ///   - path: the folder.
+    ///   - requiringBackupExclusion: throw rather than report when the file system cannot hold
+    ///     the backup exclusion.
+    /// - Throws: `CofferCoreError` when the path is not a folder, belongs to another user, or cannot be
     ///   created or changed.
     public init(path: String, requiringBackupExclusion: Bool = false) throws(CofferCoreError) {
         guard !path.isEmpty else { throw CofferCoreError(.invalidArgument, "the folder path is empty") }
@@ -59,10 +61,10 @@ public struct ProtectedFolder: Sendable {
         self.requiresExclusion = requiringBackupExclusion
     }
 
-    /// The application data folder `name` inside the user's data location (``DataLocation/userData(environment:)``:
+    /// The application data folder `name` inside the user's data location (`DataLocation/userData(environment:)`:
     /// `$XDG_DATA_HOME` or `~/.local/share` on Linux, Application Support on Apple platforms), opened as
     /// ``init(path:requiringBackupExclusion:)`` does.
-    /// - Throws: ``CofferCoreError`` `.invalidArgument` for a name that is empty, `.`/`..` or contains `/`;
+    /// - Throws: `CofferCoreError` `.invalidArgument` for a name that is empty, `.`/`..` or contains `/`;
     ///   or when no home folder is known.
     public static func applicationData(named name: String, environment: [String: String] = DataLocation.currentEnvironment) throws(CofferCoreError) -> ProtectedFolder {
         guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else {
@@ -73,7 +75,7 @@ public struct ProtectedFolder: Sendable {
 
     /// Writes `bytes` to `name` in the folder atomically (a temporary file, flushed, then renamed) with
     /// mode 0600, replacing any previous file, and re-applies the backup exclusion.
-    /// - Throws: ``CofferCoreError`` for a name with `/` or `.`/`..`, or when writing fails; the previous
+    /// - Throws: `CofferCoreError` for a name with `/` or `.`/`..`, or when writing fails; the previous
     ///   file is then untouched and no temporary file is left behind.
     public func write(_ bytes: some Sequence<UInt8>, to name: String) throws(CofferCoreError) {
         let destination = try filePath(name)
@@ -87,7 +89,7 @@ public struct ProtectedFolder: Sendable {
     }
 
     /// Reads the file `name` in the folder, refusing files larger than `limit` bytes.
-    /// - Throws: ``CofferCoreError``: `.fileNotFound` and the other file errors, `.invalidArgument` when
+    /// - Throws: `CofferCoreError`: `.fileNotFound` and the other file errors, `.invalidArgument` when
     ///   the file is larger than `limit`.
     public func read(_ name: String, limit: Int = 64 << 20) throws -> [UInt8] {
         let file = try filePath(name)

@@ -77,7 +77,7 @@ public struct ChecksumVerifier: Sendable {
     /// Checks every file the list at `path` (or `-` for standard input) names, relative to the current
     /// folder, calling `observe` as it goes.
     ///
-    /// - Throws: ``CofferCoreError`` when the list itself cannot be opened or read (the files already
+    /// - Throws: `CofferCoreError` when the list itself cannot be opened or read (the files already
     ///   checked were reported through `observe`).
     public func verifyFiles(listedIn path: String, _ observe: (Event) -> Void = { _ in }) throws(CofferCoreError) -> Summary {
         var summary = Summary()

@@ -15,13 +15,21 @@ public import CofferCrypto
 public struct SignatureFile: Sendable, Hashable {
     /// The signature algorithm byte.
     public enum Algorithm: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+        /// Ed25519 over the signed message M (docs/FORMAT-SIGNATURE.md).
         case ed25519 = 1
+        /// ECDSA on P-256, DER-encoded signature.
         case ecdsaP256 = 2
+        /// ECDSA on P-384, DER-encoded signature.
         case ecdsaP384 = 3
+        /// ECDSA on P-521, DER-encoded signature.
         case ecdsaP521 = 4
+        /// RSA PKCS #1 v1.5.
         case rsaPKCS1v15 = 5
+        /// RSA PSS with MGF1 and a salt as long as the hash.
         case rsaPSS = 6
+        /// ML-DSA-65 (FIPS 204).
         case mldsa65 = 7
+        /// ML-DSA-87 (FIPS 204).
         case mldsa87 = 8
 
         /// A readable name: "Ed25519", "ECDSA P-256", "RSA PSS"…
@@ -87,10 +95,15 @@ public struct SignatureFile: Sendable, Hashable {
         case wrongAlgorithm(signature: Algorithm, key: KeyAlgorithm)
     }
 
+    /// The four bytes a binary signature file starts with: `CSIG`.
     public static let magic: [UInt8] = Array("CSIG".utf8)
+    /// The format version this code writes and reads.
     public static let version: UInt8 = 1
+    /// The longest trusted comment, in UTF-8 bytes.
     public static let maximumCommentBytes = 1024
+    /// The longest signature a file may hold (ML-DSA-87 needs 4,627 bytes).
     public static let maximumSignatureBytes = 8192
+    /// The largest signature file read; anything larger is refused unread.
     public static let maximumFileBytes = 65_536
     static let label = "COFFER SIGNATURE"
     static let domain: [UInt8] = Array("coffer-signature-v1".utf8) + [0]
@@ -158,7 +171,7 @@ public struct SignatureFile: Sendable, Hashable {
     // MARK: - Verifying
 
     /// Verifies the signature over a file (or `-`), hashing it in a stream with the signature's hash.
-    /// - Throws: ``CofferCoreError`` if the file cannot be read.
+    /// - Throws: `CofferCoreError` if the file cannot be read.
     public func verify(fileAtPath path: String, with key: VerifyingKey, progress: ((Int64) -> Void)? = nil) throws -> Verification {
         if let early = precheck(key) { return early }
         let digest = try MessageDigest(ofFileAtPath: path, algorithm: hash, progress: progress)

@@ -16,7 +16,9 @@ extension HTTPClient {
     /// - Parameters:
     ///   - request: method, scheme, authority and path of the request, and any header fields to send.
     ///   - body: the content, or nil for none.
-    /// - Throws: ``HTTPSignatureError`` when the request cannot be signed (a covered component missing);
+    ///   - signer: the key and the components to sign.
+    ///   - timeout: how long the whole exchange may take.
+    /// - Throws: `HTTPSignatureError` when the request cannot be signed (a covered component missing);
     ///   AsyncHTTPClient's errors when it cannot be sent.
     public func execute(
         signing request: HTTPRequest, body: [UInt8]? = nil, with signer: HTTPMessageSigner, timeout: TimeAmount = .seconds(30)
@@ -28,7 +30,7 @@ extension HTTPClient {
 
     /// The AsyncHTTPClient form of a request: URL from scheme, authority and path; fields as they are
     /// (but `Host`, which the client writes from the URL).
-    /// - Throws: ``HTTPSignatureError`` `.missingComponent` without a scheme or authority.
+    /// - Throws: `HTTPSignatureError` `.missingComponent` without a scheme or authority.
     public static func clientRequest(_ request: HTTPRequest, body: [UInt8]?) throws -> HTTPClientRequest {
         guard let scheme = request.scheme, let authority = request.authority else {
             throw HTTPSignatureError(.missingComponent, "a request to send needs a scheme and an authority")

@@ -44,6 +44,7 @@ public struct HTTPMessageSigner: Sendable {
     /// request's `Signature-Input` and `Signature` fields (other signatures stay).
     ///
     /// - Parameters:
+    ///   - request: the request to sign, changed in place.
     ///   - body: the exact bytes that will be sent, or nil for a request without content.
     ///   - now: the signing time, UNIX seconds (the current time by default).
     /// - Returns: the signature added.

@@ -44,7 +44,10 @@ public struct HTTPMessageVerifier: Sendable {
     /// Verifies a request and its body (nil for none). With several signatures, the first that satisfies
     /// the policy wins; when none does, the first one's failure is thrown.
     ///
-    /// - Parameter now: UNIX seconds (the current time by default).
+    /// - Parameters:
+    ///   - request: the request as received.
+    ///   - body: its content, or nil for none.
+    ///   - now: UNIX seconds (the current time by default).
     /// - Throws: ``HTTPSignatureError`` whose code says why: `.missingSignature`, `.malformedSignature`,
     ///   `.componentNotCovered`, `.tagMismatch`, `.expired`, `.createdInFuture`, `.unknownKey`,
     ///   `.algorithmMismatch`, `.badSignature`, `.digestMismatch`, `.replayed`, or `.unavailable` when the

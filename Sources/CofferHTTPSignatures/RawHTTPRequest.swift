@@ -21,7 +21,10 @@ public enum RawHTTPRequest {
     }
 
     /// Parses a request.
-    /// - Parameter scheme: the scheme to assume for an origin-form target (`https` by default).
+    /// - Parameters:
+    ///   - bytes: the request as it came off the wire: request line, header fields, body.
+    ///   - scheme: the scheme to assume for an origin-form target (`https` by default).
+    ///   - limits: the largest header, the most fields and the largest body accepted.
     /// - Throws: ``HTTPSignatureError`` `.malformedMessage` naming what is wrong.
     public static func parse(_ bytes: [UInt8], scheme: String = "https", limits: Limits = Limits()) throws(HTTPSignatureError) -> (request: HTTPRequest, body: [UInt8]) {
         func malformed(_ reason: String) -> HTTPSignatureError { HTTPSignatureError(.malformedMessage, reason) }

@@ -75,7 +75,7 @@ public enum HTTPSignatureBase {
 
     /// The `@signature-params` value, which is also the member value of the `Signature-Input` field:
     /// the covered components as an inner list of strings, with the signature parameters — the
-    /// structured-field serialization of ``innerList(_:_:)`` (RFC 9651 §4.1.1.1), written directly.
+    /// structured-field serialization of the inner list (RFC 9651 §4.1.1.1), written directly.
     ///
     /// - Throws: ``HTTPSignatureError`` `.invalidComponent` when a component name or a string parameter
     ///   is not printable ASCII, or an integer is beyond a structured field's 15 digits.

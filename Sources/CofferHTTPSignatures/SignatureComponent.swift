@@ -37,6 +37,7 @@ public struct HTTPSignatureComponent: Hashable, Sendable, CustomStringConvertibl
     /// A header field by name (case-insensitive; kept lowercase as the signature base requires).
     ///
     /// - Parameters:
+    ///   - name: the field's name.
     ///   - key: take only this member of a dictionary field (`key="…"`).
     ///   - structured: re-serialize the field as a structured field (`sf`).
     ///   - byteSequence: wrap each field line as a byte sequence (`bs`), for fields whose lines cannot be

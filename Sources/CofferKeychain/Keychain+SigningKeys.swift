@@ -40,7 +40,9 @@ extension Keychain {
     }
 
     /// The private key stored under `tag` (the first, if keys of several types share it).
-    /// - Parameter applicationPassword: for a key stored with one.
+    /// - Parameters:
+    ///   - tag: the application tag it was stored under.
+    ///   - applicationPassword: for a key stored with one.
     /// - Throws: `.itemNotFound`; `.dataCorrupted` when the stored bytes are not a private key.
     public func signingKey(tag: String, applicationPassword: String? = nil) throws(KeychainError) -> SigningKey {
         var query = KeychainQuery.key(applicationTag: Array(tag.utf8), keyClass: .privateKey)

@@ -6,7 +6,7 @@ import Foundation
 /// Services semantics, each secret encrypted under a master key that only the keychain password unwraps.
 ///
 /// ```swift
-/// let keychain = try Keychain.openDefault()          // $XDG_DATA_HOME/coffer/keychain.db
+/// let keychain = try Keychain.open()                 // the default file: DataLocation, then coffer/keychain.db
 /// try keychain.unlock(password: "keychain password")
 /// try keychain.add(.genericPassword(service: "com.example.app", account: "ada@example.com"), secret: Array("token".utf8))
 /// let token = try keychain.secret(matching: .genericPassword(service: "com.example.app", account: "ada@example.com"))
@@ -80,10 +80,10 @@ public final class Keychain: @unchecked Sendable {
         }
     }
 
-    /// The default file: `keychain.db` in Coffer's data folder (``DataLocation/cofferFolder(environment:)``:
+    /// The default file: `keychain.db` in Coffer's data folder (`DataLocation/cofferFolder(environment:)`:
     /// `$XDG_DATA_HOME/coffer` or `~/.local/share/coffer` on Linux, Application Support on Apple platforms).
     /// - Throws: ``KeychainError`` `.noSuchKeychain` when the platform names no data folder (no absolute
-    ///   `XDG_DATA_HOME` or `HOME`), with the ``CofferCoreError`` as its underlying error.
+    ///   `XDG_DATA_HOME` or `HOME`), with the `CofferCoreError` as its underlying error.
     public static func defaultPath(environment: [String: String] = DataLocation.currentEnvironment) throws(KeychainError) -> String {
         do {
             return try DataLocation.cofferFolder(environment: environment) + "/keychain.db"
@@ -93,8 +93,10 @@ public final class Keychain: @unchecked Sendable {
     }
 
     /// Opens the keychain file at `path` (the default location when nil).
-    /// - Parameter create: create the file (0600, in a 0700 folder) when missing; ``create(password:scryptLogN:)``
-    ///   then sets its password.
+    /// - Parameters:
+    ///   - path: the keychain file; ``defaultPath(environment:)`` when nil.
+    ///   - create: create the file (0600, in a 0700 folder) when missing; ``create(password:scryptLogN:)``
+    ///     then sets its password.
     /// - Throws: ``KeychainError`` `.noSuchKeychain` when the file is missing and `create` is false.
     public static func open(at path: String? = nil, create: Bool = false) throws(KeychainError) -> Keychain {
         let path = if let path { path } else { try defaultPath() }
@@ -150,7 +152,10 @@ public final class Keychain: @unchecked Sendable {
     /// wrapped key is overwritten in the file. So a copy of the keychain taken before the change, with
     /// the old password, opens only what that copy itself holds — never an item added or changed since,
     /// even if its old header is written back into today's file (docs/KEYCHAIN.md, "Password change").
-    /// - Parameter scryptLogN: the new password's scrypt cost; the current one when nil.
+    /// - Parameters:
+    ///   - old: the current password.
+    ///   - new: the new password; not empty.
+    ///   - scryptLogN: the new password's scrypt cost; the current one when nil.
     /// - Throws: `.authenticationFailed` for a wrong `old`; `.badParameter` for an empty `new`.
     public func changePassword(from old: String, to new: String, scryptLogN: Int? = nil) throws(KeychainError) {
         try requireOwnStore("changePassword(from:to:)")

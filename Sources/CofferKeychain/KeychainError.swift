@@ -49,7 +49,7 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
     public let reason: String
     /// The Coffer source location that raised the error, for bug reports.
     public let location: String
-    /// The error of a lower layer that caused this one (a ``CofferCoreError``, a database error), when
+    /// The error of a lower layer that caused this one (a `CofferCoreError`, a database error), when
     /// there is one.
     public let underlying: (any Error & Sendable)?
 

@@ -34,12 +34,15 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, Lossle
 
 /// Which part of a key pair, or a symmetric key (`kSecAttrKeyClass`).
 public enum KeyClass: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The public half of a key pair.
     case publicKey = "public"
+    /// The private half of a key pair.
     case privateKey = "private"
+    /// A symmetric key.
     case symmetric
 }
 
-/// The attributes of one item, as stored and as returned by ``Keychain/copyMatching(_:)``.
+/// The attributes of one item, as stored and as returned by ``Keychain/copyMatching(_:returningSecrets:)``.
 ///
 /// Which fields identify an item depends on ``itemClass`` (see ``ItemClass``); two items of a class may
 /// not share their identifying fields (``KeychainError/Code/duplicateItem``). Identifying fields and

@@ -16,21 +16,37 @@ public struct KeychainQuery: Sendable, Hashable {
 
     /// The class to search.
     public var itemClass: ItemClass
+    /// Generic passwords of this service (`kSecAttrService`).
     public var service: String?
+    /// Items of this account (`kSecAttrAccount`).
     public var account: String?
+    /// Internet passwords for this server (`kSecAttrServer`).
     public var server: String?
+    /// Internet passwords for this protocol (`kSecAttrProtocol`).
     public var `protocol`: String?
+    /// Internet passwords for this port (`kSecAttrPort`).
     public var port: Int?
+    /// Internet passwords for this path (`kSecAttrPath`).
     public var path: String?
+    /// Keys with this application tag (`kSecAttrApplicationTag`).
     public var applicationTag: [UInt8]?
+    /// Keys with this application label (`kSecAttrApplicationLabel`).
     public var applicationLabel: [UInt8]?
+    /// Keys of this class (`kSecAttrKeyClass`).
     public var keyClass: KeyClass?
+    /// Keys of this type, such as `ec-p256` (`kSecAttrKeyType`).
     public var keyType: String?
+    /// Certificates by this DER issuer name (`kSecAttrIssuer`).
     public var issuer: [UInt8]?
+    /// Certificates with this DER serial number (`kSecAttrSerialNumber`).
     public var serialNumber: [UInt8]?
+    /// Items with this label (`kSecAttrLabel`).
     public var label: String?
+    /// Items of this access group (`kSecAttrAccessGroup`).
     public var accessGroup: String?
+    /// Items whose synchronizable flag is this (`kSecAttrSynchronizable`); nil for either.
     public var synchronizable: Bool?
+    /// Items with this accessibility (`kSecAttrAccessible`).
     public var accessibility: Accessibility?
     /// One or all; ``MatchLimit/one`` unless set.
     public var matchLimit: MatchLimit = .one
@@ -101,7 +117,9 @@ public struct KeychainQuery: Sendable, Hashable {
 public struct KeychainChanges: Sendable, Hashable {
     /// A new secret.
     public var secret: [UInt8]?
+    /// A new label; `.some(nil)` removes it.
     public var label: String??
+    /// A new comment; `.some(nil)` removes it.
     public var comment: String??
     /// Renames a generic password's account (or an internet password's).
     public var account: String?
@@ -116,7 +134,7 @@ public struct KeychainChanges: Sendable, Hashable {
     }
 }
 
-/// One item found by ``Keychain/copyMatching(_:returning:)``.
+/// One item found by ``Keychain/copyMatching(_:returningSecrets:)``.
 public struct KeychainMatch: Sendable {
     /// The item's attributes, always returned.
     public let item: KeychainItem

@@ -3,7 +3,9 @@ import Foundation
 
 /// Whether someone is signed in, and who.
 public enum SignInState: Sendable, Hashable {
+    /// No one is signed in.
     case signedOut
+    /// `user` is signed in.
     case signedIn(user: String)
 }
 
@@ -65,7 +67,7 @@ public final class SignInSession: @unchecked Sendable {
     }
 
     /// Stores a credential exactly as an older app kept it (for migration): a PHC string or Coffer's
-    /// spelling of the legacy SHA-256 scheme (see ``StoredPassword``).
+    /// spelling of the legacy SHA-256 scheme (see `StoredPassword`).
     public func importStoredCredential(user: String, _ stored: StoredPassword) throws(KeychainError) {
         _ = try? keychain.delete(matching: .genericPassword(service: service))
         try keychain.add(.genericPassword(service: service, account: user), secret: Array(stored.storedString.utf8))

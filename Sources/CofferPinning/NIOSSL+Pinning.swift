@@ -87,8 +87,10 @@ extension PinningEvaluator {
 
     /// A client TLS handler for a raw SwiftNIO channel that applies this evaluator to `serverHostname`
     /// (also sent as SNI unless it is an IP address).
-    /// - Parameter configuration: the TLS configuration; by default ``PinningPolicy/makeTLSConfiguration()``.
-    ///   Its certificate verification must not be `.none`.
+    /// - Parameters:
+    ///   - configuration: the TLS configuration; by default ``PinningPolicy/makeTLSConfiguration()``.
+    ///     Its certificate verification must not be `.none`.
+    ///   - serverHostname: the name the server must prove, sent as SNI unless it is an IP address.
     public func makeClientHandler(configuration: TLSConfiguration? = nil, serverHostname: String) throws -> NIOSSLClientHandler {
         let context = try NIOSSLContext(configuration: configuration ?? policy.makeTLSConfiguration())
         return try makeClientHandler(context: context, serverHostname: serverHostname)

@@ -31,11 +31,14 @@ public struct PinningEvaluator: Sendable {
     let anchors = AnchorEncodings()
 
     /// An evaluator for `policy`, calling `report` (if given) with every evaluation's report.
-    /// - Parameter validationCacheLifetime: how long a chain that passed validation is remembered, so
-    ///   that the next connection to the same server presenting the very same certificates skips path
-    ///   building and signature checks and only checks the pins (five minutes by default; `.zero` turns
-    ///   the cache off). An entry never outlives the earliest expiry of its certificates; failures are
-    ///   never remembered; the pins and the policy's expiry are checked on every connection.
+    /// - Parameters:
+    ///   - policy: the hosts' pins and the trust anchors.
+    ///   - report: called with every evaluation's report, for logging and metrics.
+    ///   - validationCacheLifetime: how long a chain that passed validation is remembered, so
+    ///     that the next connection to the same server presenting the very same certificates skips path
+    ///     building and signature checks and only checks the pins (five minutes by default; `.zero` turns
+    ///     the cache off). An entry never outlives the earliest expiry of its certificates; failures are
+    ///     never remembered; the pins and the policy's expiry are checked on every connection.
     public init(
         policy: PinningPolicy,
         validationCacheLifetime: Duration = .seconds(300),

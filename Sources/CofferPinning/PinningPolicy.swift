@@ -68,11 +68,16 @@ public struct HostPins: Hashable, Sendable {
 
     /// A rule for `host`.
     /// - Parameters:
+    ///   - host: the host name (or IP address) the rule is for.
     ///   - includesSubdomains: also apply to every name below `host`.
     ///   - pins: the accepted pins. At least two are required — the current key and a backup kept offline —
     ///     so that replacing a compromised or lost key does not lock every installed client out.
     ///   - allowingSinglePin: accept one pin anyway (a test server, a key you can never lose).
     ///   - expires: when the pins stop being enforced as configured by `afterExpiry`.
+    ///   - afterExpiry: what happens after `expires`: normal validation with the pins only reported (the
+    ///     default), or the pins still enforced.
+    ///   - enforcement: whether a mismatch fails the connection or is only reported.
+    ///   - positions: which certificates of the validated chain may match.
     /// - Throws: ``PinningError`` `.invalidPolicy` for an empty host, no pins, one pin without
     ///   `allowingSinglePin`, or no positions.
     public init(

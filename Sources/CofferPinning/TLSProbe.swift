@@ -9,7 +9,10 @@ import NIOTLS
 public enum TLSProbe {
     /// The chain `host:port` serves (leaf first), without trusting it: for discovering pins.
     /// - Parameters:
+    ///   - host: the server's name or IP address.
+    ///   - port: its TLS port.
     ///   - serverName: the SNI name to send (default: `host` unless it is an IP address).
+    ///   - timeout: how long the connection and handshake may take.
     /// - Throws: ``PinningError`` `.connectionFailed` when the connection or handshake fails,
     ///   `.malformedCertificate` when a served certificate cannot be parsed.
     public static func servedChain(host: String, port: Int, serverName: String? = nil, timeout: TimeAmount = .seconds(10)) async throws(PinningError) -> [ChainCertificate] {
@@ -36,7 +39,11 @@ public enum TLSProbe {
 
     /// Connects to `host:port` with `evaluator` and returns its report.
     /// - Parameters:
+    ///   - host: the server's name or IP address.
+    ///   - port: its TLS port.
     ///   - serverName: the name to validate and send as SNI (default: `host`).
+    ///   - evaluator: the pinning decision to apply.
+    ///   - timeout: how long the connection and handshake may take.
     /// - Throws: ``PinningError`` `.connectionFailed` when the connection fails before any certificate
     ///   was evaluated; a rejected chain is a report with a rejecting verdict, not an error.
     public static func check(host: String, port: Int, serverName: String? = nil, evaluator: PinningEvaluator, timeout: TimeAmount = .seconds(10)) async throws(PinningError) -> PinningReport {

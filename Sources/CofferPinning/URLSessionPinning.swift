@@ -19,6 +19,7 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionDelegate, Send
         self.evaluator = evaluator
     }
 
+    /// Answers a server-trust challenge: the system's evaluation for the host, then the pins; anything else gets the default handling.
     public func urlSession(
         _ session: URLSession,
         didReceive challenge: URLAuthenticationChallenge

@@ -16,7 +16,10 @@ public final class AddressRateLimiter: @unchecked Sendable {
     private var buckets: [String: (tokens: Double, updated: Double)] = [:]
 
     /// A limiter allowing `perMinute` events per address per minute (at least 1).
-    /// - Parameter now: the clock, in seconds (monotonic by default); tests inject their own.
+    /// - Parameters:
+    ///   - perMinute: events allowed per address per minute; bursts of as many are allowed.
+    ///   - maximumAddresses: the most addresses tracked; the least recently seen are forgotten beyond it.
+    ///   - now: the clock, in seconds (monotonic by default); tests inject their own.
     public init(perMinute: Int, maximumAddresses: Int = 100_000, now: @escaping @Sendable () -> Double = AddressRateLimiter.monotonicSeconds) {
         self.perMinute = max(1, perMinute)
         self.maximumAddresses = max(1, maximumAddresses)

@@ -30,7 +30,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `server.sqlite` in Coffer's data folder (``DataLocation/cofferFolder(environment:)``:
+    /// `server.sqlite` in Coffer's data folder (`DataLocation/cofferFolder(environment:)`:
     /// `$XDG_DATA_HOME/coffer` or `~/.local/share/coffer` on Linux, Application Support on Apple platforms).
     /// - Throws: ``ServerConfigurationError`` when the platform names no data folder.
     public static func defaultSQLitePath(environment: [String: String]) throws -> String {
@@ -42,8 +42,10 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens the store (creating tables as needed).
-    /// - Parameter timeout: how long a database server may take to answer before opening fails (PostgreSQL
-    ///   keeps retrying a connection that is refused; a server must not wait for ever at its start).
+    /// - Parameters:
+    ///   - logger: where the store logs (never a password).
+    ///   - timeout: how long a database server may take to answer before opening fails (PostgreSQL
+    ///     keeps retrying a connection that is refused; a server must not wait for ever at its start).
     public func open(logger: Logger, timeout: Duration = .seconds(30)) async throws -> any RegistrationStore {
         let store: any RegistrationStore
         switch self {

@@ -67,6 +67,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return components.string ?? "the database URL (not shown)"
     }
 
+    /// Creates the tables and indexes when missing; safe to run on every start.
     public func migrate() async throws {
         try await client.withConnection { connection in
             // One instance creates the tables at a time; the others wait and find them.
@@ -93,6 +94,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         }
     }
 
+    /// Registers `key`, or returns the key already registered with the same public key or id.
     public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
         try await client.query("""
             INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at)
@@ -102,6 +104,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return try await self.key(id: key.keyID) ?? key
     }
 
+    /// The key registered under `id`, or nil.
     public func key(id: String) async throws -> RegisteredKey? {
         let rows = try await client.query(
             "SELECT key_id, algorithm, public_key, secret, created_at FROM coffer_keys WHERE key_id = \(id)", logger: logger)
@@ -112,6 +115,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return nil
     }
 
+    /// Adds a user; nil when the email is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         let rows = try await client.query("""
             INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (\(email), \(name), \(keyID), \(createdAt))
@@ -136,10 +140,12 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return false
     }
 
+    /// Throws unless the database answers a trivial query.
     public func ping() async throws {
         try await client.query("SELECT 1", logger: logger)
     }
 
+    /// Closes the connections; the store cannot be used afterwards.
     public func close() async throws {
         runner.cancel()
         _ = await runner.value

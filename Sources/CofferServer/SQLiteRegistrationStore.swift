@@ -29,6 +29,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         writes = SQLiteWriteBatcher(pool: pool)
     }
 
+    /// Creates the tables and indexes when missing; safe to run on every start.
     public func migrate() async throws {
         try await pool.write { db in
             try db.execute(sql: """
@@ -43,6 +44,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
+    /// Registers `key`, or returns the key already registered with the same public key or id.
     public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
         try await pool.write { db in
             try db.execute(
@@ -53,6 +55,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
+    /// The key registered under `id`, or nil.
     public func key(id: String) async throws -> RegisteredKey? {
         try await pool.read { db in try Self.key(id: id, in: db) }
     }
@@ -63,6 +66,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         return RegisteredKey(keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"])
     }
 
+    /// Adds a user; nil when the email is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await write { db in
             let statement = try db.cachedStatement(sql: Self.userInsert)
@@ -90,10 +94,12 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static let replayInsert = RegistrationSQL.replayInsert.replacingOccurrences(of: "$", with: "?")
     private static let userInsert = "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id"
 
+    /// Throws unless the database answers a trivial query.
     public func ping() async throws {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 
+    /// Closes the connections; the store cannot be used afterwards.
     public func close() async throws {
         try pool.close()
     }

@@ -4,10 +4,10 @@ import Crypto
 /// Signing keys made from given bytes, for property-based tests: a failing case then replays from the
 /// generator's seed alone, key included.
 public enum SeededKeys {
-    /// The key types ``key(_:seed:)`` makes.
+    /// The key types `key(_:seed:)` makes.
     public static let types: [KeyType] = [.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
 
-    /// How many seed bytes ``key(_:seed:)`` reads at most (a P-521 scalar).
+    /// How many seed bytes `key(_:seed:)` reads at most (a P-521 scalar).
     public static let seedLength = 66
 
     /// A key of `type` determined by `seed` (at least ``seedLength`` bytes). EC scalars and Ed25519 and
@@ -35,8 +35,9 @@ public enum SeededKeys {
         }
     }
 
-    /// Why ``key(_:seed:)`` refused.
+    /// Why `key(_:seed:)` refused.
     public struct SeedError: Error, CustomStringConvertible {
+        /// What was wrong.
         public let description: String
     }
 

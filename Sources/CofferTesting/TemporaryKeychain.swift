@@ -20,7 +20,7 @@ public final class TemporaryKeychain: @unchecked Sendable {
     private let folder: TemporaryDirectory
 
     /// Creates, opens and unlocks the keychain.
-    /// - Throws: ``KeychainError`` if the file cannot be made; errors from making the folder.
+    /// - Throws: `KeychainError` if the file cannot be made; errors from making the folder.
     public init(password: String = "test-password") throws {
         folder = try TemporaryDirectory(prefix: "coffer-keychain")
         path = folder.path("keychain.db")

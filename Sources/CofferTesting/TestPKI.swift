@@ -18,7 +18,9 @@ public import X509
 public struct TestPKI: Sendable {
     /// An issued certificate with its private key.
     public struct Issued: Sendable {
+        /// The certificate.
         public let certificate: Certificate
+        /// Its private key.
         public let privateKey: P256.Signing.PrivateKey
         /// The certificate's DER encoding.
         public var der: [UInt8] { TestPKI.der(certificate) }

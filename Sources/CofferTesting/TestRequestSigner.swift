@@ -45,7 +45,7 @@ public struct TestRequestSigner: Sendable {
     public var keys: HTTPStaticKeys { HTTPStaticKeys([keyID: verificationKey]) }
 
     /// `request` signed (with a `Content-Digest` of `body` when there is one), ready to send.
-    /// - Throws: ``HTTPSignatureError`` when a covered component is missing from the request.
+    /// - Throws: `HTTPSignatureError` when a covered component is missing from the request.
     public func signed(_ request: HTTPRequest, body: [UInt8]? = nil) throws(HTTPSignatureError) -> HTTPRequest {
         var request = request
         _ = try signer.sign(&request, body: body)

@@ -45,7 +45,24 @@ public enum KeyAlgorithm: Hashable, Sendable, CustomStringConvertible {
 
 /// The key types Coffer generates, as the command line names them (`-t p256`).
 public enum KeyType: String, CaseIterable, Sendable, CustomStringConvertible {
-    case rsa2048, rsa3072, rsa4096, p256, p384, p521, ed25519, mldsa65, mldsa87
+    /// RSA with a 2048-bit modulus.
+    case rsa2048
+    /// RSA with a 3072-bit modulus.
+    case rsa3072
+    /// RSA with a 4096-bit modulus.
+    case rsa4096
+    /// ECDSA on P-256 (secp256r1).
+    case p256
+    /// ECDSA on P-384 (secp384r1).
+    case p384
+    /// ECDSA on P-521 (secp521r1).
+    case p521
+    /// Ed25519 (RFC 8032).
+    case ed25519
+    /// ML-DSA-65 (FIPS 204).
+    case mldsa65
+    /// ML-DSA-87 (FIPS 204).
+    case mldsa87
 
     /// The algorithm a key of this type has.
     public var algorithm: KeyAlgorithm {

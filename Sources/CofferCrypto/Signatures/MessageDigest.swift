@@ -60,7 +60,7 @@ public struct MessageDigest: Sendable, Hashable {
     }
 
     /// The digest of a file (or `-` for standard input), read in constant memory.
-    /// - Throws: ``CofferCoreError`` if the file cannot be read, ``CofferCryptoError`` for an unsupported hash.
+    /// - Throws: `CofferCoreError` if the file cannot be read, ``CofferCryptoError`` for an unsupported hash.
     public init(
         ofFileAtPath path: String,
         algorithm: DigestAlgorithm = .sha512,

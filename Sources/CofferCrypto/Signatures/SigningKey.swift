@@ -29,12 +29,19 @@ import Foundation
 public struct SigningKey: Sendable, CustomStringConvertible {
     /// The swift-crypto key inside, for ``init(_:)``.
     public enum Underlying: Sendable {
+        /// An RSA private key (2048 bits or more to sign).
         case rsa(_RSA.Signing.PrivateKey)
+        /// An ECDSA private key on P-256.
         case p256(P256.Signing.PrivateKey)
+        /// An ECDSA private key on P-384.
         case p384(P384.Signing.PrivateKey)
+        /// An ECDSA private key on P-521.
         case p521(P521.Signing.PrivateKey)
+        /// An Ed25519 private key.
         case ed25519(Curve25519.Signing.PrivateKey)
+        /// An ML-DSA-65 private key (FIPS 204).
         case mldsa65(MLDSA65.PrivateKey)
+        /// An ML-DSA-87 private key (FIPS 204).
         case mldsa87(MLDSA87.PrivateKey)
     }
 

@@ -15,12 +15,19 @@ import Foundation
 public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
     /// The swift-crypto key inside.
     public enum Underlying: Sendable {
+        /// An RSA public key.
         case rsa(_RSA.Signing.PublicKey)
+        /// An ECDSA public key on P-256.
         case p256(P256.Signing.PublicKey)
+        /// An ECDSA public key on P-384.
         case p384(P384.Signing.PublicKey)
+        /// An ECDSA public key on P-521.
         case p521(P521.Signing.PublicKey)
+        /// An Ed25519 public key.
         case ed25519(Curve25519.Signing.PublicKey)
+        /// An ML-DSA-65 public key (FIPS 204).
         case mldsa65(MLDSA65.PublicKey)
+        /// An ML-DSA-87 public key (FIPS 204).
         case mldsa87(MLDSA87.PublicKey)
     }
 
@@ -35,9 +42,12 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Wraps a swift-crypto key.
-    /// - Parameter allowingLegacyRSA: accept RSA keys below 2048 bits (1024-bit keys still verify old
-    ///   signatures). - Warning: 1024-bit RSA can be factored by a well-funded attacker; use only to check
-    ///   signatures made long ago, never to trust new ones.
+    /// - Parameters:
+    ///   - underlying: the swift-crypto public key.
+    ///   - allowingLegacyRSA: accept RSA keys below 2048 bits (1024-bit keys still verify old
+    ///     signatures).
+    /// - Warning: 1024-bit RSA can be factored by a well-funded attacker; use only to check signatures
+    ///   made long ago, never to trust new ones.
     /// - Throws: ``CofferCryptoError`` `.invalidKey` for RSA below 2048 bits without `allowingLegacyRSA`,
     ///   or below 1024 bits at all.
     public init(_ underlying: Underlying, allowingLegacyRSA: Bool = false) throws(CofferCryptoError) {
@@ -170,8 +180,8 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - Verifying
 
-    /// Whether `signature` is valid for a message held in memory, made as ``SigningKey/signature(for:options:)``
-    /// makes it. Malformed signatures (wrong length, bad DER) are simply invalid.
+    /// Whether `signature` is valid for a message held in memory, made as
+    /// ``SigningKey/signature(for:options:)-(Message,_)`` makes it. Malformed signatures (wrong length, bad DER) are simply invalid.
     public func isValidSignature<Signature: Collection, Message: Sequence>(
         _ signature: Signature,
         for message: Message,
@@ -240,7 +250,7 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `signature` is valid for the SHA-2 digest of a file, hashed in a stream as
     /// ``SigningKey/signature(forDigestOfFileAtPath:options:progress:)`` does.
-    /// - Throws: ``CofferCoreError`` if the file cannot be read (an unreadable file is an error, not a forgery).
+    /// - Throws: `CofferCoreError` if the file cannot be read (an unreadable file is an error, not a forgery).
     public func isValidSignature<Signature: Collection>(
         _ signature: Signature,
         forDigestOfFileAtPath path: String,

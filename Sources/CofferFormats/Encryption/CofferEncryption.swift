@@ -40,8 +40,11 @@ public enum EncryptionProtection: Sendable {
 
 /// What opens a file.
 public enum DecryptionCredential: Sendable {
+    /// The password the file was encrypted with (its UTF-8 bytes).
     case password([UInt8])
+    /// A 32-byte symmetric key the file was encrypted to.
     case key(EncryptionKey)
+    /// The private key of one of the file's recipients.
     case identity(RecipientPrivateKey)
 }
 
@@ -55,6 +58,7 @@ public struct DecryptionLimits: Sendable, Hashable {
     /// Most PBKDF2 iterations accepted (10,000,000 by default). `coffer decrypt --max-iterations`.
     public var maximumPBKDF2Iterations: Int
 
+    /// Limits; the defaults accept every file Coffer writes by default and refuse the costs a hostile file might ask for.
     public init(maximumScryptLogN: Int = 20, maximumScryptMemory: Int = 1 << 30, maximumPBKDF2Iterations: Int = 10_000_000) {
         self.maximumScryptLogN = maximumScryptLogN
         self.maximumScryptMemory = maximumScryptMemory
@@ -148,10 +152,17 @@ public enum CofferEncryption {
         return output
     }
 
-    /// Encrypts a file (or `-`) to a new file that appears whole or not at all (see ``AtomicFileWriter``):
+    /// Encrypts a file (or `-`) to a new file that appears whole or not at all (see `AtomicFileWriter`):
     /// on failure, or if the process is killed, nothing is left behind.
-    /// - Parameter durable: return only once the file and its name are on stable storage (the default),
-    ///   so that deleting the original afterwards is safe.
+    /// - Parameters:
+    ///   - input: the file to encrypt, or `-` for standard input.
+    ///   - output: the encrypted file to create.
+    ///   - protection: who will be able to open it.
+    ///   - cipher: AES-256-GCM (the default) or ChaCha20-Poly1305.
+    ///   - overwrite: replace an existing `output`; without it an existing file is refused.
+    ///   - durable: return only once the file and its name are on stable storage (the default),
+    ///     so that deleting the original afterwards is safe.
+    ///   - progress: called with the number of plaintext bytes read so far.
     public static func encryptFile(
         atPath input: String,
         toPath output: String,
@@ -169,8 +180,15 @@ public enum CofferEncryption {
 
     /// Decrypts a file (or `-`) to a new file, named only after the last segment authenticated. On any
     /// failure, or if the process is killed, no plaintext is left behind and the destination is untouched.
-    /// - Parameter durable: also wait for the plaintext to reach stable storage (off by default: the
-    ///   ciphertext remains, so a crash loses nothing that cannot be decrypted again).
+    /// - Parameters:
+    ///   - input: the encrypted file, or `-` for standard input.
+    ///   - output: the plaintext file to create.
+    ///   - credential: what opens the file: its password, its key, or a recipient's private key.
+    ///   - limits: the most key-derivation work to accept before knowing whether the password is right.
+    ///   - overwrite: replace an existing `output`; without it an existing file is refused.
+    ///   - durable: also wait for the plaintext to reach stable storage (off by default: the
+    ///     ciphertext remains, so a crash loses nothing that cannot be decrypted again).
+    ///   - progress: called with the number of encrypted bytes read so far.
     public static func decryptFile(
         atPath input: String,
         toPath output: String,
@@ -211,7 +229,7 @@ public enum CofferEncryption {
 
     /// Decrypts everything a reader yields, handing each authenticated segment's plaintext to `output`.
     /// When it throws, what `output` received is incomplete: file callers discard it (see
-    /// ``decryptFile(atPath:toPath:with:limits:overwrite:progress:)``).
+    /// ``decryptFile(atPath:toPath:with:limits:overwrite:durable:progress:)``).
     public static func decrypt(
         reader: FileReader,
         with credential: DecryptionCredential,

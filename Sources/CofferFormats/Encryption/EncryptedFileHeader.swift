@@ -20,10 +20,15 @@ public enum EncryptionCipher: UInt8, Sendable, Hashable, CaseIterable, CustomStr
 public struct EncryptedFileHeader: Sendable, Hashable {
     /// One way the file key is wrapped.
     public enum Stanza: Sendable, Hashable {
+        /// A password through scrypt (N = 2^logN, r, p) wraps the file key.
         case scrypt(salt: [UInt8], logN: UInt8, r: UInt8, p: UInt8, wrapped: [UInt8])
+        /// A password through PBKDF2-HMAC-SHA256 wraps the file key.
         case pbkdf2(salt: [UInt8], iterations: UInt32, wrapped: [UInt8])
+        /// A symmetric key, named by its key id, wraps the file key.
         case key(keyID: [UInt8], salt: [UInt8], wrapped: [UInt8])
+        /// HPKE to an X25519 recipient, named by its key id, seals the file key.
         case x25519(keyID: [UInt8], encapsulated: [UInt8], sealed: [UInt8])
+        /// HPKE to a P-256 recipient, named by its key id, seals the file key.
         case p256(keyID: [UInt8], encapsulated: [UInt8], sealed: [UInt8])
 
         var type: UInt8 {
@@ -98,10 +103,15 @@ public struct EncryptedFileHeader: Sendable, Hashable {
         }
     }
 
+    /// The eight bytes an encrypted file starts with: `COFFER\0E`.
     public static let magic: [UInt8] = [0x43, 0x4F, 0x46, 0x46, 0x45, 0x52, 0x00, 0x45]
+    /// The format version this code writes and reads.
     public static let version: UInt8 = 1
+    /// The most stanzas (ways to open the file) a header may hold.
     public static let maximumStanzas = 32
+    /// The largest stanza body, in bytes.
     public static let maximumStanzaBody = 1024
+    /// The segment sizes allowed, as log2 of bytes: 4 KiB to 16 MiB.
     public static let segmentLogRange: ClosedRange<UInt8> = 12...24
 
     /// The segment cipher.

@@ -44,7 +44,9 @@ public struct EncryptionKey: Sendable, CustomStringConvertible {
 
 /// A public key files can be encrypted to: X25519, or P-256 (a P-256 signing key serves too).
 public enum RecipientPublicKey: Sendable, Hashable {
+    /// An X25519 public key.
     case x25519(Curve25519.KeyAgreement.PublicKey)
+    /// A P-256 public key.
     case p256(P256.KeyAgreement.PublicKey)
 
     /// SubjectPublicKeyInfo DER.
@@ -95,7 +97,9 @@ public enum RecipientPublicKey: Sendable, Hashable {
 
 /// A private key that opens files encrypted to its public half (an identity, in age's words).
 public enum RecipientPrivateKey: Sendable {
+    /// An X25519 private key.
     case x25519(Curve25519.KeyAgreement.PrivateKey)
+    /// A P-256 private key.
     case p256(P256.KeyAgreement.PrivateKey)
 
     /// A new X25519 identity.
@@ -159,7 +163,7 @@ public enum RecipientPrivateKey: Sendable {
         }
     }
 
-    /// The private key as password-encrypted PKCS#8 PEM (see ``SigningKey/exportEncrypted(password:protection:encoding:)``).
+    /// The private key as password-encrypted PKCS#8 PEM (see `SigningKey/exportEncrypted(password:protection:encoding:)`).
     public func exportEncrypted(password: [UInt8], protection: PasswordProtection = .default) throws -> [UInt8] {
         var der = pkcs8DER()
         defer { SecretBytes.wipe(&der) }

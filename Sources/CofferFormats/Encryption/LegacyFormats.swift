@@ -38,7 +38,9 @@ public enum RNCryptor {
 
     /// What opens an RNCryptor message.
     public enum Credential: Sendable {
+        /// The password (its UTF-8 bytes).
         case password([UInt8])
+        /// The encryption and HMAC keys themselves.
         case keys(Keys)
     }
 

@@ -18,7 +18,7 @@ enum ChunkSink {
     }
 
     /// Allocates the output file's space for `byteCount` bytes in all (see
-    /// ``AtomicFileWriter/preallocate(toSize:)``); nothing to do for a closure.
+    /// `AtomicFileWriter/preallocate(toSize:)`); nothing to do for a closure.
     func preallocate(toSize byteCount: Int64) throws {
         guard case .writer(let writer) = self, byteCount > 0 else { return }
         try writer.preallocate(toSize: byteCount)

@@ -12,6 +12,7 @@ extension VerifyingKey {
     /// The public key in `format`: `.spki` (the default), `.pkcs1Public` (RSA), `.jwk`, `.appleExternal`
     /// (EC and RSA) or `.openSSH`.
     /// - Parameters:
+    ///   - format: the format to write.
     ///   - encoding: PEM or DER for the ASN.1 formats; ignored for the others.
     ///   - comment: the comment of an OpenSSH line (default: the key id).
     /// - Throws: ``CofferFormatsError`` when the format cannot hold this key (an OpenSSH ML-DSA key, say).
@@ -69,8 +70,11 @@ extension SigningKey {
     }
 
     /// The private key as password-encrypted PKCS#8 (PBES2 with AES-256-CBC), readable by
-    /// `openssl pkey -in FILE -passin …` and by ``SigningKey/init(importing:password:appleKeyClass:)``.
-    /// - Parameter protection: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default; scrypt on request.
+    /// `openssl pkey -in FILE -passin …` and by `SigningKey/init(importing:password:appleKeyClass:)`.
+    /// - Parameters:
+    ///   - password: the password that will open it; not empty.
+    ///   - protection: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default; scrypt on request.
+    ///   - encoding: PEM (the default) or DER.
     public func exportEncrypted(
         password: [UInt8],
         protection: PasswordProtection = .default,

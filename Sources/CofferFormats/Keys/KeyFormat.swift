@@ -47,6 +47,8 @@ public enum KeyEncoding: String, Sendable, Hashable {
 /// What a caller says about Apple external-representation bytes, whose length alone can be ambiguous
 /// (97 bytes are a P-384 public key or a P-256 private key). Mirrors `kSecAttrKeyClass`.
 public enum AppleKeyClass: String, Sendable, Hashable, CaseIterable {
+    /// A public key.
     case publicKey = "public"
+    /// A private key.
     case privateKey = "private"
 }

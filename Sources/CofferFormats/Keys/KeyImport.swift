@@ -13,7 +13,9 @@ import Foundation
 public struct ImportedKey: Sendable {
     /// A private key or a public one.
     public enum Key: Sendable {
+        /// A private key, which can sign.
         case signing(SigningKey)
+        /// A public key, which can only verify.
         case verifying(VerifyingKey)
     }
 

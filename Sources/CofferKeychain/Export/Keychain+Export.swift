@@ -36,8 +36,11 @@ extension Keychain {
     /// (docs/KEYCHAIN.md, "Export file"). `*ThisDeviceOnly` items are left out. Items with an
     /// application password stay sealed under it inside the export; everything else is in the
     /// export's plaintext, so the export's protection (a password, a key or recipients) is what guards it.
-    /// - Parameter keychainPassword: asked again, as exporting reveals every secret: the keychain need
-    ///   not be unlocked, and user-presence items are exported on the strength of this password.
+    /// - Parameters:
+    ///   - keychainPassword: asked again, as exporting reveals every secret: the keychain need
+    ///     not be unlocked, and user-presence items are exported on the strength of this password.
+    ///   - protection: who will be able to open the export: a password, a key or recipients.
+    ///   - cipher: the export's cipher (AES-256-GCM by default).
     /// - Returns: the encrypted export and what it holds.
     /// - Throws: `.authenticationFailed` for a wrong keychain password, `.dataCorrupted` when a row does
     ///   not open (nothing is exported then), `.badParameter` for an unusable protection.
