@@ -3,7 +3,7 @@
 ///
 /// The description never contains the bytes being decoded, so an error can be logged even when the
 /// input was a secret.
-public struct CofferCoreError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CofferCoreError: CofferError {
     /// A stable, machine-readable classification. New codes may be added; existing ones keep their meaning.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -36,11 +36,14 @@ public struct CofferCoreError: Error, Hashable, Sendable, CustomStringConvertibl
     public let reason: String
     /// The Coffer source location that raised the error, for bug reports.
     public let location: String
+    /// The lower layer's error that caused this one, when there is one.
+    public let underlying: (any Error)?
 
     /// Creates an error. Library code passes its own location implicitly.
-    public init(_ code: Code, _ reason: String, fileID: StaticString = #fileID, line: UInt = #line) {
+    public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
+        self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
 

@@ -30,7 +30,7 @@ public struct KeyFile: Sendable {
         } catch let error as CofferCoreError {
             throw error
         } catch {
-            throw CofferCoreError(.ioFailure, "cannot read '\(path)': \(error)")
+            throw CofferCoreError(.ioFailure, "cannot read '\(path)': \(error)", underlying: error)
         }
         guard let read else {
             throw CofferCoreError(.invalidArgument, "'\(path)' is larger than 1 MiB; it is not a key, certificate or secret file")

@@ -1,8 +1,10 @@
+public import CofferCore
+
 /// The error `CofferCrypto` APIs throw for requests that cannot be honoured: a stable ``Code`` and a
 /// reason that says what was expected and what was found. Reasons never contain key material.
 ///
 /// Reading a file can also fail with `CofferCore`'s `CofferCoreError` (not found, permission denied).
-public struct CofferCryptoError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CofferCryptoError: CofferError {
     /// A stable, machine-readable classification.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -29,11 +31,14 @@ public struct CofferCryptoError: Error, Hashable, Sendable, CustomStringConverti
     public let reason: String
     /// The Coffer source location that raised the error, for bug reports.
     public let location: String
+    /// The lower layer's error that caused this one, when there is one.
+    public let underlying: (any Error)?
 
     /// Creates an error. Library code passes its own location implicitly.
-    public init(_ code: Code, _ reason: String, fileID: StaticString = #fileID, line: UInt = #line) {
+    public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
+        self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
 

@@ -41,7 +41,7 @@ enum BackupMark {
         do {
             try url.setResourceValues(values)
         } catch {
-            throw CofferCoreError(.ioFailure, "cannot exclude '\(path)' from backups: \(error)")
+            throw CofferCoreError(.ioFailure, "cannot exclude '\(path)' from backups: \(error)", underlying: error)
         }
         return .excluded
         #else

@@ -101,7 +101,7 @@ public struct ChecksumVerifier: Sendable {
         } catch let error as CofferCoreError {
             throw error
         } catch {
-            throw CofferCoreError(.ioFailure, "\(path == "-" ? "standard input" : path): \(error)")
+            throw CofferCoreError(.ioFailure, "\(path == "-" ? "standard input" : path): \(error)", underlying: error)
         }
         return summary
     }
@@ -117,7 +117,7 @@ public struct ChecksumVerifier: Sendable {
         } catch let error as CofferCoreError {
             return .unreadable(error)
         } catch {
-            return .unreadable(CofferCoreError(.ioFailure, "\(entry.path): \(error)"))
+            return .unreadable(CofferCoreError(.ioFailure, "\(entry.path): \(error)", underlying: error))
         }
     }
 }

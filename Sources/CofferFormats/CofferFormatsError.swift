@@ -1,6 +1,8 @@
+public import CofferCore
+
 /// The error `CofferFormats` APIs throw: a stable ``Code``, a reason that says what was expected and
 /// what was found, and (for line-based inputs) the line it concerns.
-public struct CofferFormatsError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CofferFormatsError: CofferError {
     /// A stable, machine-readable classification.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -47,12 +49,18 @@ public struct CofferFormatsError: Error, Hashable, Sendable, CustomStringConvert
     public let line: Int?
     /// The Coffer source location that raised the error, for bug reports.
     public let location: String
+    /// The lower layer's error that caused this one, when there is one.
+    public let underlying: (any Error)?
 
     /// Creates an error. Library code passes its own location implicitly.
-    public init(_ code: Code, _ reason: String, line: Int? = nil, fileID: StaticString = #fileID, sourceLine: UInt = #line) {
+    public init(
+        _ code: Code, _ reason: String, line: Int? = nil, underlying: (any Error)? = nil,
+        fileID: StaticString = #fileID, sourceLine: UInt = #line
+    ) {
         self.code = code
         self.reason = reason
         self.line = line
+        self.underlying = underlying
         self.location = "\(fileID):\(sourceLine)"
     }
 

@@ -219,7 +219,7 @@ public struct SignatureFile: Sendable, Hashable {
         do {
             blocks = try PEMBlock.blocks(in: text)
         } catch {
-            throw CofferFormatsError(.malformedSignature, "the signature armour is damaged: \(error.description)")
+            throw CofferFormatsError(.malformedSignature, "the signature armour is damaged: \(error.description)", underlying: error)
         }
         guard let block = blocks.first(where: { $0.label == Self.label }) else {
             let found = blocks.first.map { "a '\($0.label)' block" } ?? "no armoured block"

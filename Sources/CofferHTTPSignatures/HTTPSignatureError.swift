@@ -1,6 +1,8 @@
+public import CofferCore
+
 /// The error `CofferHTTPSignatures` throws: a stable ``Code`` and a reason that names the component or
 /// parameter concerned, never a secret.
-public struct HTTPSignatureError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct HTTPSignatureError: CofferError {
     /// A stable classification.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -55,11 +57,26 @@ public struct HTTPSignatureError: Error, Hashable, Sendable, CustomStringConvert
     /// What went wrong.
     public let reason: String
 
-    /// Creates an error.
-    public init(_ code: Code, _ reason: String) {
+    /// The Coffer source location that raised the error, for bug reports.
+    public let location: String
+    /// The lower layer's error that caused this one (a key store's, a TLS library's), when there is one.
+    public let underlying: (any Error)?
+
+    /// Creates an error. Library code passes its own location implicitly.
+    public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
+        self.underlying = underlying
+        self.location = "\(fileID):\(line)"
     }
 
     public var description: String { reason }
+
+    // The location and the underlying error are diagnostics: two errors with the same code and reason
+    // are the same error.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+    }
 }

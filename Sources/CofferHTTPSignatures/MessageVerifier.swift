@@ -94,7 +94,7 @@ public struct HTTPMessageVerifier: Sendable {
         } catch let error as HTTPSignatureError {
             throw error
         } catch {
-            throw HTTPSignatureError(.unavailable, "the key store failed: \(error)")
+            throw HTTPSignatureError(.unavailable, "the key store did not answer (its error is the underlying error, not shown here: it may name a database and its credentials)", underlying: error)
         }
         if let algorithm = parameters.algorithm, algorithm != key.algorithm.rawValue {
             throw HTTPSignatureError(.algorithmMismatch, "signature '\(candidate.label)' says alg=\(algorithm) but key '\(keyID)' is \(key.algorithm)")
@@ -185,7 +185,7 @@ public struct HTTPMessageVerifier: Sendable {
         do {
             firstUse = try await replayCache.recordFirstUse(of: digester.finalize().hex, expiringAt: expiry, now: now)
         } catch {
-            throw HTTPSignatureError(.unavailable, "the replay cache failed: \(error)")
+            throw HTTPSignatureError(.unavailable, "the replay cache did not answer (its error is the underlying error, not shown here)", underlying: error)
         }
         guard firstUse else {
             throw HTTPSignatureError(.replayed, "signature '\(candidate.label)' was already accepted; a request cannot be sent twice")

@@ -33,7 +33,7 @@ extension Keychain {
         do {
             der = try key.exportUnencrypted(as: isOwnStore ? .pkcs8 : .appleExternal, encoding: .der)
         } catch {
-            throw KeychainError(.badParameter, "this key cannot be stored: \(error.reason)")
+            throw KeychainError(.badParameter, "this key cannot be stored: \(error.reason)", underlying: error)
         }
         defer { SecretBytes.wipe(&der) }
         try add(item, secret: der, accessControl: accessControl)

@@ -70,7 +70,7 @@ enum KeychainCrypto {
             )
             return SymmetricKey(data: bytes)
         } catch {
-            throw KeychainError(.ioFailure, "scrypt failed: \(error)")
+            throw KeychainError(.ioFailure, "scrypt failed: \(error)", underlying: error)
         }
     }
 
@@ -146,7 +146,7 @@ enum KeychainCrypto {
         do {
             return SymmetricKey(data: try PasswordKeyDerivation.scrypt(password: Array(password.utf8), salt: salt, logN: logN))
         } catch {
-            throw KeychainError(.ioFailure, "scrypt failed: \(error)")
+            throw KeychainError(.ioFailure, "scrypt failed: \(error)", underlying: error)
         }
     }
 

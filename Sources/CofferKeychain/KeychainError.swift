@@ -1,7 +1,9 @@
+public import CofferCore
+
 /// The one error type of `CofferKeychain`. Its codes carry the meaning of the `errSec…` results that
 /// Keychain Services users know, with the same numeric values (``Code/osStatus``), and a reason that
 /// says what to do. Reasons never contain a secret.
-public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct KeychainError: CofferError {
     /// A stable classification, with the matching Security framework status.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -51,10 +53,10 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
     public let location: String
     /// The error of a lower layer that caused this one (a `CofferCoreError`, a database error), when
     /// there is one.
-    public let underlying: (any Error & Sendable)?
+    public let underlying: (any Error)?
 
     /// Creates an error; library code passes its own location implicitly.
-    public init(_ code: Code, _ reason: String, underlying: (any Error & Sendable)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
+    public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
         self.underlying = underlying

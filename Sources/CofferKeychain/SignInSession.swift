@@ -87,7 +87,7 @@ public final class SignInSession: @unchecked Sendable {
             // on a match it is replaced at once (below).
             result = try hasher.verifyInsecureLegacy(password: password, against: StoredPassword(storedString: text, email: user))
         } catch {
-            throw KeychainError(.dataCorrupted, "the stored credential is not a password hash: \(error.reason)")
+            throw KeychainError(.dataCorrupted, "the stored credential is not a password hash: \(error.reason)", underlying: error)
         }
         if let replacement = result.replacement {
             try keychain.update(matching: query, with: KeychainChanges(secret: Array(replacement.phcString.utf8)))

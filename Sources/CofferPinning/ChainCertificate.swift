@@ -34,7 +34,7 @@ public struct ChainCertificate: Hashable, Sendable {
             self.certificate = try Certificate(derEncoded: root)
             self.publicKeyPin = Pin(subjectPublicKeyInfo: try Self.subjectPublicKeyInfo(in: root))
         } catch {
-            throw PinningError(.malformedCertificate, "not a DER X.509 certificate (\(error))")
+            throw PinningError(.malformedCertificate, "not a DER X.509 certificate (\(error))", underlying: error)
         }
         self.der = der
         self.certificatePin = Pin(certificate: der)

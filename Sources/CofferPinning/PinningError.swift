@@ -1,6 +1,8 @@
+public import CofferCore
+
 /// The error the pinning APIs throw: a stable ``Code`` and a reason that says what was expected and what
 /// was found. Reasons name hosts, pins and certificate subjects, which are public; never key material.
-public struct PinningError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct PinningError: CofferError {
     /// A stable, machine-readable classification.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -27,11 +29,26 @@ public struct PinningError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A human explanation: what was expected, what was found, what to do.
     public let reason: String
 
-    /// Creates an error.
-    public init(_ code: Code, _ reason: String) {
+    /// The Coffer source location that raised the error, for bug reports.
+    public let location: String
+    /// The lower layer's error that caused this one (a key store's, a TLS library's), when there is one.
+    public let underlying: (any Error)?
+
+    /// Creates an error. Library code passes its own location implicitly.
+    public init(_ code: Code, _ reason: String, underlying: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
+        self.underlying = underlying
+        self.location = "\(fileID):\(line)"
     }
 
     public var description: String { reason }
+
+    // The location and the underlying error are diagnostics: two errors with the same code and reason
+    // are the same error.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+    }
 }

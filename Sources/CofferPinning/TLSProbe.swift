@@ -57,7 +57,7 @@ public enum TLSProbe {
         do {
             configuration = try evaluator.policy.makeTLSConfiguration()
         } catch {
-            throw PinningError(.connectionFailed, "the TLS configuration could not be built: \(error)")
+            throw PinningError(.connectionFailed, "the TLS configuration could not be built: \(error)", underlying: error)
         }
         do {
             try await handshake(host: host, port: port, configuration: configuration, timeout: timeout) { context in
@@ -114,7 +114,7 @@ public enum TLSProbe {
             let cause = error.connectionErrors.last.map { "\($0.error)" } ?? error.dnsAAAAError.map { "\($0)" } ?? "\(error)"
             throw PinningError(.connectionFailed, "could not connect to \(host):\(port): \(cause)")
         } catch {
-            throw PinningError(.connectionFailed, "could not complete a TLS handshake with \(host):\(port): \(error)")
+            throw PinningError(.connectionFailed, "could not complete a TLS handshake with \(host):\(port): \(error)", underlying: error)
         }
     }
 }

@@ -19,14 +19,14 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         }
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ServerConfigurationError("sqlite: needs a path, e.g. sqlite:/var/lib/coffer/server.sqlite") }
+            guard !path.isEmpty else { throw ServerConfigurationError(.invalidDatabaseLocation, "sqlite: needs a path, e.g. sqlite:/var/lib/coffer/server.sqlite") }
             self = .sqlite(path: path)
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             // Checked now, so that a URL that cannot be used fails before anything starts.
             _ = try PostgresRegistrationStore.configuration(url: text)
             self = .postgres(url: text)
         } else {
-            throw ServerConfigurationError("the database must be sqlite:PATH or postgres://user:password@host:port/database")
+            throw ServerConfigurationError(.invalidDatabaseLocation, "the database must be sqlite:PATH or postgres://user:password@host:port/database")
         }
     }
 
@@ -37,7 +37,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         do {
             return try DataLocation.cofferFolder(environment: environment) + "/server.sqlite"
         } catch {
-            throw ServerConfigurationError("there is no default database file: \(error.reason)", hint: "name one with sqlite:PATH")
+            throw ServerConfigurationError(.invalidDatabaseLocation, "there is no default database file: \(error.reason)", hint: "name one with sqlite:PATH", underlying: error)
         }
     }
 
@@ -58,7 +58,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw ServerConfigurationError(
-                        "\(self) did not answer within \(timeout.components.seconds) s",
+                        .databaseUnavailable, "\(self) did not answer within \(timeout.components.seconds) s",
                         hint: "check that the database server runs and that the URL's host, port and credentials are right"
                     )
                 }

@@ -1,3 +1,4 @@
+public import CofferCore
 import CofferHTTPSignatures
 import Foundation
 public import Logging
@@ -29,11 +30,11 @@ public final class PostgresRegistrationStore: RegistrationStore {
         let hint = "percent-encode characters such as @ : / ? # [ ] and spaces in the user name and password (@ is %40)"
         guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
             throw ServerConfigurationError(
-                "the database URL does not parse as postgres://user:password@host:port/database (it is not shown: it may hold a password)", hint: hint
+                .invalidDatabaseLocation, "the database URL does not parse as postgres://user:password@host:port/database (it is not shown: it may hold a password)", hint: hint
             )
         }
         guard ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw ServerConfigurationError("\(Self.redacted(url)) is not a postgres://user:password@host:port/database URL", hint: hint)
+            throw ServerConfigurationError(.invalidDatabaseLocation, "\(Self.redacted(url)) is not a postgres://user:password@host:port/database URL", hint: hint)
         }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
@@ -42,7 +43,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         case "disable": tls = .disable
         case "prefer": tls = .prefer(.makeClientConfiguration())
         case "require": tls = .require(.makeClientConfiguration())
-        default: throw ServerConfigurationError("sslmode must be disable, prefer or require, not '\(sslMode.prefix(32))'")
+        default: throw ServerConfigurationError(.invalidDatabaseLocation, "sslmode must be disable, prefer or require, not '\(sslMode.prefix(32))'")
         }
         let password = components.percentEncodedPassword?.removingPercentEncoding
             ?? components.queryItems?.first { $0.name == "password" }?.value
@@ -152,15 +153,53 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 }
 
-/// A server setting that cannot be used, with what to do instead.
-public struct ServerConfigurationError: Error, CustomStringConvertible {
-    /// What is wrong.
-    public let description: String
+/// The error the registration server's setup and stores throw: a stable ``Code``, a reason that never
+/// shows a database password, what to do about it when there is something to say, the throw site and
+/// the driver's error underneath.
+public struct ServerConfigurationError: CofferError {
+    /// A stable classification.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The database location (`sqlite:PATH`, a `postgres://` URL, or the default) cannot be used.
+        public static let invalidDatabaseLocation = Code(rawValue: "invalid-database-location")
+        /// The database did not answer, or refused to open.
+        public static let databaseUnavailable = Code(rawValue: "database-unavailable")
+        /// A stored record cannot be used (a key with neither a public key nor a secret).
+        public static let invalidRecord = Code(rawValue: "invalid-record")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What is wrong; never a password.
+    public let reason: String
     /// What to do about it, when there is something to say.
     public let hint: String?
+    /// The Coffer source location that raised the error, for bug reports.
+    public let location: String
+    /// The driver's or the platform's error underneath, when there is one.
+    public let underlying: (any Error)?
 
-    init(_ description: String, hint: String? = nil) {
-        self.description = description
+    /// Creates an error. Library code passes its own location implicitly.
+    public init(
+        _ code: Code, _ reason: String, hint: String? = nil, underlying: (any Error)? = nil,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) {
+        self.code = code
+        self.reason = reason
         self.hint = hint
+        self.underlying = underlying
+        self.location = "\(fileID):\(line)"
+    }
+
+    public var description: String { reason }
+
+    // The hint, the location and the underlying error are diagnostics.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
     }
 }

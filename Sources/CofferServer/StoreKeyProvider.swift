@@ -38,7 +38,7 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
             return .hmacSHA256(secret: try MACKey(bytes: Base64.decode(secret)))
         }
         guard let publicKey = record.publicKey else {
-            throw ServerConfigurationError("the stored key '\(record.keyID)' has neither a public key nor a secret")
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID)' has neither a public key nor a secret")
         }
         return try HTTPVerificationKey(VerifyingKey(derRepresentation: Base64.decode(publicKey)), algorithm: record.algorithm)
     }

@@ -148,7 +148,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         do {
             bytes = try Base64.decode(padded)
         } catch {
-            throw CofferCryptoError(.invalidArgument, "the \(what) of a password hash is not unpadded base64: \(error.reason)")
+            throw CofferCryptoError(.invalidArgument, "the \(what) of a password hash is not unpadded base64: \(error.reason)", underlying: error)
         }
         guard sizes.contains(bytes.count) else {
             throw CofferCryptoError(.invalidArgument, "a password hash's \(what) must be \(sizes.lowerBound)–\(sizes.upperBound) bytes, found \(bytes.count)")

@@ -165,7 +165,7 @@ public struct PasswordHasher: Sendable {
                 return try PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: iterations, byteCount: byteCount)
             }
         } catch {
-            throw CofferCryptoError(.invalidArgument, "\(algorithm) failed: \(error)")
+            throw CofferCryptoError(.invalidArgument, "\(algorithm) failed: \(error)", underlying: error)
         }
     }
 }

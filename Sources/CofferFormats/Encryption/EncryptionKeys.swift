@@ -144,7 +144,7 @@ public enum RecipientPrivateKey: Sendable {
         if let der = X25519Codec.encryptedDER(bytes) {
             guard let password else { throw CofferFormatsError(.passwordRequired, "the key is encrypted; a password is needed to read it") }
             var secret: [UInt8]
-            do { secret = try password() } catch { throw CofferFormatsError(.passwordRequired, "no password was given (\(error))") }
+            do { secret = try password() } catch { throw CofferFormatsError(.passwordRequired, "no password was given (\(error))", underlying: error) }
             defer { SecretBytes.wipe(&secret) }
             let pkcs8 = try EncryptedPKCS8.decrypt(der, password: secret, limits: PasswordKeyLimits())
             if let key = try? RecipientPrivateKey(x25519Bytes: pkcs8) {

@@ -55,7 +55,7 @@ public struct CertificateIdentity: Sendable, Hashable {
             self.issuer = issuer
             self.serialNumber = serial
         } catch {
-            throw CofferFormatsError(.malformedKey, "not an X.509 certificate: \(error)")
+            throw CofferFormatsError(.malformedKey, "not an X.509 certificate: \(error)", underlying: error)
         }
     }
 

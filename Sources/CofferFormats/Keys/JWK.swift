@@ -46,7 +46,7 @@ enum JWKCodec {
             guard let value else { throw CofferFormatsError(.malformedKey, "the \(kty) JWK has no \"\(name)\" member") }
             let decoded: [UInt8]
             do { decoded = try Base64.decodeURLSafe(value) } catch {
-                throw CofferFormatsError(.malformedKey, "the JWK's \"\(name)\" is not unpadded base64url: \(error.reason)")
+                throw CofferFormatsError(.malformedKey, "the JWK's \"\(name)\" is not unpadded base64url: \(error.reason)", underlying: error)
             }
             if let count, decoded.count != count {
                 throw CofferFormatsError(.malformedKey, "expected the JWK's \"\(name)\" to be \(count) bytes, found \(decoded.count)")
@@ -127,7 +127,7 @@ enum JWKCodec {
         } catch let error as CofferFormatsError {
             throw error
         } catch let error as CofferCryptoError {
-            throw CofferFormatsError(.malformedKey, "JWK: \(error.reason)")
+            throw CofferFormatsError(.malformedKey, "JWK: \(error.reason)", underlying: error)
         } catch {
             throw CofferFormatsError(.malformedKey, "the \(kty) JWK holds an invalid key")
         }

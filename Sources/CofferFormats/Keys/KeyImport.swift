@@ -181,7 +181,7 @@ public enum KeyImporter {
                 }
                 var password: [UInt8]
                 do { password = try provider() } catch {
-                    throw CofferFormatsError(.passwordRequired, "no password was given for the encrypted key (\(error))")
+                    throw CofferFormatsError(.passwordRequired, "no password was given for the encrypted key (\(error))", underlying: error)
                 }
                 defer { SecretBytes.wipe(&password) }
                 let pkcs8 = try EncryptedPKCS8.decrypt(der, password: password, limits: context.limits)

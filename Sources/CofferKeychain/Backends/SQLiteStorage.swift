@@ -83,7 +83,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw KeychainError(.ioFailure, "cannot create the folder '\(folder)': \(error.localizedDescription)")
+                throw KeychainError(.ioFailure, "cannot create the folder '\(folder)': \(error.localizedDescription)", underlying: error)
             }
         }
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
@@ -114,7 +114,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             }
             return KeychainError(.ioFailure, "keychain database '\(path)': \(error.message ?? "\(error.resultCode)")")
         }
-        return KeychainError(.ioFailure, "keychain database '\(path)': \(error)")
+        return KeychainError(.ioFailure, "keychain database '\(path)': \(error)", underlying: error)
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(KeychainError) -> T {

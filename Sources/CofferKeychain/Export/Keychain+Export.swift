@@ -74,7 +74,7 @@ extension Keychain {
             let file = try CofferEncryption.encrypt(document, to: protection, cipher: cipher)
             return (file, KeychainExportSummary(exported: exported.count, skippedThisDeviceOnly: skipped))
         } catch {
-            throw KeychainError(.badParameter, "cannot encrypt the export: \(error)")
+            throw KeychainError(.badParameter, "cannot encrypt the export: \(error)", underlying: error)
         }
     }
 
@@ -92,7 +92,7 @@ extension Keychain {
             try writer.write(file)
             try writer.commit()
         } catch {
-            throw KeychainError(.ioFailure, "cannot write the export: \(error)")
+            throw KeychainError(.ioFailure, "cannot write the export: \(error)", underlying: error)
         }
         return summary
     }
@@ -117,7 +117,7 @@ extension Keychain {
         } catch let error as CofferFormatsError {
             throw Self.importError(error)
         } catch {
-            throw KeychainError(.dataCorrupted, "cannot read the export: \(error)")
+            throw KeychainError(.dataCorrupted, "cannot read the export: \(error)", underlying: error)
         }
         defer { SecretBytes.wipe(&document) }
         var items = try ExportDocument.decode(document)
@@ -151,7 +151,7 @@ extension Keychain {
         } catch let error as KeychainError {
             throw error
         } catch {
-            throw KeychainError(.ioFailure, "cannot read '\(path)': \(error)")
+            throw KeychainError(.ioFailure, "cannot read '\(path)': \(error)", underlying: error)
         }
         return try importItems(file, credential: credential, limits: limits, ifExists: ifExists)
     }
@@ -163,7 +163,7 @@ extension Keychain {
         case .costTooHigh, .invalidArgument, .unsupported:
             KeychainError(.badParameter, error.reason)
         default:
-            KeychainError(.dataCorrupted, "not a readable keychain export: \(error.reason)")
+            KeychainError(.dataCorrupted, "not a readable keychain export: \(error.reason)", underlying: error)
         }
     }
 }
