@@ -13,9 +13,10 @@ import CofferFormats
 /// The item: class key, key class private, key type `KeychainItem.keyType(for:)` (`rsa`, `ec-p256`,
 /// `ec-p384`, `ec-p521`, `ed25519`, `ml-dsa-65`, `ml-dsa-87`), size in bits, application label = the
 /// SHA-256 fingerprint of the public key's SubjectPublicKeyInfo, and the PKCS#8 DER of the private key
-/// as the sealed secret. On ``Keychain/system(accessGroup:)`` the secret is Apple's external
-/// representation instead, as `SecKeyCreateWithData` expects, and only RSA and EC keys can be stored.
-extension Keychain {
+/// as the sealed secret. In the system keychain (`SystemKeychain`, ``KeychainBackend/privateKeyStorageFormat``)
+/// the secret is Apple's external representation instead, as `SecKeyCreateWithData` expects, and only
+/// RSA and EC keys can be stored.
+extension KeychainBackend {
     /// Stores `key` under `tag`.
     /// - Throws: `.duplicateItem` when a private key with this tag and type exists; the errors of
     ///   ``add(_:secret:accessControl:)``.
@@ -31,7 +32,7 @@ extension Keychain {
         item.label = label
         var der: [UInt8]
         do {
-            der = try key.exportUnencrypted(as: isOwnStore ? .pkcs8 : .appleExternal, encoding: .der)
+            der = try key.exportUnencrypted(as: privateKeyStorageFormat == .pkcs8 ? .pkcs8 : .appleExternal, encoding: .der)
         } catch {
             throw KeychainError(.badParameter, "this key cannot be stored: \(error.reason)", underlying: error)
         }

@@ -15,7 +15,7 @@ import Foundation
 /// One instance is safe to use from many threads; several processes may open the same file. Locking is
 /// per instance: ``lock()`` forgets the master key and the `whenUnlocked` class keys but keeps the
 /// `afterFirstUnlock` ones until the instance is released.
-public final class Keychain: @unchecked Sendable {
+public final class Keychain: KeychainBackend, @unchecked Sendable {
     let storage: any ItemStorage
     /// Where the keychain lives, or nil for an in-memory one.
     public let path: String?
@@ -33,52 +33,11 @@ public final class Keychain: @unchecked Sendable {
         set { state.withLock { presencePromptStorage = newValue } }
     }
 
-    #if canImport(Security)
-    /// Set for ``system(accessGroup:)``: every item operation goes to Keychain Services.
-    let system: SystemKeychain?
-    #endif
-
     init(storage: any ItemStorage, path: String?) {
         self.storage = storage
         self.path = path
-        #if canImport(Security)
-        system = nil
-        #endif
     }
 
-    #if canImport(Security)
-    private init(system: SystemKeychain) {
-        storage = MemoryStorage()
-        path = nil
-        self.system = system
-    }
-
-    /// The device's own keychain through the Security framework (Apple platforms): the same item API
-    /// (`add`, `copyMatching`, `update`, `delete`, ``KeychainPasswordItem``, signing keys by tag) on the
-    /// data-protection keychain, with the system doing encryption, locking and presence prompts.
-    /// Coffer's own password calls (`create`, `unlock`, `changePassword`, `rotateMasterKey`) and export
-    /// and import throw `.badParameter` here; ``lock()`` does nothing. Batch adds are not atomic.
-    /// - Parameter accessGroup: added to every item and query (`kSecAttrAccessGroup`) when set.
-    public static func system(accessGroup: String? = nil) -> Keychain {
-        Keychain(system: SystemKeychain(accessGroup: accessGroup))
-    }
-    #endif
-
-    /// Whether this keychain is Coffer's own store (file or memory) rather than the system's.
-    var isOwnStore: Bool {
-        #if canImport(Security)
-        system == nil
-        #else
-        true
-        #endif
-    }
-
-    /// Throws for operations that exist only on Coffer's own store.
-    func requireOwnStore(_ operation: String) throws(KeychainError) {
-        guard isOwnStore else {
-            throw KeychainError(.badParameter, "\(operation) applies to Coffer's own keychain; the system keychain is managed by the device")
-        }
-    }
 
     /// The default file: `keychain.db` in Coffer's data folder (`DataLocation/cofferFolder(environment:)`:
     /// `$XDG_DATA_HOME/coffer` or `~/.local/share/coffer` on Linux, Application Support on Apple platforms).
@@ -122,7 +81,6 @@ public final class Keychain: @unchecked Sendable {
     /// r=8, p=1). The keychain is unlocked afterwards.
     /// - Throws: `.duplicateKeychain` when it already has a password; `.badParameter` for an empty password.
     public func create(password: String, scryptLogN: Int = 17) throws(KeychainError) {
-        try requireOwnStore("create(password:)")
         guard !password.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
         guard (10...22).contains(scryptLogN) else { throw KeychainError(.badParameter, "scrypt cost 2^\(scryptLogN) is out of range (2^10–2^22)") }
         let (header, master) = try KeychainCrypto.newHeader(password: Array(password.utf8), logN: scryptLogN)
@@ -133,7 +91,6 @@ public final class Keychain: @unchecked Sendable {
     /// Unwraps the master key with the keychain password. Costs one scrypt and nothing else.
     /// - Throws: `.authenticationFailed` for a wrong password; `.noSuchKeychain` before ``create(password:scryptLogN:)``.
     public func unlock(password: String) throws(KeychainError) {
-        try requireOwnStore("unlock(password:)")
         let header = try requireHeader()
         let master = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header)
         install(header: header, master: master)
@@ -158,7 +115,6 @@ public final class Keychain: @unchecked Sendable {
     ///   - scryptLogN: the new password's scrypt cost; the current one when nil.
     /// - Throws: `.authenticationFailed` for a wrong `old`; `.badParameter` for an empty `new`.
     public func changePassword(from old: String, to new: String, scryptLogN: Int? = nil) throws(KeychainError) {
-        try requireOwnStore("changePassword(from:to:)")
         guard !new.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
         if let scryptLogN, !(10...22).contains(scryptLogN) {
             throw KeychainError(.badParameter, "scrypt cost 2^\(scryptLogN) is out of range (2^10–2^22)")
@@ -171,7 +127,6 @@ public final class Keychain: @unchecked Sendable {
     /// Application-password layers are kept as they are (they do not depend on the master key).
     /// - Throws: `.authenticationFailed` for a wrong password.
     public func rotateMasterKey(password: String) throws(KeychainError) {
-        try requireOwnStore("rotateMasterKey(password:)")
         try rekey(password: password, newPassword: password, scryptLogN: nil)
     }
 
@@ -263,9 +218,6 @@ public final class Keychain: @unchecked Sendable {
     /// - Throws: `.duplicateItem`, `.badParameter`, `.interactionNotAllowed` while locked (for an
     ///   accessibility whose key is not in memory).
     public func add(_ item: KeychainItem, secret: [UInt8], accessControl: AccessControl = .none) throws(KeychainError) {
-        #if canImport(Security)
-        if let system { return try system.add(item, secret: secret, accessControl: accessControl) }
-        #endif
         let (stored, sealed) = try prepare(item, secret: secret, accessControl: accessControl, header: try requireHeader(), now: Self.now())
         try storage.insert(stored, sealed: sealed)
     }
@@ -274,12 +226,6 @@ public final class Keychain: @unchecked Sendable {
     /// keychain or with another in the list). Much faster than one ``add(_:secret:accessControl:)`` each,
     /// since the disk is flushed once; for imports and migrations.
     public func add(contentsOf items: [(item: KeychainItem, secret: [UInt8])]) throws(KeychainError) {
-        #if canImport(Security)
-        if let system {
-            for (item, secret) in items { try system.add(item, secret: secret, accessControl: .none) }
-            return
-        }
-        #endif
         let header = try requireHeader()
         let now = Self.now()
         var rows: [(KeychainItem, [UInt8])] = []
@@ -345,9 +291,6 @@ public final class Keychain: @unchecked Sendable {
     ///   `.authenticationFailed` for a missing or wrong application password, `.dataCorrupted` when a
     ///   row was altered outside Coffer (no secret is returned then).
     public func copyMatching(_ query: KeychainQuery, returningSecrets: Bool = false) throws(KeychainError) -> [KeychainMatch] {
-        #if canImport(Security)
-        if let system { return try system.copyMatching(query, returningSecrets: returningSecrets) }
-        #endif
         let rows = try storage.find(query, limit: query.matchLimit == .one ? 1 : nil)
         guard !rows.isEmpty else { throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches") }
         guard returningSecrets else { return rows.map { KeychainMatch(item: $0.item, secret: nil) } }
@@ -373,16 +316,6 @@ public final class Keychain: @unchecked Sendable {
     /// The attributes of every item matching `query` (match limit all), without secrets; an empty list
     /// when nothing matches. Works while locked.
     public func items(matching query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
-        #if canImport(Security)
-        if let system {
-            do {
-                return try system.copyMatching(query.all(), returningSecrets: false).map(\.item)
-            } catch {
-                guard error.code == .itemNotFound else { throw error }
-                return []
-            }
-        }
-        #endif
         try storage.find(query, limit: nil).map(\.item)
     }
 
@@ -391,9 +324,6 @@ public final class Keychain: @unchecked Sendable {
     ///   ``copyMatching(_:returningSecrets:)`` when a secret must be re-sealed.
     @discardableResult
     public func update(matching query: KeychainQuery, with changes: KeychainChanges) throws(KeychainError) -> Int {
-        #if canImport(Security)
-        if let system { return try system.update(query, with: changes) }
-        #endif
         let header = try requireHeader()
         let changed = try storage.update(query) { row throws(KeychainError) in
             var item = row.item
@@ -423,9 +353,6 @@ public final class Keychain: @unchecked Sendable {
     /// - Throws: `.itemNotFound` when nothing matched.
     @discardableResult
     public func delete(matching query: KeychainQuery) throws(KeychainError) -> Int {
-        #if canImport(Security)
-        if let system { return try system.delete(query) }
-        #endif
         let count = try storage.delete(query)
         guard count > 0 else { throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches") }
         return count

@@ -14,11 +14,11 @@ public struct KeychainPasswordItem: Sendable {
     public private(set) var account: String
     /// Readability of the saved secret.
     public var accessibility: Accessibility
-    /// The keychain it lives in.
-    public let keychain: Keychain
+    /// The keychain it lives in: Coffer's own, or the system's.
+    public let keychain: any KeychainBackend
 
     /// Names the item; nothing is read or written yet.
-    public init(service: String, account: String, accessibility: Accessibility = .whenUnlocked, keychain: Keychain) {
+    public init(service: String, account: String, accessibility: Accessibility = .whenUnlocked, keychain: any KeychainBackend) {
         self.service = service
         self.account = account
         self.accessibility = accessibility

@@ -47,7 +47,6 @@ extension Keychain {
     public func exportItems(
         keychainPassword: String, protection: EncryptionProtection, cipher: EncryptionCipher = .aes256GCM
     ) throws(KeychainError) -> (file: [UInt8], summary: KeychainExportSummary) {
-        try requireOwnStore("export")
         let header = try requireHeader()
         let master = try KeychainCrypto.unwrap(password: Array(keychainPassword.utf8), header: header)
         var exported: [ExportedItem] = []
@@ -110,7 +109,6 @@ extension Keychain {
         _ file: [UInt8], credential: DecryptionCredential, limits: DecryptionLimits = DecryptionLimits(),
         ifExists: KeychainImportConflict = .fail
     ) throws(KeychainError) -> KeychainImportSummary {
-        try requireOwnStore("import")
         var document: [UInt8]
         do {
             document = try CofferEncryption.decrypt(file, with: credential, limits: limits)
