@@ -32,6 +32,7 @@ public struct SystemKeychain: KeychainBackend {
 
     // MARK: Operations
 
+    /// `SecItemAdd`; an access control becomes a `SecAccessControl`, an application password an `LAContext` credential.
     public func add(_ item: KeychainItem, secret: [UInt8], accessControl: AccessControl) throws(KeychainError) {
         try item.validate()
         var attributes = Self.dictionary(try SecItemMapping.attributes(for: item.asQuery, adding: item, accessGroup: accessGroup))
@@ -54,6 +55,7 @@ public struct SystemKeychain: KeychainBackend {
         try Self.check(SecItemAdd(attributes as CFDictionary, nil))
     }
 
+    /// `SecItemCopyMatching`; secrets are fetched one item at a time through persistent references.
     public func copyMatching(_ query: KeychainQuery, returningSecrets: Bool) throws(KeychainError) -> [KeychainMatch] {
         var search = Self.dictionary(try SecItemMapping.attributes(for: query, adding: nil, accessGroup: accessGroup))
         search[kSecMatchLimit as String] = query.matchLimit == .one ? kSecMatchLimitOne : kSecMatchLimitAll
@@ -100,6 +102,7 @@ public struct SystemKeychain: KeychainBackend {
         return Array(data)
     }
 
+    /// `SecItemUpdate`; returns how many items matched.
     public func update(matching query: KeychainQuery, with changes: KeychainChanges) throws(KeychainError) -> Int {
         var all = query
         all.matchLimit = .all
@@ -112,6 +115,7 @@ public struct SystemKeychain: KeychainBackend {
         return count
     }
 
+    /// `SecItemDelete`; returns how many items matched.
     public func delete(matching query: KeychainQuery) throws(KeychainError) -> Int {
         var all = query
         all.matchLimit = .all
