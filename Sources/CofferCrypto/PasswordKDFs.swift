@@ -4,6 +4,11 @@ import _CryptoExtras
 /// Password-based key derivation exactly as Coffer's formats use it, exposed for benchmarks and
 /// calibration (`coffer speed`, `coffer kdf calibrate`). The formats call swift-crypto directly.
 public enum PasswordKeyDerivation {
+    /// The fewest PBKDF2-HMAC-SHA-256 iterations Coffer uses for any new secret — an encrypted file, an
+    /// encrypted private key, a password hash: 600,000, OWASP's 2023 figure. One floor for every format.
+    /// (Reading accepts what others wrote, within each reader's limits.)
+    public static let minimumPBKDF2Iterations = 600_000
+
     /// PBKDF2-HMAC-SHA-256 of `password` and `salt`, `byteCount` bytes.
     public static func pbkdf2SHA256(password: [UInt8], salt: [UInt8], iterations: Int, byteCount: Int = 32) throws -> [UInt8] {
         try KDF.Insecure.PBKDF2.deriveKey(

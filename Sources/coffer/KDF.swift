@@ -56,7 +56,7 @@ struct KDFCalibrate: ParsableCommand {
         let sample = 200_000
         let pbkdf2Time = try milliseconds { _ = try PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: sample) }
         let perMs = Double(sample) / pbkdf2Time
-        let iterations = max(PasswordKDF.minimumPBKDF2Iterations, Int((perMs * Double(targetMs) / 10_000).rounded()) * 10_000)
+        let iterations = max(PasswordKeyDerivation.minimumPBKDF2Iterations, Int((perMs * Double(targetMs) / 10_000).rounded()) * 10_000)
         Terminal.writeLine("PBKDF2-HMAC-SHA-256: \(formatDecimal(perMs * 1000, places: 0)) iterations/s")
         Terminal.writeLine("")
         Terminal.writeLine("for about \(targetMs) ms per derivation:")

@@ -55,7 +55,7 @@ struct KeyFormatTests {
         #expect(try VerifyingKey(importing: key.exported(as: .spki, encoding: .der)) == key)
     }
 
-    @Test(arguments: [PasswordProtection.pbkdf2(iterations: 100_000), .scrypt(n: 1 << 10, r: 8, p: 1)])
+    @Test(arguments: [PasswordProtection.pbkdf2(iterations: 600_000), .scrypt(n: 1 << 10, r: 8, p: 1)])
     func encryptedPKCS8RoundTrips(protection: PasswordProtection) throws {
         let key = try SigningKey.generate(.p256)
         let password = Array("correct horse".utf8)
@@ -80,12 +80,12 @@ struct KeyFormatTests {
 
     @Test func keyDerivationCostIsCapped() throws {
         let key = try SigningKey.generate(.ed25519)
-        let heavy = try key.exportEncrypted(password: Array("pw".utf8), protection: .pbkdf2(iterations: 120_000))
+        let heavy = try key.exportEncrypted(password: Array("pw".utf8), protection: .pbkdf2(iterations: 650_000))
         #expect {
-            try KeyImporter.read(heavy, password: { Array("pw".utf8) }, limits: PasswordKeyLimits(maximumPBKDF2Iterations: 100_000))
+            try KeyImporter.read(heavy, password: { Array("pw".utf8) }, limits: PasswordKeyLimits(maximumPBKDF2Iterations: 600_000))
         } throws: { error in
             guard let error = error as? CofferFormatsError else { return false }
-            return error.code == .costTooHigh && error.reason.contains("120000 PBKDF2 iterations")
+            return error.code == .costTooHigh && error.reason.contains("650000 PBKDF2 iterations")
         }
         let scrypt = try key.exportEncrypted(password: Array("pw".utf8), protection: .scrypt(n: 1 << 12, r: 8, p: 1))
         #expect {

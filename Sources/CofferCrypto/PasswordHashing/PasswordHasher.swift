@@ -28,7 +28,7 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     /// 10,000,000 iterations is computed.
     public static let standard = PasswordHashPolicy(
         algorithm: .scrypt(logN: 17, r: 8, p: 1),
-        minimumScryptLogN: 17, minimumPBKDF2Iterations: 600_000,
+        minimumScryptLogN: 17, minimumPBKDF2Iterations: PasswordKeyDerivation.minimumPBKDF2Iterations,
         minimumVerifiableScryptLogN: 14, minimumVerifiablePBKDF2Iterations: 100_000,
         maximumScryptLogN: 20, maximumPBKDF2Iterations: 10_000_000
     )
@@ -37,7 +37,7 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     public init(
         algorithm: PasswordHash.Algorithm,
         minimumScryptLogN: Int = 17,
-        minimumPBKDF2Iterations: Int = 600_000,
+        minimumPBKDF2Iterations: Int = PasswordKeyDerivation.minimumPBKDF2Iterations,
         minimumVerifiableScryptLogN: Int = 14,
         minimumVerifiablePBKDF2Iterations: Int = 100_000,
         maximumScryptLogN: Int = 20,

@@ -17,8 +17,6 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
 
     /// scrypt at N = 2^17, r = 8, p = 1: 128 MiB and about half a second here.
     public static let `default` = PasswordKDF.scrypt(logN: 17, r: 8, p: 1)
-    /// The fewest PBKDF2 iterations Coffer writes (OWASP 2023 for PBKDF2-HMAC-SHA-256).
-    public static let minimumPBKDF2Iterations = 600_000
 
     public var description: String {
         switch self {
@@ -390,8 +388,8 @@ public enum CofferEncryption {
                 let stanza = EncryptedFileHeader.Stanza.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: [])
                 return [.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: try seal(kek, stanza.additionalData))]
             case .pbkdf2(let iterations):
-                guard iterations >= PasswordKDF.minimumPBKDF2Iterations, iterations <= Int(UInt32.max) else {
-                    throw CofferFormatsError(.invalidArgument, "expected at least \(PasswordKDF.minimumPBKDF2Iterations) PBKDF2 iterations, found \(iterations)")
+                guard iterations >= PasswordKeyDerivation.minimumPBKDF2Iterations, iterations <= Int(UInt32.max) else {
+                    throw CofferFormatsError(.invalidArgument, "expected at least \(PasswordKeyDerivation.minimumPBKDF2Iterations) PBKDF2 iterations, found \(iterations)")
                 }
                 let kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
                 let stanza = EncryptedFileHeader.Stanza.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: [])

@@ -17,15 +17,13 @@ public enum PasswordProtection: Sendable, Hashable {
     /// scrypt with cost `n` (a power of two), block size `r` and parallelism `p`, then AES-256-CBC.
     case scrypt(n: Int, r: Int, p: Int)
 
-    /// Coffer's default: PBKDF2-HMAC-SHA-256 at 600,000 iterations (OWASP's 2023 figure), which every
-    /// OpenSSL reads.
-    public static let `default` = PasswordProtection.pbkdf2(iterations: 600_000)
+    /// Coffer's default: PBKDF2-HMAC-SHA-256 at `PasswordKeyDerivation.minimumPBKDF2Iterations`
+    /// (600,000, OWASP's 2023 figure), which every OpenSSL reads. Reading accepts what others wrote,
+    /// down to OpenSSL's 2,048, up to ``PasswordKeyLimits/maximumPBKDF2Iterations``.
+    public static let `default` = PasswordProtection.pbkdf2(iterations: PasswordKeyDerivation.minimumPBKDF2Iterations)
     /// scrypt at N = 2^14, r = 8, p = 1: what `openssl pkcs8 -scrypt` writes, and the largest cost
     /// OpenSSL's default 32 MiB scrypt memory limit lets it read back.
     public static let scryptOpenSSLCompatible = PasswordProtection.scrypt(n: 1 << 14, r: 8, p: 1)
-    /// The fewest PBKDF2 iterations Coffer uses for a new key. (Reading accepts what others wrote, down
-    /// to OpenSSL's 2,048, up to ``PasswordKeyLimits/maximumPBKDF2Iterations``.)
-    public static let minimumPBKDF2Iterations = 100_000
 }
 
 /// Limits a reader enforces on password-protected keys, so a hostile file cannot make Coffer spend
@@ -52,10 +50,10 @@ enum EncryptedPKCS8 {
         let key: SymmetricKey
         switch protection {
         case .pbkdf2(let iterations):
-            guard iterations >= PasswordProtection.minimumPBKDF2Iterations else {
+            guard iterations >= PasswordKeyDerivation.minimumPBKDF2Iterations else {
                 throw CofferFormatsError(
                     .invalidArgument,
-                    "expected at least \(PasswordProtection.minimumPBKDF2Iterations) PBKDF2 iterations for a new key, found \(iterations)"
+                    "expected at least \(PasswordKeyDerivation.minimumPBKDF2Iterations) PBKDF2 iterations for a new key, found \(iterations)"
                 )
             }
             key = try KDF.Insecure.PBKDF2.deriveKey(
