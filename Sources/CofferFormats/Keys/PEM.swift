@@ -1,4 +1,5 @@
 import CofferCore
+import SwiftASN1
 
 /// One `-----BEGIN LABEL-----` … `-----END LABEL-----` block of RFC 7468 text.
 public struct PEMBlock: Sendable, Hashable {
@@ -37,14 +38,15 @@ public struct PEMBlock: Sendable, Hashable {
                             line: lineNumber
                         )
                     }
+                    // The framing above is as lenient as OpenSSL (text around blocks, CRLF, RFC 1421 headers,
+                    // any line length); the block itself is decoded by swift-asn1, from its canonical form.
                     let der: [UInt8]
                     do {
-                        der = try Base64.decode(open.body)
+                        der = try PEMDocument(pemString: Self.canonical(label: label, body: open.body)).derBytes
                     } catch {
                         throw CofferFormatsError(
-                            .malformedKey,
-                            "the body of PEM block '\(label)' is not valid base64 (\(error.reason))",
-                            line: open.start
+                            .malformedKey, "the body of PEM block '\(label)' is not valid base64, or is empty",
+                            line: open.start, underlying: error
                         )
                     }
                     blocks.append(PEMBlock(label: label, der: der, hasHeaders: open.headers))
@@ -62,5 +64,17 @@ public struct PEMBlock: Sendable, Hashable {
             throw CofferFormatsError(.malformedKey, "PEM block '\(open.label)' is not closed (truncated?)", line: open.start)
         }
         return blocks
+    }
+
+    /// One block as RFC 7468 writes it: the body in 64-character lines between the boundaries.
+    private static func canonical(label: String, body: String) -> String {
+        var lines = ["-----BEGIN \(label)-----"]
+        var rest = Substring(body)
+        while !rest.isEmpty {
+            lines.append(String(rest.prefix(64)))
+            rest = rest.dropFirst(64)
+        }
+        lines.append("-----END \(label)-----")
+        return lines.joined(separator: "\n")
     }
 }
