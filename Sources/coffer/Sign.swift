@@ -73,7 +73,7 @@ struct Sign: ParsableCommand {
         let bytes: [UInt8]
         if flags.raw {
             let publicKey = signingKey.verifyingKey
-            if signingKey.algorithm.signsWholeMessage {
+            if signingKey.algorithm.signsMessagesWhole {
                 let message = try readWholeMessage(file, algorithm: signingKey.algorithm)
                 let signature = try signingKey.signature(for: message)
                 guard publicKey.isValidSignature(signature, for: message) else { throw selfCheckFailure }

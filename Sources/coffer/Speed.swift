@@ -233,7 +233,7 @@ struct Speed: ParsableCommand {
         for type in types {
             let key = try SigningKey.generate(type)
             let publicKey = key.verifyingKey
-            let signsWholeMessage = type.algorithm.signsWholeMessage
+            let signsWholeMessage = type.algorithm.signsMessagesWhole
             let options = SignatureOptions(hash: .sha256)
             let signature = signsWholeMessage ? try key.signature(for: message) : try key.signature(for: digest, options: options)
             let signing = measure {

@@ -52,7 +52,7 @@ struct Verify: ParsableCommand {
         if flags.raw {
             let signatureBytes = try KeyFile(contentsOf: signature).bytes
             let valid: Bool
-            if key.algorithm.signsWholeMessage {
+            if key.algorithm.signsMessagesWhole {
                 valid = key.isValidSignature(signatureBytes, for: try readWholeMessage(target, algorithm: key.algorithm))
             } else {
                 let reader = try FileReader.open(target)

@@ -97,4 +97,13 @@ struct SigningFormsTests {
             _ = folder
         }
     }
+
+    /// Which algorithms sign messages whole, as the CLI's raw mode needs to know (it was CLI logic).
+    @Test func whichAlgorithmsSignMessagesWhole() throws {
+        let whole = KeyType.allCases.filter { $0.algorithm.signsMessagesWhole }
+        #expect(whole == [.ed25519, .mldsa65, .mldsa87])
+        // For Ed25519 that is visible: the message form and the digest form differ.
+        let key = try Self.ed25519()
+        #expect(try key.signature(for: Self.message) != key.signature(forDigestOf: Self.message))
+    }
 }

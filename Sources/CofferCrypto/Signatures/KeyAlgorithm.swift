@@ -15,6 +15,11 @@ public enum KeyAlgorithm: Hashable, Sendable, CustomStringConvertible {
     /// ML-DSA-87 (FIPS 204), post-quantum.
     case mldsa87
 
+    /// Whether `SigningKey.signature(for:options:)` signs a message itself (Ed25519, ML-DSA) rather than
+    /// a hash of it (RSA, ECDSA). Signing a message whole needs it whole in memory; the digest forms
+    /// (`signature(forDigestOf:)`, `signature(forDigestOfFileAtPath:)`) stream instead.
+    public var signsMessagesWhole: Bool { self == .ed25519 || self == .mldsa65 || self == .mldsa87 }
+
     /// A short human name: "RSA-4096", "P-256", "Ed25519", "ML-DSA-65".
     public var description: String {
         switch self {

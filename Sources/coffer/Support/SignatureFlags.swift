@@ -47,9 +47,6 @@ func parseSignatureHash(_ name: String) throws -> DigestAlgorithm {
     return hash
 }
 
-extension KeyAlgorithm {
-    /// Whether raw mode signs the message itself (Ed25519, ML-DSA) rather than its digest.
-    var signsWholeMessage: Bool { self == .ed25519 || self == .mldsa65 || self == .mldsa87 }
 }
 
 /// Reads a whole file for algorithms that sign the message itself, refusing huge inputs.
