@@ -47,8 +47,6 @@ func parseSignatureHash(_ name: String) throws -> DigestAlgorithm {
     return hash
 }
 
-}
-
 /// Reads a whole file for algorithms that sign the message itself, refusing huge inputs.
 func readWholeMessage(_ path: String, algorithm: KeyAlgorithm) throws -> [UInt8] {
     guard let bytes = try FileReader.open(path).readAll(limit: SignatureFlags.maximumRawMessage) else {
