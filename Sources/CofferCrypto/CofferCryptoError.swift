@@ -23,6 +23,9 @@ public struct CofferCryptoError: CofferError {
         public static let invalidArgument = Code(rawValue: "invalid-argument")
         /// Stored parameters are weaker than the caller's floor (a password hash too cheap to trust).
         public static let weakParameters = Code(rawValue: "weak-parameters")
+        /// swift-crypto (BoringSSL) refused or failed an operation on valid-looking input; its error is
+        /// the ``CofferCryptoError/underlying`` error.
+        public static let cryptographicFailure = Code(rawValue: "cryptographic-failure")
     }
 
     /// What kind of failure this is.

@@ -106,4 +106,16 @@ struct SigningFormsTests {
         let key = try Self.ed25519()
         #expect(try key.signature(for: Self.message) != key.signature(forDigestOf: Self.message))
     }
+
+    /// Signing throws `CofferCryptoError` (typed): a caller reads the code without casting, and no
+    /// swift-crypto error escapes unwrapped.
+    @Test func signingErrorsAreTyped() throws {
+        let key = try Self.p256()
+        do {
+            _ = try key.signature(for: Self.message, options: SignatureOptions(hash: .insecureSHA1))
+            Issue.record("SHA-1 must be refused for a signature")
+        } catch {
+            #expect(error.code == .unknownAlgorithm)
+        }
+    }
 }

@@ -65,7 +65,14 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     }
 
     /// Generates a new key from the system's secure random generator.
-    public static func generate(_ type: KeyType) throws -> SigningKey {
+    /// - Throws: ``CofferCryptoError`` `.cryptographicFailure` if swift-crypto cannot make the key.
+    public static func generate(_ type: KeyType) throws(CofferCryptoError) -> SigningKey {
+        try wrappingSwiftCryptoErrors("generating a \(type) key") { () throws -> SigningKey in
+            try makeKey(type)
+        }
+    }
+
+    private static func makeKey(_ type: KeyType) throws -> SigningKey {
         switch type {
         case .rsa2048: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048)))
         case .rsa3072: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits3072)))
@@ -105,10 +112,16 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// RSA and ECDSA hash the message (``SignatureOptions/hash``, by default SHA-512 for RSA and the
     /// curve's own for ECDSA) and sign the digest; Ed25519 and ML-DSA sign the message itself, exactly
     /// as `openssl pkeyutl -sign -rawin` does for Ed25519.
+    /// - Throws: ``CofferCryptoError``: `.unknownAlgorithm` for a hash other than SHA-2,
+    ///   `.cryptographicFailure` when swift-crypto fails.
     public func signature<Message: Sequence>(
         for message: Message,
         options: SignatureOptions = SignatureOptions()
-    ) throws -> [UInt8] where Message.Element == UInt8 {
+    ) throws(CofferCryptoError) -> [UInt8] where Message.Element == UInt8 {
+        try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signMessage(message, options: options) }
+    }
+
+    private func signMessage<Message: Sequence>(_ message: Message, options: SignatureOptions) throws -> [UInt8] where Message.Element == UInt8 {
         switch underlying {
         case .ed25519(let key):
             return try Array(key.signature(for: Array(message)))
@@ -123,7 +136,12 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 
     /// Signs a digest Coffer computed. RSA and ECDSA sign it as a digest (interoperable with
     /// `openssl dgst -sha512 -sign`); Ed25519 and ML-DSA sign the digest's bytes as their message.
-    public func signature(for digest: MessageDigest, options: SignatureOptions = SignatureOptions()) throws -> [UInt8] {
+    /// - Throws: ``CofferCryptoError`` `.cryptographicFailure` when swift-crypto fails.
+    public func signature(for digest: MessageDigest, options: SignatureOptions = SignatureOptions()) throws(CofferCryptoError) -> [UInt8] {
+        try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signDigest(digest, options: options) }
+    }
+
+    private func signDigest(_ digest: MessageDigest, options: SignatureOptions) throws -> [UInt8] {
         switch underlying {
         case .rsa(let key):
             let padding: _RSA.Signing.Padding = options.rsaPadding == .pss ? .PSS : .insecurePKCS1v1_5
@@ -160,7 +178,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     public func signature<Message: Sequence>(
         forDigestOf message: Message,
         options: SignatureOptions = SignatureOptions(hash: .sha512)
-    ) throws -> [UInt8] where Message.Element == UInt8 {
+    ) throws(CofferCryptoError) -> [UInt8] where Message.Element == UInt8 {
         try signature(for: MessageDigest(of: message, algorithm: options.hash ?? .sha512), options: options)
     }
 
@@ -176,6 +194,20 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     ) throws -> [UInt8] {
         let digest = try MessageDigest(ofFileAtPath: path, algorithm: options.hash ?? .sha512, progress: progress)
         return try signature(for: digest, options: options)
+    }
+}
+
+extension SigningKey {
+    /// Runs `body`, passing Coffer's errors through and wrapping any other (swift-crypto's) as
+    /// `.cryptographicFailure` with the original as the underlying error.
+    static func wrappingSwiftCryptoErrors<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferCryptoError) -> Result {
+        do {
+            return try body()
+        } catch let error as CofferCryptoError {
+            throw error
+        } catch {
+            throw CofferCryptoError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: error)
+        }
     }
 }
 
