@@ -1,4 +1,5 @@
 public import CofferCore
+import CofferCrypto
 
 /// The error `CofferFormats` APIs throw: a stable ``Code``, a reason that says what was expected and
 /// what was found, and (for line-based inputs) the line it concerns.
@@ -39,6 +40,8 @@ public struct CofferFormatsError: CofferError {
         public static let invalidArgument = Code(rawValue: "invalid-argument")
         /// An input or output is larger than the operation can take (a bound that protects memory).
         public static let tooLarge = Code(rawValue: "too-large")
+        /// swift-crypto (BoringSSL) refused or failed an operation; its error is the ``CofferFormatsError/underlying`` error.
+        public static let cryptographicFailure = Code(rawValue: "cryptographic-failure")
     }
 
     /// What kind of failure this is.
@@ -78,5 +81,25 @@ public struct CofferFormatsError: CofferError {
         hasher.combine(code)
         hasher.combine(reason)
         hasher.combine(line)
+    }
+}
+
+extension CofferFormatsError {
+    /// Runs `body` for an entry point whose failures are all of this module's kind: a
+    /// `CofferFormatsError` passes through; a lower layer's error (`CofferCryptoError`, `CofferCoreError`,
+    /// swift-crypto's) becomes one, with the original as ``underlying``.
+    static func wrapping<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferFormatsError) -> Result {
+        do {
+            return try body()
+        } catch let error as CofferFormatsError {
+            throw error
+        } catch let error as CofferCryptoError {
+            let code: Code = error.code == .authenticationFailed ? .authenticationFailed : .invalidArgument
+            throw CofferFormatsError(code, "\(operation): \(error.reason)", underlying: error)
+        } catch let error as CofferCoreError {
+            throw CofferFormatsError(.invalidArgument, "\(operation): \(error.reason)", underlying: error)
+        } catch {
+            throw CofferFormatsError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: error)
+        }
     }
 }

@@ -137,21 +137,23 @@ public struct SignatureFile: Sendable, Hashable {
     }
 
     /// Signs a digest Coffer computed.
-    public static func sign(digest: MessageDigest, with key: SigningKey, comment: String, rsaPadding: RSAPadding = .pss) throws -> SignatureFile {
-        guard comment.utf8.count <= maximumCommentBytes, !comment.utf8.contains(0) else {
-            throw CofferFormatsError(.invalidArgument, "the comment must be at most \(maximumCommentBytes) bytes of UTF-8 without NUL")
+    public static func sign(digest: MessageDigest, with key: SigningKey, comment: String, rsaPadding: RSAPadding = .pss) throws(CofferFormatsError) -> SignatureFile {
+        try CofferFormatsError.wrapping("signing") { () throws -> SignatureFile in
+            guard comment.utf8.count <= maximumCommentBytes, !comment.utf8.contains(0) else {
+                throw CofferFormatsError(.invalidArgument, "the comment must be at most \(maximumCommentBytes) bytes of UTF-8 without NUL")
+            }
+            let algorithm = Algorithm(for: key.algorithm, rsaPadding: rsaPadding)
+            let keyID = Array(key.verifyingKey.fingerprint.sha256.prefix(8))
+            let message = signedMessage(algorithm: algorithm, hash: digest.algorithm, keyID: keyID, comment: comment, digest: digest.bytes)
+            let options = SignatureOptions(hash: digest.algorithm, rsaPadding: rsaPadding, ecdsaEncoding: .raw)
+            let signature = try key.signature(for: message, options: options)
+            let file = SignatureFile(algorithm: algorithm, hash: digest.algorithm, keyID: keyID, unverifiedComment: comment, signature: signature)
+            // Check yourself: a signature that does not verify is never handed out.
+            guard case .valid = file.verify(digest: digest, with: key.verifyingKey) else {
+                throw CofferFormatsError(.invalidArgument, "the new signature did not verify with its own public key; nothing was written")
+            }
+            return file
         }
-        let algorithm = Algorithm(for: key.algorithm, rsaPadding: rsaPadding)
-        let keyID = Array(key.verifyingKey.fingerprint.sha256.prefix(8))
-        let message = signedMessage(algorithm: algorithm, hash: digest.algorithm, keyID: keyID, comment: comment, digest: digest.bytes)
-        let options = SignatureOptions(hash: digest.algorithm, rsaPadding: rsaPadding, ecdsaEncoding: .raw)
-        let signature = try key.signature(for: message, options: options)
-        let file = SignatureFile(algorithm: algorithm, hash: digest.algorithm, keyID: keyID, unverifiedComment: comment, signature: signature)
-        // Check yourself: a signature that does not verify is never handed out.
-        guard case .valid = file.verify(digest: digest, with: key.verifyingKey) else {
-            throw CofferFormatsError(.invalidArgument, "the new signature did not verify with its own public key; nothing was written")
-        }
-        return file
     }
 
     private init(algorithm: Algorithm, hash: DigestAlgorithm, keyID: [UInt8], unverifiedComment: String, signature: [UInt8]) {

@@ -232,3 +232,23 @@ struct EncryptionFixedVectorTests {
         }
     }
 }
+
+/// The in-memory entry points throw `CofferFormatsError` (typed): a caller reads the code without casting.
+@Suite("Typed encryption errors")
+struct TypedEncryptionErrorTests {
+    @Test func aWrongPasswordIsReadWithoutACast() throws {
+        let sealed = try CofferEncryption.encrypt(Array("x".utf8), to: .password(Array("right".utf8), .scrypt(logN: 10, r: 8, p: 1)))
+        do {
+            _ = try CofferEncryption.decrypt(sealed, with: .password(Array("wrong".utf8)))
+            Issue.record("a wrong password must not decrypt")
+        } catch {
+            #expect(error.code == .authenticationFailed || error.code == .noMatchingKey)
+        }
+        do {
+            _ = try RNCryptor.decrypt(Array(repeating: 0, count: 10), with: .password(Array("pw".utf8)))
+            Issue.record("ten zero bytes are not an RNCryptor message")
+        } catch {
+            #expect(error.code == .malformedCiphertext || error.code == .unsupported)
+        }
+    }
+}

@@ -133,10 +133,12 @@ public enum CofferEncryption {
         _ plaintext: [UInt8],
         to protection: EncryptionProtection,
         cipher: EncryptionCipher = .aes256GCM
-    ) throws -> [UInt8] {
-        var output: [UInt8] = []
-        try encrypt(source: MemorySource(plaintext), to: protection, cipher: cipher) { output.append(contentsOf: $0) }
-        return output
+    ) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("encrypting") { () throws -> [UInt8] in
+            var output: [UInt8] = []
+            try encrypt(source: MemorySource(plaintext), to: protection, cipher: cipher) { output.append(contentsOf: $0) }
+            return output
+        }
     }
 
     /// Decrypts bytes in memory; returns the plaintext only if every segment authenticated.
@@ -144,10 +146,12 @@ public enum CofferEncryption {
         _ ciphertext: [UInt8],
         with credential: DecryptionCredential,
         limits: DecryptionLimits = DecryptionLimits()
-    ) throws -> [UInt8] {
-        var output: [UInt8] = []
-        try decrypt(source: MemorySource(ciphertext), with: credential, limits: limits) { output.append(contentsOf: $0) }
-        return output
+    ) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("decrypting") { () throws -> [UInt8] in
+            var output: [UInt8] = []
+            try decrypt(source: MemorySource(ciphertext), with: credential, limits: limits) { output.append(contentsOf: $0) }
+            return output
+        }
     }
 
     /// Encrypts a file (or `-`) to a new file that appears whole or not at all (see `AtomicFileWriter`):

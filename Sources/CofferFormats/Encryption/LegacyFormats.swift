@@ -47,8 +47,10 @@ public enum RNCryptor {
     static let iterations = 10_000
 
     /// PBKDF2-HMAC-SHA-1, 10,000 iterations, 32 bytes: RNCryptor's KDF.
-    public static func deriveKeyBytes(password: [UInt8], salt: [UInt8]) throws -> [UInt8] {
-        try deriveKey(password: password, salt: salt).withUnsafeBytes { Array($0) }
+    public static func deriveKeyBytes(password: [UInt8], salt: [UInt8]) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("deriving the key") { () throws -> [UInt8] in
+            try deriveKey(password: password, salt: salt).withUnsafeBytes { Array($0) }
+        }
     }
 
     static func deriveKey(password: [UInt8], salt: [UInt8]) throws -> SymmetricKey {
@@ -56,21 +58,25 @@ public enum RNCryptor {
     }
 
     /// Encrypts bytes in memory.
-    public static func encrypt(_ plaintext: [UInt8], with credential: Credential) throws -> [UInt8] {
-        var output: [UInt8] = []
-        try encrypt(source: MemorySource(plaintext), with: credential) { output.append(contentsOf: $0) }
-        return output
+    public static func encrypt(_ plaintext: [UInt8], with credential: Credential) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("encrypting") { () throws -> [UInt8] in
+            var output: [UInt8] = []
+            try encrypt(source: MemorySource(plaintext), with: credential) { output.append(contentsOf: $0) }
+            return output
+        }
     }
 
     /// Decrypts bytes in memory, checking the HMAC before decrypting anything.
-    public static func decrypt(_ message: [UInt8], with credential: Credential) throws -> [UInt8] {
-        let (header, keys) = try parseHeader(MemorySource(message), with: credential)
-        guard message.count >= header.count + 16 + 32 else { throw truncated }
-        let expected = HMAC<SHA256>.authenticationCode(for: message.dropLast(32), using: keys.hmac)
-        guard ConstantTime.equals(Array(expected), message.suffix(32)) else { throw CofferEncryption.authenticationFailure }
-        var output: [UInt8] = []
-        try decrypt(source: MemorySource(message), with: credential) { output.append(contentsOf: $0) }
-        return output
+    public static func decrypt(_ message: [UInt8], with credential: Credential) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("decrypting") { () throws -> [UInt8] in
+            let (header, keys) = try parseHeader(MemorySource(message), with: credential)
+            guard message.count >= header.count + 16 + 32 else { throw truncated }
+            let expected = HMAC<SHA256>.authenticationCode(for: message.dropLast(32), using: keys.hmac)
+            guard ConstantTime.equals(Array(expected), message.suffix(32)) else { throw CofferEncryption.authenticationFailure }
+            var output: [UInt8] = []
+            try decrypt(source: MemorySource(message), with: credential) { output.append(contentsOf: $0) }
+            return output
+        }
     }
 
     /// Encrypts with fixed salts and IV, for test vectors only.
@@ -199,17 +205,21 @@ public enum OpenSSLEnc {
     }
 
     /// Encrypts bytes in memory.
-    public static func encrypt(_ plaintext: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws -> [UInt8] {
-        var output: [UInt8] = []
-        try encrypt(source: MemorySource(plaintext), password: password, iterations: iterations) { output.append(contentsOf: $0) }
-        return output
+    public static func encrypt(_ plaintext: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("encrypting") { () throws -> [UInt8] in
+            var output: [UInt8] = []
+            try encrypt(source: MemorySource(plaintext), password: password, iterations: iterations) { output.append(contentsOf: $0) }
+            return output
+        }
     }
 
     /// Decrypts bytes in memory.
-    public static func decrypt(_ data: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws -> [UInt8] {
-        var output: [UInt8] = []
-        try decrypt(source: MemorySource(data), password: password, iterations: iterations) { output.append(contentsOf: $0) }
-        return output
+    public static func decrypt(_ data: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("decrypting") { () throws -> [UInt8] in
+            var output: [UInt8] = []
+            try decrypt(source: MemorySource(data), password: password, iterations: iterations) { output.append(contentsOf: $0) }
+            return output
+        }
     }
 
     static func encrypt(
