@@ -164,11 +164,13 @@ public enum RecipientPrivateKey: Sendable {
     }
 
     /// The private key as password-encrypted PKCS#8 PEM (see `SigningKey/exportEncrypted(password:protection:encoding:)`).
-    public func exportEncrypted(password: [UInt8], protection: PasswordProtection = .default) throws -> [UInt8] {
-        var der = pkcs8DER()
-        defer { SecretBytes.wipe(&der) }
-        let encrypted = try EncryptedPKCS8.encrypt(der, password: password, protection: protection)
-        return Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8)
+    public func exportEncrypted(password: [UInt8], protection: PasswordProtection = .default) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
+            var der = pkcs8DER()
+            defer { SecretBytes.wipe(&der) }
+            let encrypted = try EncryptedPKCS8.encrypt(der, password: password, protection: protection)
+            return Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8)
+        }
     }
 }
 

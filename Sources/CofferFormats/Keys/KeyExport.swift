@@ -79,11 +79,13 @@ extension SigningKey {
         password: [UInt8],
         protection: PasswordProtection = .default,
         encoding: KeyEncoding = .pem
-    ) throws -> [UInt8] {
-        guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
-        var pkcs8 = exportUnencryptedPKCS8DER()
-        defer { SecretBytes.wipe(&pkcs8) }
-        let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, protection: protection)
-        return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
+    ) throws(CofferFormatsError) -> [UInt8] {
+        try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
+            guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
+            var pkcs8 = exportUnencryptedPKCS8DER()
+            defer { SecretBytes.wipe(&pkcs8) }
+            let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, protection: protection)
+            return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
+        }
     }
 }
