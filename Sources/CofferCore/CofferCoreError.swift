@@ -46,13 +46,4 @@ public struct CofferCoreError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
-
-    public var description: String { reason }
-
-    // Location is diagnostic metadata: two errors with the same code and reason are the same error.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(reason)
-    }
 }

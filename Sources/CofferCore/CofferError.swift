@@ -22,3 +22,30 @@ public protocol CofferError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The lower layer's error that caused this one, when there is one.
     var underlying: (any Error)? { get }
 }
+
+extension CofferError {
+    /// The reason: what a person reads.
+    public var description: String { reason }
+
+    /// Equal when the codes and reasons are: the location and the underlying error are diagnostics.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
+
+    /// Hashes what equality compares: the code and the reason.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(reason)
+    }
+
+    /// Runs `body` for an entry point whose failures are all of this type: an error of this type passes
+    /// through, any other (a lower layer's, swift-crypto's) becomes `wrap(error)`, which keeps it as the
+    /// underlying error.
+    package static func wrapping<Result>(_ body: () throws -> Result, otherwise wrap: (any Error) -> Self) throws(Self) -> Result {
+        do {
+            return try body()
+        } catch let error as Self {
+            throw error
+        } catch {
+            throw wrap(error)
+        }
+    }
+}

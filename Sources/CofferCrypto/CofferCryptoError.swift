@@ -44,12 +44,4 @@ public struct CofferCryptoError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
-
-    public var description: String { reason }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(reason)
-    }
 }

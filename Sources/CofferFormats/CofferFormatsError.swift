@@ -89,17 +89,20 @@ extension CofferFormatsError {
     /// `CofferFormatsError` passes through; a lower layer's error (`CofferCryptoError`, `CofferCoreError`,
     /// swift-crypto's) becomes one, with the original as ``underlying``.
     static func wrapping<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferFormatsError) -> Result {
-        do {
-            return try body()
-        } catch let error as CofferFormatsError {
-            throw error
-        } catch let error as CofferCryptoError {
-            let code: Code = error.code == .authenticationFailed ? .authenticationFailed : .invalidArgument
-            throw CofferFormatsError(code, "\(operation): \(error.reason)", underlying: error)
-        } catch let error as CofferCoreError {
-            throw CofferFormatsError(.invalidArgument, "\(operation): \(error.reason)", underlying: error)
-        } catch {
-            throw CofferFormatsError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: error)
+        try wrapping(body) { error in
+            switch error {
+            case let error as CofferCryptoError:
+                let code: Code = switch error.code {
+                case .authenticationFailed: .authenticationFailed
+                case .cryptographicFailure: .cryptographicFailure
+                default: .invalidArgument
+                }
+                return CofferFormatsError(code, "\(operation): \(error.reason)", underlying: error)
+            case let error as CofferCoreError:
+                return CofferFormatsError(.invalidArgument, "\(operation): \(error.reason)", underlying: error)
+            default:
+                return CofferFormatsError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: error)
+            }
         }
     }
 }

@@ -69,14 +69,4 @@ public struct HTTPSignatureError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
-
-    public var description: String { reason }
-
-    // The location and the underlying error are diagnostics: two errors with the same code and reason
-    // are the same error.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(reason)
-    }
 }

@@ -193,13 +193,4 @@ public struct ServerConfigurationError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
-
-    public var description: String { reason }
-
-    // The hint, the location and the underlying error are diagnostics.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code && lhs.reason == rhs.reason }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(reason)
-    }
 }

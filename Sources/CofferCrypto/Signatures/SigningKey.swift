@@ -201,13 +201,7 @@ extension SigningKey {
     /// Runs `body`, passing Coffer's errors through and wrapping any other (swift-crypto's) as
     /// `.cryptographicFailure` with the original as the underlying error.
     static func wrappingSwiftCryptoErrors<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferCryptoError) -> Result {
-        do {
-            return try body()
-        } catch let error as CofferCryptoError {
-            throw error
-        } catch {
-            throw CofferCryptoError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: error)
-        }
+        try CofferCryptoError.wrapping(body) { CofferCryptoError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: $0) }
     }
 }
 
