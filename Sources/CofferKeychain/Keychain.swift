@@ -303,16 +303,6 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
         return matches
     }
 
-    /// The secret of the one item matching `query` (the first, if several match).
-    public func secret(matching query: KeychainQuery) throws(KeychainError) -> [UInt8] {
-        var one = query
-        one.matchLimit = .one
-        guard let secret = try copyMatching(one, returningSecrets: true).first?.secret else {
-            throw KeychainError(.itemNotFound, "no \(query.itemClass.description) item matches")
-        }
-        return secret
-    }
-
     /// The attributes of every item matching `query` (match limit all), without secrets; an empty list
     /// when nothing matches. Works while locked.
     public func items(matching query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {

@@ -32,6 +32,11 @@ public protocol KeychainBackend: Sendable {
     @discardableResult
     func delete(matching query: KeychainQuery) throws(KeychainError) -> Int
 
+    /// The attributes of every item matching `query`, without secrets; an empty list when nothing
+    /// matches. A default reads them through ``copyMatching(_:returningSecrets:)``; Coffer's keychain
+    /// reads its rows directly.
+    func items(matching query: KeychainQuery) throws(KeychainError) -> [KeychainItem]
+
     /// The format private keys are stored in by ``add(_:tag:label:accessibility:accessControl:)``:
     /// PKCS#8 DER in Coffer's store, Apple's external representation in the system keychain (what
     /// `SecKeyCreateWithData` reads).
