@@ -67,7 +67,7 @@ extension KeychainItem: Codable {
         }
         func date(_ key: CodingKeys) throws -> Date? {
             guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-            guard let date = ISO8601DateFormatter().date(from: text) else {
+            guard let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) else {
                 throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "expected an ISO 8601 date such as 2026-01-31T12:00:00Z")
             }
             return date
@@ -101,5 +101,6 @@ extension KeychainItem: Codable {
         requiresUserPresence = try container.decodeIfPresent(Bool.self, forKey: .requiresUserPresence) ?? false
     }
 
-    static func timestamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    /// `2026-11-23T17:09:55Z`: ISO 8601 in UTC, to the second.
+    static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 }

@@ -66,9 +66,9 @@ struct Coffer: ParsableCommand {
             end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: hint)
         } catch let error as PinningError {
             let failed: Set<PinningError.Code> = [PinningError.Code.chainNotTrusted, PinningError.Code.pinMismatch]
-            end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: error.code == .malformedPin ? PinText.hint : nil)
+            end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
         } catch let error as CofferFormatsError {
-            end(ExitStatus.inputError, error.description, hint: error.code == .costTooHigh ? DecryptionCost.hint : nil)
+            end(ExitStatus.inputError, error.description, hint: error.code == .costTooHigh ? Hint.decryptionCost : nil)
         } catch {
             if exitCode(for: error) == .success {
                 // --help and --version: ArgumentParser's text, on standard output.

@@ -122,7 +122,7 @@ struct Decrypt: ParsableCommand {
             case .authenticationFailed, .noMatchingKey:
                 throw CommandFailure(error.reason, hint: discard, exitCode: ExitStatus.checkFailed)
             case .costTooHigh:
-                throw CommandFailure(error.reason, hint: DecryptionCost.hint)
+                throw CommandFailure(error.reason, hint: Hint.decryptionCost)
             case .tooLarge:
                 throw CommandFailure(error.reason, hint: "decrypt it to a file with -o FILE")
             default:

@@ -202,7 +202,7 @@ struct PinCheck: ParsableCommand {
     func run() throws {
         let address = try ServerAddress(url)
         let parsed: [Pin]
-        do { parsed = try pins.map { text throws(PinningError) in try Pin(text) } } catch { throw CommandFailure(error.reason, hint: PinText.hint) }
+        do { parsed = try pins.map { text throws(PinningError) in try Pin(text) } } catch { throw CommandFailure(error.reason, hint: Hint.pinText) }
         let anchors = try ca.map(readCertificates)
         if let anchors, anchors.isEmpty { throw CommandFailure("'\(ca ?? "")' holds no certificate") }
         let name = connection.servername ?? address.host

@@ -81,7 +81,7 @@ struct RequestCommand: ParsableCommand {
             let rules = parsed.isEmpty ? [] : [try HostPins(host: host, pins: parsed, allowingSinglePin: true)]
             return PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
         } catch let error as PinningError {
-            throw CommandFailure(error.reason, hint: error.code == .malformedPin ? PinText.hint : nil)
+            throw CommandFailure(error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
         }
     }
 

@@ -51,6 +51,12 @@ struct RegistrationServerTests {
         return try HTTPClient.clientRequest(request, body: override ?? body)
     }
 
+    /// Registers `key`'s public half with the server at `base`.
+    static func register(_ key: SigningKey, at base: String) async throws -> Reply {
+        let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+        return try await post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+    }
+
     /// Runs `body` against a live server over `store`.
     static func withServer<Value: Sendable>(
         store: any RegistrationStore, options: RegistrationServer.Options = RegistrationServer.Options(),
@@ -72,12 +78,11 @@ struct RegistrationServerTests {
         let store = try await Self.sqliteStore(directory)
         let key = try SigningKey.generate(.ed25519)
         try await Self.withServer(store: store) { base in
-            let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
-            let registered = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            let registered = try await Self.register(key, at: base)
             #expect(registered.status == 201)
             #expect(registered.json["algorithm"] as? String == "ed25519")
             let keyID = try #require(registered.json["keyId"] as? String)
-            let again = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            let again = try await Self.register(key, at: base)
             #expect(again.status == 200)
             #expect(again.json["keyId"] as? String == keyID)
 
@@ -130,9 +135,7 @@ struct RegistrationServerTests {
         let store = try await Self.sqliteStore(directory)
         let key = try SigningKey.generate(.ed25519)
         try await Self.withServer(store: store) { base in
-            let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
-            let registered = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
-            let keyID = try #require(registered.json["keyId"] as? String)
+            let keyID = try #require(try await Self.register(key, at: base).json["keyId"] as? String)
             #expect(try await Self.send(HTTPClientRequest(url: base + "/health")).status == 200)
 
             try await store.close()
