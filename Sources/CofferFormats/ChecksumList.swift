@@ -106,8 +106,9 @@ public enum ChecksumList {
         strict: Bool
     ) -> [Result<Entry, CofferFormatsError>] {
         var results: [Result<Entry, CofferFormatsError>] = []
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        if text.hasSuffix("\n") { lines = lines.dropLast() }
+        // "\r\n" is one Character in Swift: split on it too, or a CRLF list reads as one line.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })[...]
+        if text.hasSuffix("\n") || text.hasSuffix("\r\n") { lines = lines.dropLast() }
         for (index, line) in lines.enumerated() {
             do {
                 if let entry = try parse(line: line, number: index + 1, algorithm: algorithm, strict: strict) {

@@ -138,3 +138,14 @@ struct GravatarTests {
         }
     }
 }
+
+/// A list written on Windows (CRLF) parses line by line, as `sha256sum -c` reads it.
+@Suite("Checksum lists with CRLF")
+struct ChecksumListCRLFTests {
+    @Test func crlfListsParseLineByLine() throws {
+        let digest = DigestAlgorithm.sha256.hash(Array("a".utf8))
+        let text = ChecksumList.line(for: digest, path: "a") + "\r\n" + ChecksumList.line(for: digest, path: "b") + "\r\n"
+        let entries = ChecksumList.parse(text, algorithm: .sha256, strict: false).compactMap { try? $0.get() }
+        #expect(entries.map(\.path) == ["a", "b"])
+    }
+}

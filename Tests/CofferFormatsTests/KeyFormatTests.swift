@@ -150,3 +150,30 @@ struct KeyFormatTests {
         #expect(Base64.encodeURLSafe(try key.signature(for: message)) == expected)
     }
 }
+
+/// PEM blocks are decoded by swift-asn1 behind Coffer's lenient framing: what decodes is unchanged, and a
+/// forged block (an empty body, a body that is not base64, a truncated block) is a typed error.
+@Suite("PEM blocks")
+struct PEMBlockTests {
+    @Test func framingStaysLenientAndDecodingMatchesTheArmor() throws {
+        let der = (0..<100).map { UInt8($0) }
+        let armored = PEMArmor.encode(der, label: "TEST")
+        // CRLF line ends, text around the block, and 76-character lines all still read.
+        let long = "-----BEGIN TEST-----\n" + Base64.encode(der) + "\n-----END TEST-----\n"
+        for text in [armored, armored.replacingOccurrences(of: "\n", with: "\r\n"), "junk before\n" + armored + "junk after\n", long] {
+            let blocks = try PEMBlock.blocks(in: text)
+            #expect(blocks.map(\.label) == ["TEST"], "\(text)")
+            #expect(blocks.map(\.der) == [der])
+        }
+    }
+
+    @Test(arguments: [
+        "-----BEGIN TEST-----\n-----END TEST-----\n",
+        "-----BEGIN TEST-----\nnot*base64\n-----END TEST-----\n",
+        "-----BEGIN TEST-----\nAAEC\n",
+        "-----BEGIN TEST-----\nAAEC\n-----END OTHER-----\n",
+    ])
+    func forgedBlocksAreTypedErrors(text: String) {
+        #expect { _ = try PEMBlock.blocks(in: text) } throws: { ($0 as? CofferFormatsError)?.code == .malformedKey }
+    }
+}

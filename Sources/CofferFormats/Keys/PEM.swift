@@ -24,7 +24,8 @@ public struct PEMBlock: Sendable, Hashable {
         var blocks: [PEMBlock] = []
         var current: (label: String, start: Int, body: String, headers: Bool)?
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift: split on it too, or a CRLF file is one long line with no block.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             var line = Substring(rawLine)
             while let last = line.last, last == "\r" || last == " " || last == "\t" { line = line.dropLast() }
