@@ -23,6 +23,9 @@ public struct CofferCryptoError: CofferError {
         public static let invalidArgument = Code(rawValue: "invalid-argument")
         /// Stored parameters are weaker than the caller's floor (a password hash too cheap to trust).
         public static let weakParameters = Code(rawValue: "weak-parameters")
+        /// Parameters ask for more work than the caller's ``PasswordKDFLimits`` allow (a hostile header
+        /// or stored record); nothing was computed.
+        public static let costTooHigh = Code(rawValue: "cost-too-high")
         /// swift-crypto (BoringSSL) refused or failed an operation on valid-looking input; its error is
         /// the ``CofferCryptoError/underlying`` error.
         public static let cryptographicFailure = Code(rawValue: "cryptographic-failure")

@@ -65,14 +65,14 @@ public struct Digester: Sendable {
     /// Returns the digest of everything added so far. The digester can keep accepting data afterwards;
     /// a later `finalize()` covers all data added, before and after.
     public func finalize() -> DigestValue {
-        DigestValue(unchecked: algorithm, bytes: state.finalize())
+        state.finalize(algorithm)
     }
 }
 
 /// One algorithm's running state behind a uniform interface, so `Digester` stores no per-case switch.
 private protocol HashState: Sendable {
     mutating func update(_ buffer: UnsafeRawBufferPointer)
-    func finalize() -> [UInt8]
+    func finalize(_ algorithm: DigestAlgorithm) -> DigestValue
 }
 
 private struct HashStateOf<Function: HashFunction & Sendable>: HashState {
@@ -82,8 +82,8 @@ private struct HashStateOf<Function: HashFunction & Sendable>: HashState {
         function.update(bufferPointer: buffer)
     }
 
-    func finalize() -> [UInt8] {
-        Array(function.finalize())
+    func finalize(_ algorithm: DigestAlgorithm) -> DigestValue {
+        DigestValue(computed: function.finalize(), algorithm: algorithm)
     }
 }
 

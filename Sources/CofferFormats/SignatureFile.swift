@@ -132,13 +132,18 @@ public struct SignatureFile: Sendable, Hashable {
         rsaPadding: RSAPadding = .pss,
         progress: ((Int64) -> Void)? = nil
     ) throws -> SignatureFile {
-        let digest = try MessageDigest(ofFileAtPath: path, algorithm: hash, progress: progress)
+        try checkHash(hash)
+        let digest = try hash.hash(fileAtPath: path, progress: progress)
         return try sign(digest: digest, with: key, comment: comment, rsaPadding: rsaPadding)
     }
 
-    /// Signs a digest Coffer computed.
-    public static func sign(digest: MessageDigest, with key: SigningKey, comment: String, rsaPadding: RSAPadding = .pss) throws(CofferFormatsError) -> SignatureFile {
-        try CofferFormatsError.wrapping("signing") { () throws -> SignatureFile in
+    /// Signs a file's digest: computed by Coffer, or received as bytes (`DigestValue(algorithm:bytes:)`),
+    /// since the format signs a message that holds the digest's bytes.
+    /// - Throws: ``CofferFormatsError`` `.unsupported` for a hash other than SHA-256, SHA-384 or SHA-512;
+    ///   `.invalidArgument` for a comment too long or holding NUL.
+    public static func sign(digest: DigestValue, with key: SigningKey, comment: String, rsaPadding: RSAPadding = .pss) throws(CofferFormatsError) -> SignatureFile {
+        try checkHash(digest.algorithm)
+        return try CofferFormatsError.wrapping("signing") { () throws -> SignatureFile in
             guard comment.utf8.count <= maximumCommentBytes, !comment.utf8.contains(0) else {
                 throw CofferFormatsError(.invalidArgument, "the comment must be at most \(maximumCommentBytes) bytes of UTF-8 without NUL")
             }
@@ -176,12 +181,13 @@ public struct SignatureFile: Sendable, Hashable {
     /// - Throws: `CofferCoreError` if the file cannot be read.
     public func verify(fileAtPath path: String, with key: VerifyingKey, progress: ((Int64) -> Void)? = nil) throws -> Verification {
         if let early = precheck(key) { return early }
-        let digest = try MessageDigest(ofFileAtPath: path, algorithm: hash, progress: progress)
+        let digest = try hash.hash(fileAtPath: path, progress: progress)
         return verify(digest: digest, with: key)
     }
 
-    /// Verifies the signature over a digest Coffer computed.
-    public func verify(digest: MessageDigest, with key: VerifyingKey) -> Verification {
+    /// Verifies the signature over a file's digest (computed by Coffer or received as bytes); a digest
+    /// with another hash function than the signature's is `.invalid`.
+    public func verify(digest: DigestValue, with key: VerifyingKey) -> Verification {
         if let early = precheck(key) { return early }
         guard digest.algorithm == hash else { return .invalid }
         let message = Self.signedMessage(algorithm: algorithm, hash: hash, keyID: keyID, comment: unverifiedComment, digest: digest.bytes)
@@ -272,6 +278,13 @@ public struct SignatureFile: Sendable, Hashable {
             throw CofferFormatsError(.malformedSignature, "\(reader.bytes.count) unexpected bytes follow the signature")
         }
         self.init(algorithm: algorithm, hash: hash, keyID: keyID, unverifiedComment: comment, signature: signature)
+    }
+
+    /// Refuses a hash function the format cannot record.
+    static func checkHash(_ hash: DigestAlgorithm) throws(CofferFormatsError) {
+        guard DigestValue.signableAlgorithms.contains(hash) else {
+            throw CofferFormatsError(.unsupported, "a signature file records SHA-256, SHA-384 or SHA-512, not \(hash.standardName)")
+        }
     }
 
     static func hashByte(_ hash: DigestAlgorithm) -> UInt8 {

@@ -1,4 +1,5 @@
 public import CofferCore
+public import CofferCrypto
 import Crypto
 import Foundation
 
@@ -54,7 +55,7 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     /// Opens the keychain file at `path` (the default location when nil).
     /// - Parameters:
     ///   - path: the keychain file; ``defaultPath(environment:)`` when nil.
-    ///   - create: create the file (0600, in a 0700 folder) when missing; ``create(password:scryptLogN:)``
+    ///   - create: create the file (0600, in a 0700 folder) when missing; ``create(password:kdf:)``
     ///     then sets its password.
     /// - Throws: ``KeychainError`` `.noSuchKeychain` when the file is missing and `create` is false.
     public static func open(at path: String? = nil, create: Bool = false) throws(KeychainError) -> Keychain {
@@ -77,19 +78,23 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     /// Whether the master key is in memory (``unlock(password:)`` was called and ``lock()`` was not).
     public var isLocked: Bool { state.withLock { masterKey == nil } }
 
-    /// Sets up a new keychain: a random master key wrapped under `password` (scrypt N=2^`scryptLogN`,
-    /// r=8, p=1). The keychain is unlocked afterwards.
-    /// - Throws: `.duplicateKeychain` when it already has a password; `.badParameter` for an empty password.
-    public func create(password: String, scryptLogN: Int = 17) throws(KeychainError) {
+    /// Sets up a new keychain: a random master key wrapped under `password`, stretched with `kdf`. The
+    /// keychain is unlocked afterwards.
+    /// - Parameters:
+    ///   - password: The keychain password; not empty.
+    ///   - kdf: scrypt, N=2^17, r=8, p=1 by default; the header records scrypt with log2 N 10–22, r 1–32
+    ///     and p 1–16.
+    /// - Throws: `.duplicateKeychain` when it already has a password; `.badParameter` for an empty
+    ///   password or a `kdf` the header cannot record.
+    public func create(password: String, kdf: PasswordKDF = .default) throws(KeychainError) {
         guard !password.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
-        guard (10...22).contains(scryptLogN) else { throw KeychainError(.badParameter, "scrypt cost 2^\(scryptLogN) is out of range (2^10–2^22)") }
-        let (header, master) = try KeychainCrypto.newHeader(password: Array(password.utf8), logN: scryptLogN)
+        let (header, master) = try KeychainCrypto.newHeader(password: Array(password.utf8), kdf: kdf)
         try storage.createHeader(header)
         install(header: header, master: master)
     }
 
     /// Unwraps the master key with the keychain password. Costs one scrypt and nothing else.
-    /// - Throws: `.authenticationFailed` for a wrong password; `.noSuchKeychain` before ``create(password:scryptLogN:)``.
+    /// - Throws: `.authenticationFailed` for a wrong password; `.noSuchKeychain` before ``create(password:kdf:)``.
     public func unlock(password: String) throws(KeychainError) {
         let header = try requireHeader()
         let master = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header)
@@ -112,14 +117,14 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     /// - Parameters:
     ///   - old: the current password.
     ///   - new: the new password; not empty.
-    ///   - scryptLogN: the new password's scrypt cost; the current one when nil.
-    /// - Throws: `.authenticationFailed` for a wrong `old`; `.badParameter` for an empty `new`.
-    public func changePassword(from old: String, to new: String, scryptLogN: Int? = nil) throws(KeychainError) {
+    ///   - kdf: how the new password is stretched (as for ``create(password:kdf:)``); the current
+    ///     parameters when nil.
+    /// - Throws: `.authenticationFailed` for a wrong `old`; `.badParameter` for an empty `new` or a `kdf`
+    ///   the header cannot record.
+    public func changePassword(from old: String, to new: String, kdf: PasswordKDF? = nil) throws(KeychainError) {
         guard !new.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
-        if let scryptLogN, !(10...22).contains(scryptLogN) {
-            throw KeychainError(.badParameter, "scrypt cost 2^\(scryptLogN) is out of range (2^10–2^22)")
-        }
-        try rekey(password: old, newPassword: new, scryptLogN: scryptLogN)
+        if let kdf { _ = try KeychainCrypto.checkedScrypt(kdf) }
+        try rekey(password: old, newPassword: new, kdf: kdf)
     }
 
     /// Replaces the master key with a new random one and re-seals every item under it, in one
@@ -127,14 +132,14 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     /// Application-password layers are kept as they are (they do not depend on the master key).
     /// - Throws: `.authenticationFailed` for a wrong password.
     public func rotateMasterKey(password: String) throws(KeychainError) {
-        try rekey(password: password, newPassword: password, scryptLogN: nil)
+        try rekey(password: password, newPassword: password, kdf: nil)
     }
 
     /// A new master key wrapped under `newPassword`, every item re-sealed under it, the old header gone.
-    private func rekey(password: String, newPassword: String, scryptLogN: Int?) throws(KeychainError) {
+    private func rekey(password: String, newPassword: String, kdf: PasswordKDF?) throws(KeychainError) {
         let oldHeader = try requireHeader()
         let oldMaster = try KeychainCrypto.unwrap(password: Array(password.utf8), header: oldHeader)
-        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(newPassword.utf8), logN: scryptLogN ?? oldHeader.scryptLogN)
+        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(newPassword.utf8), kdf: kdf ?? oldHeader.kdf)
         // The keychain id stays: it names the keychain, and exports refer to it.
         newHeader.keychainID = oldHeader.keychainID
         newHeader.wrappedMasterKey = try KeychainCrypto.wrap(newMaster, password: Array(newPassword.utf8), header: newHeader)
@@ -154,7 +159,7 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
 
     /// The keychain's identity: a random id fixed when it was created (32 hex digits), the same however
     /// its path is spelled and across password changes and rotations. Copies of the file share it.
-    /// - Throws: `.noSuchKeychain` before ``create(password:scryptLogN:)``.
+    /// - Throws: `.noSuchKeychain` before ``create(password:kdf:)``.
     public var identifier: String {
         get throws(KeychainError) { Hex.encode(try requireHeader().keychainID) }
     }

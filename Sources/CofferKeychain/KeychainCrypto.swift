@@ -31,6 +31,9 @@ enum KeychainCrypto {
         /// salt(16) ‖ wrapped master key (12 + 32 + 16).
         static let encodedSize = 1 + 16 + 3 + 16 + 60
 
+        /// The password's key-derivation function.
+        var kdf: PasswordKDF { .scrypt(logN: scryptLogN, r: scryptR, p: scryptP) }
+
         var encoded: [UInt8] {
             [KeychainCrypto.version] + keychainID + [UInt8(scryptLogN), UInt8(scryptR), UInt8(scryptP)] + salt + wrappedMasterKey
         }
@@ -65,13 +68,23 @@ enum KeychainCrypto {
             throw KeychainError(.dataCorrupted, "the keychain's password parameters are out of range; the file is damaged")
         }
         do {
-            let bytes = try PasswordKeyDerivation.scrypt(
-                password: password, salt: header.salt, logN: header.scryptLogN, r: header.scryptR, p: header.scryptP
-            )
-            return SymmetricKey(data: bytes)
+            // The ranges above are this format's limits; within them the cost is the keychain owner's choice.
+            return try header.kdf.derive(password: password, salt: header.salt, limits: .unbounded)
         } catch {
-            throw KeychainError(.ioFailure, "scrypt failed: \(error)", underlying: error)
+            throw KeychainError(.ioFailure, "scrypt failed: \(error.reason)", underlying: error)
         }
+    }
+
+    /// The keychain password's scrypt parameters as the header stores them, or `.badParameter` for any
+    /// other function or a cost outside what the header accepts (log2 N 10–22, r 1–32, p 1–16).
+    static func checkedScrypt(_ kdf: PasswordKDF) throws(KeychainError) -> (logN: Int, r: Int, p: Int) {
+        guard case let .scrypt(logN, r, p) = kdf else {
+            throw KeychainError(.badParameter, "a keychain password is stretched with scrypt; found \(kdf)")
+        }
+        guard (10...22).contains(logN), (1...32).contains(r), (1...16).contains(p) else {
+            throw KeychainError(.badParameter, "expected scrypt log2 N 10–22, r 1–32, p 1–16 for a keychain; found \(kdf)")
+        }
+        return (logN, r, p)
     }
 
     static func masterKeyAD(_ header: Header) -> [UInt8] {
@@ -80,10 +93,11 @@ enum KeychainCrypto {
     }
 
     /// A new header for `password`: fresh keychain id, salt and master key.
-    static func newHeader(password: [UInt8], logN: Int) throws(KeychainError) -> (Header, SymmetricKey) {
+    static func newHeader(password: [UInt8], kdf: PasswordKDF) throws(KeychainError) -> (Header, SymmetricKey) {
+        let (logN, r, p) = try checkedScrypt(kdf)
         let master = SymmetricKey(size: .bits256)
         var header = Header(
-            keychainID: randomBytes(16), scryptLogN: logN, scryptR: 8, scryptP: 1, salt: randomBytes(16), wrappedMasterKey: []
+            keychainID: randomBytes(16), scryptLogN: logN, scryptR: r, scryptP: p, salt: randomBytes(16), wrappedMasterKey: []
         )
         header.wrappedMasterKey = try wrap(master, password: password, header: header)
         return (header, master)
@@ -144,9 +158,9 @@ enum KeychainCrypto {
 
     private static func applicationKey(_ password: String, salt: [UInt8], logN: Int) throws(KeychainError) -> SymmetricKey {
         do {
-            return SymmetricKey(data: try PasswordKeyDerivation.scrypt(password: Array(password.utf8), salt: salt, logN: logN))
+            return try PasswordKDF.scrypt(logN: logN, r: 8, p: 1).derive(password: Array(password.utf8), salt: salt, limits: .unbounded)
         } catch {
-            throw KeychainError(.ioFailure, "scrypt failed: \(error)", underlying: error)
+            throw KeychainError(.ioFailure, "scrypt failed: \(error.reason)", underlying: error)
         }
     }
 

@@ -26,7 +26,7 @@ public final class TemporaryKeychain: @unchecked Sendable {
         path = folder.path("keychain.db")
         self.password = password
         keychain = try Keychain.open(at: path, create: true)
-        try keychain.create(password: password, scryptLogN: 10)
+        try keychain.create(password: password, kdf: .scrypt(logN: 10, r: 8, p: 1))
         try keychain.unlock(password: password)
     }
 }

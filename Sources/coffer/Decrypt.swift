@@ -97,7 +97,7 @@ struct Decrypt: ParsableCommand {
         } else {
             credential = .password(try passwords.read(prompt: "Password: "), openSSLIterations: iter)
         }
-        let limits = DecryptionLimits(maximumScryptLogN: maxScryptLogN, maximumPBKDF2Iterations: maxIterations)
+        let limits = PasswordKDFLimits(maximumScryptLogN: maxScryptLogN, maximumPBKDF2Iterations: maxIterations)
         let reader = try FileReader.open(input)
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }

@@ -64,7 +64,7 @@ struct Encrypt: ParsableCommand {
     var scryptLogN: Int = 17
 
     @Option(help: ArgumentHelp("PBKDF2 iterations (at least and by default 600,000).", valueName: "n"))
-    var iterations: Int = PasswordKeyDerivation.minimumPBKDF2Iterations
+    var iterations: Int = PasswordKDF.minimumPBKDF2Iterations
 
     @Option(help: ArgumentHelp("OpenSSL format: PBKDF2 iterations, as 'openssl enc -iter' (default 10,000).", valueName: "n"))
     var iter: Int = OpenSSLEnc.defaultIterations

@@ -47,16 +47,16 @@ struct KDFCalibrate: ParsableCommand {
         Terminal.writeLine("scrypt (r=8, p=1):")
         var chosen = 14
         for logN in 14...22 {
-            let time = try milliseconds { _ = try PasswordKeyDerivation.scrypt(password: password, salt: salt, logN: logN) }
+            let time = try milliseconds { _ = try PasswordKDF.scrypt(logN: logN, r: 8, p: 1).derive(password: password, salt: salt, limits: .unbounded) }
             Terminal.writeLine("  log2 N = \(logN)  \(formatBytes(Int64(128 * 8) << logN)) of memory  \(formatDecimal(time, places: 0)) ms")
             Terminal.flushStandardOutput()
             if time <= Double(targetMs) { chosen = logN }
             if time > Double(targetMs) * 1.5 { break }
         }
         let sample = 200_000
-        let pbkdf2Time = try milliseconds { _ = try PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: sample) }
+        let pbkdf2Time = try milliseconds { _ = try PasswordKDF.pbkdf2(iterations: sample).derive(password: password, salt: salt) }
         let perMs = Double(sample) / pbkdf2Time
-        let iterations = max(PasswordKeyDerivation.minimumPBKDF2Iterations, Int((perMs * Double(targetMs) / 10_000).rounded()) * 10_000)
+        let iterations = max(PasswordKDF.minimumPBKDF2Iterations, Int((perMs * Double(targetMs) / 10_000).rounded()) * 10_000)
         Terminal.writeLine("PBKDF2-HMAC-SHA-256: \(formatDecimal(perMs * 1000, places: 0)) iterations/s")
         Terminal.writeLine("")
         Terminal.writeLine("for about \(targetMs) ms per derivation:")

@@ -98,7 +98,7 @@ struct KeyGenerate: ParsableCommand {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
         }
         let password = encrypt ? try passwords.read(prompt: "New password for \(output): ", confirm: true) : nil
-        let protection: PasswordProtection = scrypt ? .scryptOpenSSLCompatible : .default
+        let kdf: PasswordKDF = scrypt ? .openSSLCompatibleScrypt : .encryptedKeyDefault
         let privateBytes: [UInt8]
         let publicBytes: [UInt8]
         let fingerprint: KeyFingerprint
@@ -106,13 +106,13 @@ struct KeyGenerate: ParsableCommand {
         switch type {
         case .signing(let keyType):
             let key = try SigningKey.generate(keyType)
-            privateBytes = try password.map { try key.exportEncrypted(password: $0, protection: protection) } ?? key.exportUnencrypted(as: .pkcs8)
+            privateBytes = try password.map { try key.exportEncrypted(password: $0, kdf: kdf) } ?? key.exportUnencrypted(as: .pkcs8)
             publicBytes = try key.verifyingKey.exported(as: .spki)
             fingerprint = key.verifyingKey.fingerprint
             name = key.algorithm.description
         case .x25519:
             let key = RecipientPrivateKey.generateX25519()
-            privateBytes = try password.map { try key.exportEncrypted(password: $0, protection: protection) } ?? key.exportUnencryptedPEM()
+            privateBytes = try password.map { try key.exportEncrypted(password: $0, kdf: kdf) } ?? key.exportUnencryptedPEM()
             publicBytes = Array(PEMArmor.encode(key.publicKey.derRepresentation, label: "PUBLIC KEY").utf8)
             fingerprint = KeyFingerprint(subjectPublicKeyInfo: key.publicKey.derRepresentation)
             name = "X25519"

@@ -217,7 +217,7 @@ struct KeychainCreate: ParsableCommand {
         var secret = try options.password.read(prompt: "New keychain password: ", confirm: true)
         defer { SecretBytes.wipe(&secret) }
         let keychain = try Keychain.open(at: path, create: true)
-        try keychain.create(password: String(decoding: secret, as: UTF8.self), scryptLogN: scryptLogN)
+        try keychain.create(password: String(decoding: secret, as: UTF8.self), kdf: .scrypt(logN: scryptLogN, r: 8, p: 1))
         Terminal.writeError("created keychain \(path)\n")
     }
 }

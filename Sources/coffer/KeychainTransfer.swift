@@ -146,7 +146,7 @@ struct KeychainImport: ParsableCommand {
             credential = .password(secret)
         }
         let keychain = try options.openUnlocked()
-        let limits = DecryptionLimits(maximumScryptLogN: maxScryptLogN)
+        let limits = PasswordKDFLimits(maximumScryptLogN: maxScryptLogN)
         let summary: KeychainImportSummary
         do {
             summary = try keychain.importItems(bytes, credential: credential, limits: limits, ifExists: skipExisting ? .skipExisting : .fail)

@@ -45,15 +45,15 @@ struct PasswordHashCommand: ParsableCommand {
     @Option(help: "PBKDF2 iterations (at least 600000).") var iterations = 600_000
 
     func run() throws {
-        let chosen: PasswordHash.Algorithm
+        let chosen: PasswordKDF
         switch algorithm {
         case "scrypt": chosen = .scrypt(logN: scryptLogN, r: 8, p: 1)
-        case "pbkdf2", "pbkdf2-sha256": chosen = .pbkdf2SHA256(iterations: iterations)
+        case "pbkdf2", "pbkdf2-sha256": chosen = .pbkdf2(iterations: iterations)
         default: throw ValidationError("unknown algorithm '\(algorithm)'; expected scrypt or pbkdf2")
         }
         var password = try readPassword(fromStandardInput: fromStandardInput, confirm: true)
         defer { SecretBytes.wipe(&password) }
-        let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: chosen))
+        let hasher = PasswordHasher(policy: PasswordHashPolicy(kdf: chosen))
         do {
             Terminal.writeLine(try hasher.hash(passwordBytes: password).phcString)
         } catch {
@@ -103,10 +103,10 @@ struct PasswordVerifyCommand: ParsableCommand {
             throw ExitCode(ExitStatus.checkFailed)
         }
         if let replacement {
-            Terminal.writeLine("OK (needs rehash: \(stored.algorithm) is below the policy); store instead:")
+            Terminal.writeLine("OK (needs rehash: \(stored.kdf) is below the policy); store instead:")
             Terminal.writeLine(replacement.phcString)
         } else {
-            Terminal.writeLine(hasher.needsRehash(stored) ? "OK (needs rehash: \(stored.algorithm) is below the policy)" : "OK")
+            Terminal.writeLine(hasher.needsRehash(stored) ? "OK (needs rehash: \(stored.kdf) is below the policy)" : "OK")
         }
     }
 }

@@ -79,7 +79,7 @@ struct Sign: ParsableCommand {
                 guard publicKey.isValidSignature(signature, for: message) else { throw selfCheckFailure }
                 bytes = signature
             } else {
-                let digest = try MessageDigest(ofFileAtPath: file, algorithm: flags.hash) { progress.update($0) }
+                let digest = try flags.hash.hash(fileAtPath: file) { progress.update($0) }
                 let signature = try signingKey.signature(for: digest, options: flags.options)
                 guard publicKey.isValidSignature(signature, for: digest, options: flags.options) else { throw selfCheckFailure }
                 bytes = signature

@@ -200,7 +200,7 @@ struct Speed: ParsableCommand {
             switch kdf {
             case .pbkdf2:
                 let batch = 10_000
-                let result = measure { _ = try? PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: batch) }
+                let result = measure { _ = try? PasswordKDF.pbkdf2(iterations: batch).derive(password: password, salt: salt) }
                 let rate = result.operationsPerSecond * Double(batch)
                 if json {
                     try JSONLines.write(KDFSpeedRecord(algorithm: "pbkdf2-hmac-sha256", unit: "iterations/s", rate: rate))
@@ -208,7 +208,7 @@ struct Speed: ParsableCommand {
                     Terminal.writeLine(pad("pbkdf2-hmac-sha256", 20) + padLeft(formatDecimal(rate, places: 0), 14) + " iterations/s")
                 }
             case .scrypt:
-                let result = measure { _ = try? PasswordKeyDerivation.scrypt(password: password, salt: salt, logN: 14) }
+                let result = measure { _ = try? PasswordKDF.scrypt(logN: 14, r: 8, p: 1).derive(password: password, salt: salt) }
                 if json {
                     try JSONLines.write(KDFSpeedRecord(algorithm: "scrypt-n14-r8-p1", unit: "derivations/s", rate: result.operationsPerSecond))
                 } else {
@@ -229,7 +229,7 @@ struct Speed: ParsableCommand {
             Terminal.flushStandardOutput()
         }
         let message = Array(repeating: UInt8(0x5A), count: 64)
-        let digest = try MessageDigest(of: message, algorithm: .sha256)
+        let digest = DigestAlgorithm.sha256.hash(message)
         for type in types {
             let key = try SigningKey.generate(type)
             let publicKey = key.verifyingKey

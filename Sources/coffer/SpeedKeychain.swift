@@ -59,7 +59,7 @@ extension Speed {
         keychain.lock()
         let unlockTime = try clock.measure { try keychain.unlock(password: password) }
         let scryptTime = try clock.measure {
-            _ = try PasswordKeyDerivation.scrypt(password: Array(password.utf8), salt: [UInt8](repeating: 1, count: 16), logN: 17)
+            _ = try PasswordKDF.default.derive(password: Array(password.utf8), salt: [UInt8](repeating: 1, count: 16))
         }
 
         let results: [(String, Double, String)] = [

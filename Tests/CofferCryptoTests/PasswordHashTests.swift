@@ -20,7 +20,7 @@ struct PasswordHashVectorTests {
     // The vectors' costs (c=1, N=16) are far below the policy's floor of verification: this policy opts
     // in to verifying them, to check the primitive.
     static let hasher = PasswordHasher(policy: PasswordHashPolicy(
-        algorithm: .scrypt(logN: 17, r: 8, p: 1), minimumVerifiableScryptLogN: 1, minimumVerifiablePBKDF2Iterations: 1, maximumScryptLogN: 20
+        kdf: .scrypt(logN: 17, r: 8, p: 1), minimumVerifiableScryptLogN: 1, minimumVerifiablePBKDF2Iterations: 1
     ))
 
     static func phc(_ identifier: String, _ parameters: String, salt: String, dk: String) throws -> String {
@@ -32,7 +32,7 @@ struct PasswordHashVectorTests {
         #expect(vectors.count == 2)
         for vector in vectors {
             let hash = try PasswordHash(phcString: Self.phc("pbkdf2-sha256", "i=\(vector.c)", salt: vector.salt, dk: vector.dk))
-            #expect(hash.algorithm == .pbkdf2SHA256(iterations: vector.c))
+            #expect(hash.kdf == .pbkdf2(iterations: vector.c))
             #expect(try Self.hasher.verify(password: vector.password, against: hash))
             #expect(try !Self.hasher.verify(password: vector.password + "x", against: hash))
             #expect(Self.hasher.needsRehash(hash), "below 600,000 iterations")
@@ -57,7 +57,7 @@ struct PasswordHashVectorTests {
 @Suite("Password hashing")
 struct PasswordHasherTests {
     // A cheap policy for round trips; the standard one is exercised once below.
-    static let fast = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10, minimumVerifiableScryptLogN: 10))
+    static let fast = PasswordHasher(policy: PasswordHashPolicy(kdf: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10, minimumVerifiableScryptLogN: 10))
 
     @Test func standardPolicyMakesScrypt17AndVerifies() throws {
         let hasher = PasswordHasher()
@@ -78,7 +78,7 @@ struct PasswordHasherTests {
     }
 
     @Test func pbkdf2PolicyAndRehash() throws {
-        let pbkdf2 = PasswordHasher(policy: PasswordHashPolicy(algorithm: .pbkdf2SHA256(iterations: 600_000)))
+        let pbkdf2 = PasswordHasher(policy: PasswordHashPolicy(kdf: .pbkdf2(iterations: 600_000)))
         let hash = try pbkdf2.hash(password: "pw")
         #expect(hash.phcString.hasPrefix("$pbkdf2-sha256$i=600000$"))
         #expect(try pbkdf2.verify(password: "pw", against: hash))
@@ -89,14 +89,15 @@ struct PasswordHasherTests {
     }
 
     @Test func policyBelowItsOwnMinimumIsRefused() {
-        let hasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: .pbkdf2SHA256(iterations: 1000)))
+        let hasher = PasswordHasher(policy: PasswordHashPolicy(kdf: .pbkdf2(iterations: 1000)))
         #expect(throws: CofferCryptoError.self) { try hasher.hash(password: "pw") }
     }
 
     @Test func costAboveTheCapIsRefusedWithoutComputing() throws {
         let hostile = try PasswordHash(phcString: "$scrypt$ln=30,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$" + String(repeating: "A", count: 43))
         let error = try #require(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: hostile) }
-        #expect(error.reason.contains("maximum"))
+        #expect(error.code == .costTooHigh)
+        #expect(error.reason.contains("PasswordKDFLimits.maximumScryptLogN"), "\(error.reason)")
         let iterations = try PasswordHash(phcString: "$pbkdf2-sha256$i=999999999$c2FsdA$" + String(repeating: "A", count: 43))
         #expect(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: iterations) }
     }
@@ -121,7 +122,7 @@ struct PasswordHasherTests {
     @Test func passlibPBKDF2FormIsAccepted() throws {
         // passlib.hash.pbkdf2_sha256.hash("password", rounds=1000, salt=b"saltsaltsaltsalt"): bare rounds and
         // adapted base64 ('.' for '+'). Its value is recomputed here from the RFC-tested primitive.
-        let derived = try PasswordKeyDerivation.pbkdf2SHA256(password: Array("password".utf8), salt: Array("saltsaltsaltsalt".utf8), iterations: 1000)
+        let derived = try PasswordKDF.pbkdf2(iterations: 1000).derive(password: Array("password".utf8), salt: Array("saltsaltsaltsalt".utf8)).withUnsafeBytes { Array($0) }
         let ab64 = { (bytes: [UInt8]) in unpaddedBase64(bytes).replacingOccurrences(of: "+", with: ".") }
         let text = "$pbkdf2-sha256$1000$\(ab64(Array("saltsaltsaltsalt".utf8)))$\(ab64(derived))"
         let hash = try PasswordHash(phcString: text)
@@ -129,7 +130,7 @@ struct PasswordHasherTests {
         // 1,000 rounds are below the floor: only the migration path verifies it, and replaces it.
         #expect(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "password", against: hash) }
         let migrated = try PasswordHasher().verifyInsecureLegacy(password: "password", against: .hash(hash))
-        #expect(migrated.matches && migrated.replacement?.algorithm == PasswordHashPolicy.standard.algorithm)
+        #expect(migrated.matches && migrated.replacement?.kdf == PasswordHashPolicy.standard.kdf)
     }
 }
 
@@ -172,12 +173,12 @@ struct LegacyPasswordTests {
     }
 
     @Test func weakPHCHashIsUpgradedToo() throws {
-        let weak = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10)).hash(password: "pw")
+        let weak = try PasswordHasher(policy: PasswordHashPolicy(kdf: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10)).hash(password: "pw")
         let result = try PasswordHasherTests.fast.verify(password: "pw", against: StoredPassword.hash(weak))
         #expect(result.matches && result.replacement == nil, "the fast policy's own level is fine")
-        let strict = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 12, r: 8, p: 1), minimumScryptLogN: 12, minimumVerifiableScryptLogN: 10))
+        let strict = PasswordHasher(policy: PasswordHashPolicy(kdf: .scrypt(logN: 12, r: 8, p: 1), minimumScryptLogN: 12, minimumVerifiableScryptLogN: 10))
         let upgraded = try strict.verify(password: "pw", against: StoredPassword.hash(weak))
-        #expect(upgraded.matches && upgraded.replacement?.algorithm == .scrypt(logN: 12, r: 8, p: 1))
+        #expect(upgraded.matches && upgraded.replacement?.kdf == .scrypt(logN: 12, r: 8, p: 1))
     }
 }
 
@@ -190,7 +191,7 @@ func unpaddedBase64(_ bytes: [UInt8]) -> String { Base64.encode(bytes).replacing
 struct PasswordHashFloorTests {
     static func pbkdf2(_ password: String, iterations: Int) throws -> PasswordHash {
         let salt = Array("saltsaltsaltsalt".utf8)
-        let derived = try PasswordKeyDerivation.pbkdf2SHA256(password: Array(password.utf8), salt: salt, iterations: iterations)
+        let derived = try PasswordKDF.pbkdf2(iterations: iterations).derive(password: Array(password.utf8), salt: salt).withUnsafeBytes { Array($0) }
         return try PasswordHash(phcString: "$pbkdf2-sha256$i=\(iterations)$\(unpaddedBase64(salt))$\(unpaddedBase64(derived))")
     }
 
@@ -206,11 +207,11 @@ struct PasswordHashFloorTests {
     }
 
     @Test func scryptBelowTheFloorIsRefusedAndTheFloorItselfIsAccepted() throws {
-        let weak = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 13, r: 8, p: 1), minimumScryptLogN: 13)).hash(password: "pw")
+        let weak = try PasswordHasher(policy: PasswordHashPolicy(kdf: .scrypt(logN: 13, r: 8, p: 1), minimumScryptLogN: 13)).hash(password: "pw")
         let error = try #require(throws: CofferCryptoError.self) { try PasswordHasher().verify(password: "pw", against: weak) }
         #expect(error.code == .weakParameters)
         #expect(error.reason.contains("scrypt N=2^13, below the 2^14"), "\(error.reason)")
-        let atFloor = try PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 14, r: 8, p: 1), minimumScryptLogN: 14)).hash(password: "pw")
+        let atFloor = try PasswordHasher(policy: PasswordHashPolicy(kdf: .scrypt(logN: 14, r: 8, p: 1), minimumScryptLogN: 14)).hash(password: "pw")
         #expect(try PasswordHasher().verify(password: "pw", against: atFloor))
         #expect(try PasswordHasher().verify(password: "pw", against: Self.pbkdf2("pw", iterations: 100_000)))
     }

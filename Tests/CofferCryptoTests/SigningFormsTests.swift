@@ -86,7 +86,7 @@ struct SigningFormsTests {
     @Test(arguments: [KeyType.ed25519, .p256, .p384, .p521, .rsa2048, .mldsa65])
     func digestFormsAgree(type: KeyType) throws {
         let key = try SigningKey.generate(type)
-        for hash in MessageDigest.supportedAlgorithms {
+        for hash in DigestValue.signableAlgorithms {
             let options = SignatureOptions(hash: hash)
             let (folder, path) = try Self.messageFile()
             let fromMemory = try key.signature(forDigestOf: Self.message, options: options)
@@ -117,5 +117,52 @@ struct SigningFormsTests {
         } catch {
             #expect(error.code == .unknownAlgorithm)
         }
+    }
+}
+
+/// `DigestValue` is the one digest type: what Coffer computes signs; bytes received from elsewhere
+/// compare and print but are refused by signing, and a hash function signatures do not use is refused
+/// whatever its origin.
+@Suite("One digest type")
+struct OneDigestTypeTests {
+    @Test(arguments: DigestValue.signableAlgorithms)
+    func computedDigestsSignAndBytesDoNot(hash: DigestAlgorithm) throws {
+        let computed = hash.hash(SigningFormsTests.message)
+        #expect(computed.isSignable)
+        let received = try DigestValue(algorithm: hash, bytes: computed.bytes)
+        #expect(received == computed, "equal digests, whatever their origin")
+        #expect(!received.isSignable)
+        for key in [try SigningFormsTests.ed25519(), try SigningFormsTests.rsa(), try SigningFormsTests.p256()] {
+            let options = SignatureOptions(hash: hash)
+            let signature = try key.signature(for: computed, options: options)
+            #expect(key.verifyingKey.isValidSignature(signature, for: computed, options: options))
+            #expect(signature == (try key.signature(forDigestOf: SigningFormsTests.message, options: options)) || key.algorithm != .ed25519)
+            let refused = #expect(throws: CofferCryptoError.self) { try key.signature(for: received, options: options) }
+            #expect(refused?.code == .invalidArgument)
+            #expect(!key.verifyingKey.isValidSignature(signature, for: received, options: options), "an unsignable digest verifies nothing")
+        }
+    }
+
+    @Test(arguments: [DigestAlgorithm.sha3_256, .sha512_256, .insecureSHA1, .insecureMD5])
+    func otherHashFunctionsAreRefused(hash: DigestAlgorithm) throws {
+        let key = try SigningFormsTests.ed25519()
+        let digest = hash.hash(SigningFormsTests.message)
+        #expect(!digest.isSignable)
+        let refused = #expect(throws: CofferCryptoError.self) { try key.signature(for: digest) }
+        #expect(refused?.code == .unknownAlgorithm)
+        let file = #expect(throws: CofferFormatsError.self) { try SignatureFile.sign(digest: digest, with: key, comment: "") }
+        #expect(file?.code == .unsupported, "a SHA3-256 digest must not be recorded as SHA-512")
+    }
+
+    /// The signature file signs a message holding the digest's bytes, so a digest received as bytes
+    /// (a build server's SHA-512 of an artefact) makes the same file as one Coffer computed.
+    @Test func signatureFilesTakeReceivedDigests() throws {
+        let key = try SigningFormsTests.ed25519()
+        let computed = DigestAlgorithm.sha512.hash(SigningFormsTests.message)
+        let received = try DigestValue(algorithm: .sha512, bytes: computed.bytes)
+        let fromComputed = try SignatureFile.sign(digest: computed, with: key, comment: "c")
+        let fromReceived = try SignatureFile.sign(digest: received, with: key, comment: "c")
+        #expect(fromComputed.binary == fromReceived.binary)
+        #expect(fromReceived.verify(digest: computed, with: key.verifyingKey) == .valid(comment: "c"))
     }
 }

@@ -37,7 +37,7 @@ struct SigningKeyTests {
         let key = try SigningKey.generate(type)
         let signature = try key.signature(forDigestOfFileAtPath: path)
         #expect(try key.verifyingKey.isValidSignature(signature, forDigestOfFileAtPath: path))
-        let digest = try MessageDigest(of: bytes, algorithm: .sha512)
+        let digest = DigestAlgorithm.sha512.hash(bytes)
         #expect(key.verifyingKey.isValidSignature(signature, for: digest))
         var tampered = bytes
         tampered[tampered.count / 2] ^= 1

@@ -131,7 +131,7 @@ struct EncryptionTests {
     @Test func readerLimitsRefuseCostlyHeadersBeforeDerivingAnything() throws {
         let sealed = try CofferEncryption.encrypt(Array("x".utf8), to: .password(Array("pw".utf8), .scrypt(logN: 12, r: 8, p: 1)))
         let error = try #require(throws: CofferFormatsError.self) {
-            try CofferEncryption.decrypt(sealed, with: .password(Array("pw".utf8)), limits: DecryptionLimits(maximumScryptLogN: 11))
+            try CofferEncryption.decrypt(sealed, with: .password(Array("pw".utf8)), limits: PasswordKDFLimits(maximumScryptLogN: 11))
         }
         #expect(error.code == .costTooHigh)
         #expect(error.reason.contains("maximumScryptLogN"))

@@ -24,9 +24,9 @@ struct FuzzRegressionTests {
     }
 
     @Test func scryptMemoryReportsOverflowInsteadOfTrapping() throws {
-        #expect(PasswordKeyDerivation.scryptMemory(logN: 17, r: 8) == 128 << 20)
-        #expect(PasswordKeyDerivation.scryptMemory(logN: 52, r: 52) == nil)
-        #expect(PasswordKeyDerivation.scryptMemory(logN: 255, r: 255) == nil)
-        #expect(throws: CofferCryptoError.self) { try PasswordKeyDerivation.scrypt(password: [1], salt: [2], logN: 60) }
+        #expect(PasswordKDF.scrypt(logN: 17, r: 8, p: 1).memoryCost == 128 << 20)
+        #expect(PasswordKDF.scrypt(logN: 52, r: 52, p: 1).memoryCost == nil)
+        #expect(PasswordKDF.scrypt(logN: 255, r: 255, p: 1).memoryCost == nil)
+        #expect(throws: CofferCryptoError.self) { try PasswordKDF.scrypt(logN: 60, r: 8, p: 1).derive(password: [1], salt: [2], limits: .unbounded) }
     }
 }

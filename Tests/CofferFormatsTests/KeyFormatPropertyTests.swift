@@ -58,7 +58,7 @@ struct KeyFormatPropertyTests {
                 let step = steps[choice % steps.count]
                 let bytes: [UInt8]
                 if step.format == .encryptedPKCS8 {
-                    bytes = try current.exportEncrypted(password: Self.password, protection: .scrypt(n: 1 << 10, r: 8, p: 1), encoding: step.encoding)
+                    bytes = try current.exportEncrypted(password: Self.password, kdf: .scrypt(logN: 10, r: 8, p: 1), encoding: step.encoding)
                 } else {
                     bytes = try current.exportUnencrypted(as: step.format, encoding: step.encoding)
                 }

@@ -55,12 +55,12 @@ struct KeyFormatTests {
         #expect(try VerifyingKey(importing: key.exported(as: .spki, encoding: .der)) == key)
     }
 
-    @Test(arguments: [PasswordProtection.pbkdf2(iterations: 600_000), .scrypt(n: 1 << 10, r: 8, p: 1)])
-    func encryptedPKCS8RoundTrips(protection: PasswordProtection) throws {
+    @Test(arguments: [PasswordKDF.pbkdf2(iterations: 600_000), .pbkdf2(.hmacSHA512, iterations: 600_000), .scrypt(logN: 10, r: 8, p: 1)])
+    func encryptedPKCS8RoundTrips(kdf: PasswordKDF) throws {
         let key = try SigningKey.generate(.p256)
         let password = Array("correct horse".utf8)
         for encoding in [KeyEncoding.pem, .der] {
-            let bytes = try key.exportEncrypted(password: password, protection: protection, encoding: encoding)
+            let bytes = try key.exportEncrypted(password: password, kdf: kdf, encoding: encoding)
             var asked = 0
             let imported = try KeyImporter.read(bytes, password: { asked += 1; return password })
             #expect(asked == 1)
@@ -80,16 +80,16 @@ struct KeyFormatTests {
 
     @Test func keyDerivationCostIsCapped() throws {
         let key = try SigningKey.generate(.ed25519)
-        let heavy = try key.exportEncrypted(password: Array("pw".utf8), protection: .pbkdf2(iterations: 650_000))
+        let heavy = try key.exportEncrypted(password: Array("pw".utf8), kdf: .pbkdf2(iterations: 650_000))
         #expect {
-            try KeyImporter.read(heavy, password: { Array("pw".utf8) }, limits: PasswordKeyLimits(maximumPBKDF2Iterations: 600_000))
+            try KeyImporter.read(heavy, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumPBKDF2Iterations: 600_000))
         } throws: { error in
             guard let error = error as? CofferFormatsError else { return false }
             return error.code == .costTooHigh && error.reason.contains("650000 PBKDF2 iterations")
         }
-        let scrypt = try key.exportEncrypted(password: Array("pw".utf8), protection: .scrypt(n: 1 << 12, r: 8, p: 1))
+        let scrypt = try key.exportEncrypted(password: Array("pw".utf8), kdf: .scrypt(logN: 12, r: 8, p: 1))
         #expect {
-            try KeyImporter.read(scrypt, password: { Array("pw".utf8) }, limits: PasswordKeyLimits(maximumScryptMemory: 1 << 20))
+            try KeyImporter.read(scrypt, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumScryptMemory: 1 << 20))
         } throws: { ($0 as? CofferFormatsError)?.code == .costTooHigh }
     }
 

@@ -83,7 +83,7 @@ struct OpenSSLKeyInteropTests {
         try folder.write(key.exportUnencrypted(), to: "pkcs8.pem")
         try folder.write(key.exportUnencrypted(encoding: .der), to: "pkcs8.der")
         try folder.write(key.exportEncrypted(password: Array("pass phrase".utf8)), to: "enc.pem")
-        try folder.write(key.exportEncrypted(password: Array("pass phrase".utf8), protection: .scryptOpenSSLCompatible), to: "enc-scrypt.pem")
+        try folder.write(key.exportEncrypted(password: Array("pass phrase".utf8), kdf: .openSSLCompatibleScrypt), to: "enc-scrypt.pem")
         if type == .rsa2048 {
             try folder.write(key.exportUnencrypted(as: .pkcs1Private), to: "pkcs1.pem")
             written.append(("pkcs1.pem", []))

@@ -17,7 +17,7 @@ struct SignatureFileTests {
     /// The spec's layout and signed message, rebuilt here independently of the implementation.
     @Test func fixedVectorMatchesTheSpecification() throws {
         let key = try Self.fixedKey()
-        let digest = try MessageDigest(of: Array("abc".utf8), algorithm: .sha512)
+        let digest = DigestAlgorithm.sha512.hash(Array("abc".utf8))
         let file = try SignatureFile.sign(digest: digest, with: key, comment: "fixed vector")
         let keyID = Array(key.verifyingKey.fingerprint.sha256.prefix(8))
         let comment = Array("fixed vector".utf8)
@@ -52,7 +52,7 @@ struct SignatureFileTests {
 
     @Test func everyHeaderOrCommentChangeInvalidates() throws {
         let key = try Self.fixedKey()
-        let digest = try MessageDigest(of: Array("abc".utf8), algorithm: .sha512)
+        let digest = DigestAlgorithm.sha512.hash(Array("abc".utf8))
         let binary = try SignatureFile.sign(digest: digest, with: key, comment: "fixed vector").binary
         // Flip one bit at every offset: the result must fail to parse or fail to verify, never pass.
         for offset in binary.indices {
@@ -62,13 +62,13 @@ struct SignatureFileTests {
             let outcome = parsed.verify(digest: digest, with: key.verifyingKey)
             #expect(outcome != .valid(comment: parsed.unverifiedComment), "a flip at offset \(offset) verified")
         }
-        let otherDigest = try MessageDigest(of: Array("abd".utf8), algorithm: .sha512)
+        let otherDigest = DigestAlgorithm.sha512.hash(Array("abd".utf8))
         #expect(try SignatureFile(binary: binary).verify(digest: otherDigest, with: key.verifyingKey) == .invalid)
     }
 
     @Test func algorithmCannotBeSwitchedForAKey() throws {
         let key = try SigningKey.generate(.p256)
-        let digest = try MessageDigest(of: Array("x".utf8))
+        let digest = DigestAlgorithm.sha512.hash(Array("x".utf8))
         var binary = try SignatureFile.sign(digest: digest, with: key, comment: "").binary
         binary[5] = SignatureFile.Algorithm.ecdsaP384.rawValue
         // P-384 signatures are 96 bytes; the parser refuses the length before anything else.
@@ -80,7 +80,7 @@ struct SignatureFileTests {
 
     @Test func malformedFilesAreTypedErrors() throws {
         let key = try Self.fixedKey()
-        let good = try SignatureFile.sign(digest: MessageDigest(of: Array("abc".utf8)), with: key, comment: "c").binary
+        let good = try SignatureFile.sign(digest: DigestAlgorithm.sha512.hash(Array("abc".utf8)), with: key, comment: "c").binary
         var wrongVersion = good
         wrongVersion[4] = 2
         var badHash = good
@@ -109,7 +109,7 @@ struct SignatureFileTests {
 
     @Test func commentLimits() throws {
         let key = try Self.fixedKey()
-        let digest = try MessageDigest(of: Array("abc".utf8))
+        let digest = DigestAlgorithm.sha512.hash(Array("abc".utf8))
         #expect(throws: CofferFormatsError.self) { try SignatureFile.sign(digest: digest, with: key, comment: String(repeating: "x", count: 1025)) }
         #expect(throws: CofferFormatsError.self) { try SignatureFile.sign(digest: digest, with: key, comment: "a\u{0}b") }
         _ = try SignatureFile.sign(digest: digest, with: key, comment: String(repeating: "x", count: 1024))

@@ -20,7 +20,7 @@ struct KeychainBackendSemanticTests {
             return (temporary.keychain, temporary)
         case .memory:
             let keychain = Keychain.inMemory()
-            try keychain.create(password: "pw", scryptLogN: 10)
+            try keychain.create(password: "pw", kdf: .scrypt(logN: 10, r: 8, p: 1))
             try keychain.unlock(password: "pw")
             return (keychain, nil)
         }

@@ -43,7 +43,7 @@ struct KeychainRekeyTests {
         let fixture = try Fixture(kind)
         try fixture.keychain.add(.genericPassword(service: "s", account: "before"), secret: bytes("one"))
         let identifier = try fixture.keychain.identifier
-        try fixture.keychain.changePassword(from: Fixture.password, to: "new password", scryptLogN: 11)
+        try fixture.keychain.changePassword(from: Fixture.password, to: "new password", kdf: .scrypt(logN: 11, r: 8, p: 1))
         let reopened = kind == .sqlite ? try fixture.reopen() : fixture.keychain
         #expect(throws: KeychainError.self) { try reopened.unlock(password: Fixture.password) }
         try reopened.unlock(password: "new password")

@@ -13,7 +13,7 @@ struct KeychainSessionTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("k.db")
         let keychain = try Keychain.open(at: path, create: true)
-        try keychain.create(password: "old", scryptLogN: 10)
+        try keychain.create(password: "old", kdf: .scrypt(logN: 10, r: 8, p: 1))
         try keychain.unlock(password: "old")
         defer { KeychainSession.end(keychain, path: path) }
         do {

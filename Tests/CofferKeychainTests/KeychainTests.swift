@@ -24,7 +24,7 @@ struct Fixture {
         case .memory: keychain = Keychain.inMemory()
         case .sqlite: keychain = try Keychain.open(at: folder.path("data/coffer/keychain.db"), create: true)
         }
-        try keychain.create(password: Self.password, scryptLogN: 10)
+        try keychain.create(password: Self.password, kdf: .scrypt(logN: 10, r: 8, p: 1))
     }
 
     func reopen() throws -> Keychain {

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Password items and sign-in sessions")
 struct SignInSessionTests {
-    static let fastHasher = PasswordHasher(policy: PasswordHashPolicy(algorithm: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10))
+    static let fastHasher = PasswordHasher(policy: PasswordHashPolicy(kdf: .scrypt(logN: 10, r: 8, p: 1), minimumScryptLogN: 10))
 
     @Test(arguments: StoreKind.allCases)
     func passwordItemSaveReadRenameDelete(kind: StoreKind) throws {

@@ -7,23 +7,9 @@ import CofferCore
 /// of ``PasswordHashPolicy`` apply when verifying. The description names the algorithm and cost but
 /// never the hash, which is offline-attack material.
 public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
-    /// How the hash was computed.
-    public enum Algorithm: Sendable, Hashable, CustomStringConvertible {
-        /// scrypt (RFC 7914) with N = 2^logN, block size r and parallelism p.
-        case scrypt(logN: Int, r: Int, p: Int)
-        /// PBKDF2-HMAC-SHA-256 (RFC 8018) with this many iterations.
-        case pbkdf2SHA256(iterations: Int)
-
-        public var description: String {
-            switch self {
-            case let .scrypt(logN, r, p): "scrypt (N=2^\(logN), r=\(r), p=\(p))"
-            case let .pbkdf2SHA256(iterations): "PBKDF2-HMAC-SHA256 (\(iterations) iterations)"
-            }
-        }
-    }
-
-    /// The algorithm and its cost.
-    public let algorithm: Algorithm
+    /// The key-derivation function and its cost: scrypt, or PBKDF2 over HMAC-SHA-256 (the two a PHC
+    /// string Coffer reads or writes can name).
+    public let kdf: PasswordKDF
     /// The random salt (16 bytes when Coffer made the hash; up to 64 accepted, shorter than 16 only for
     /// verification and migration: ``PasswordHasher/needsRehash(_:)`` reports it).
     public let salt: [UInt8]
@@ -34,8 +20,8 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     static let saltSizes = 0...64
     static let hashSizes = 16...64
 
-    init(algorithm: Algorithm, salt: [UInt8], hash: [UInt8]) {
-        self.algorithm = algorithm
+    init(kdf: PasswordKDF, salt: [UInt8], hash: [UInt8]) {
+        self.kdf = kdf
         self.salt = salt
         self.hash = hash
     }
@@ -56,18 +42,18 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         switch identifier {
         case "scrypt":
             let values = try Self.parameters(parameters, names: ["ln", "r", "p"])
-            algorithm = .scrypt(logN: values[0], r: values[1], p: values[2])
+            kdf = .scrypt(logN: values[0], r: values[1], p: values[2])
             salt = try Self.decodeB64(fields[3], what: "salt", sizes: Self.saltSizes)
             hash = try Self.decodeB64(fields[4], what: "hash", sizes: Self.hashSizes)
         case "pbkdf2-sha256":
             if let iterations = Self.decimal(parameters[...]) {
                 // passlib: bare iteration count, "adapted base64" ('.' for '+').
-                algorithm = .pbkdf2SHA256(iterations: iterations)
+                kdf = .pbkdf2(iterations: iterations)
                 salt = try Self.decodeB64(fields[3].replacingDots(), what: "salt", sizes: Self.saltSizes)
                 hash = try Self.decodeB64(fields[4].replacingDots(), what: "hash", sizes: Self.hashSizes)
             } else {
                 let values = try Self.parameters(parameters, names: ["i"])
-                algorithm = .pbkdf2SHA256(iterations: values[0])
+                kdf = .pbkdf2(iterations: values[0])
                 salt = try Self.decodeB64(fields[3], what: "salt", sizes: Self.saltSizes)
                 hash = try Self.decodeB64(fields[4], what: "hash", sizes: Self.hashSizes)
             }
@@ -77,7 +63,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
                 "unknown password hash algorithm '\(identifier.prefix(32))'; expected scrypt or pbkdf2-sha256"
             )
         }
-        try Self.checkShape(algorithm)
+        try Self.checkShape(kdf)
     }
 
     /// The PHC string to store: `$scrypt$ln=…,r=…,p=…$salt$hash` or `$pbkdf2-sha256$i=…$salt$hash`, with
@@ -85,18 +71,19 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     public var phcString: String {
         let parameters: String
         let identifier: String
-        switch algorithm {
+        switch kdf {
         case let .scrypt(logN, r, p):
             identifier = "scrypt"
             parameters = "ln=\(logN),r=\(r),p=\(p)"
-        case let .pbkdf2SHA256(iterations):
+        case let .pbkdf2(_, iterations):
+            // Only HMAC-SHA-256 is ever stored here: parsing makes nothing else and hashing refuses it.
             identifier = "pbkdf2-sha256"
             parameters = "i=\(iterations)"
         }
         return "$\(identifier)$\(parameters)$\(Self.encodeB64(salt))$\(Self.encodeB64(hash))"
     }
 
-    public var description: String { "PasswordHash(\(algorithm))" }
+    public var description: String { "PasswordHash(\(kdf))" }
 
     /// Parameters in the given order, each `name=value` with a decimal value.
     private static func parameters(_ text: String, names: [String]) throws(CofferCryptoError) -> [Int] {
@@ -122,14 +109,18 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         return Int(text)
     }
 
-    /// Rejects parameters no implementation could honour (the policy's caps are checked on use).
-    static func checkShape(_ algorithm: Algorithm) throws(CofferCryptoError) {
-        switch algorithm {
+    /// Rejects parameters no implementation could honour and functions a PHC string cannot name (the
+    /// policy's limits are checked on use).
+    static func checkShape(_ kdf: PasswordKDF) throws(CofferCryptoError) {
+        switch kdf {
         case let .scrypt(logN, r, p):
             guard (1...30).contains(logN), (1...64).contains(r), (1...64).contains(p) else {
                 throw CofferCryptoError(.invalidArgument, "scrypt parameters out of range: ln=\(logN) (1–30), r=\(r) (1–64), p=\(p) (1–64)")
             }
-        case let .pbkdf2SHA256(iterations):
+        case let .pbkdf2(prf, iterations):
+            guard prf == .hmacSHA256 else {
+                throw CofferCryptoError(.invalidArgument, "a PHC password hash names scrypt or PBKDF2-HMAC-SHA256, not PBKDF2-HMAC-\(prf)")
+            }
             guard iterations >= 1 else {
                 throw CofferCryptoError(.invalidArgument, "PBKDF2 needs at least one iteration, found \(iterations)")
             }

@@ -1,10 +1,11 @@
 import CofferCore
+import Crypto
 
 /// What a ``PasswordHasher`` makes, what it still accepts without asking for a rehash, the least work a
 /// stored hash must have cost to be verified at all, and the most work a stored hash may ask of it.
 public struct PasswordHashPolicy: Sendable, Hashable {
-    /// The algorithm and cost new hashes use.
-    public var algorithm: PasswordHash.Algorithm
+    /// The key-derivation function and cost new hashes use: scrypt, or PBKDF2 over HMAC-SHA-256.
+    public var kdf: PasswordKDF
     /// Hashes cheaper than these verify but report ``PasswordHasher/needsRehash(_:)``.
     public var minimumScryptLogN: Int
     /// See ``minimumScryptLogN``.
@@ -16,40 +17,38 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     public var minimumVerifiableScryptLogN: Int
     /// The floor of verification for PBKDF2 (100,000 iterations by default); see ``minimumVerifiableScryptLogN``.
     public var minimumVerifiablePBKDF2Iterations: Int
-    /// A stored hash asking for more work than this is refused rather than computed: a hostile or
-    /// corrupted record must not be able to stall the server (scrypt at 2^21 with r=8 takes 2 GiB).
-    public var maximumScryptLogN: Int
-    /// See ``maximumScryptLogN``.
-    public var maximumPBKDF2Iterations: Int
+    /// The most work a stored hash may ask for: above these limits it is refused rather than computed,
+    /// so a hostile or corrupted record cannot stall the server (scrypt at 2^21 with r=8 takes 2 GiB).
+    public var limits: PasswordKDFLimits
 
     /// scrypt at N=2^17, r=8, p=1 (128 MiB, about 0.3 s here) for new hashes; at least that, or PBKDF2 at
     /// 600,000 iterations, before ``PasswordHasher/needsRehash(_:)`` says no; nothing below scrypt 2^14 or
-    /// 100,000 PBKDF2 iterations is verified (but through the legacy path), and nothing above 2^20 or
-    /// 10,000,000 iterations is computed.
-    public static let standard = PasswordHashPolicy(
-        algorithm: .scrypt(logN: 17, r: 8, p: 1),
-        minimumScryptLogN: 17, minimumPBKDF2Iterations: PasswordKeyDerivation.minimumPBKDF2Iterations,
-        minimumVerifiableScryptLogN: 14, minimumVerifiablePBKDF2Iterations: 100_000,
-        maximumScryptLogN: 20, maximumPBKDF2Iterations: 10_000_000
-    )
+    /// 100,000 PBKDF2 iterations is verified (but through the legacy path), and nothing above the default
+    /// ``PasswordKDFLimits`` (2^20, 10,000,000 iterations) is computed.
+    public static let standard = PasswordHashPolicy(kdf: .default)
 
     /// A policy with every field given.
+    /// - Parameters:
+    ///   - kdf: The function and cost new hashes use.
+    ///   - minimumScryptLogN: The scrypt cost below which a verified hash needs a rehash.
+    ///   - minimumPBKDF2Iterations: The PBKDF2 cost below which a verified hash needs a rehash.
+    ///   - minimumVerifiableScryptLogN: The scrypt cost below which a hash is refused, not verified.
+    ///   - minimumVerifiablePBKDF2Iterations: The PBKDF2 cost below which a hash is refused, not verified.
+    ///   - limits: The most work a stored hash may ask for.
     public init(
-        algorithm: PasswordHash.Algorithm,
+        kdf: PasswordKDF,
         minimumScryptLogN: Int = 17,
-        minimumPBKDF2Iterations: Int = PasswordKeyDerivation.minimumPBKDF2Iterations,
+        minimumPBKDF2Iterations: Int = PasswordKDF.minimumPBKDF2Iterations,
         minimumVerifiableScryptLogN: Int = 14,
         minimumVerifiablePBKDF2Iterations: Int = 100_000,
-        maximumScryptLogN: Int = 20,
-        maximumPBKDF2Iterations: Int = 10_000_000
+        limits: PasswordKDFLimits = PasswordKDFLimits()
     ) {
-        self.algorithm = algorithm
+        self.kdf = kdf
         self.minimumScryptLogN = minimumScryptLogN
         self.minimumPBKDF2Iterations = minimumPBKDF2Iterations
         self.minimumVerifiableScryptLogN = minimumVerifiableScryptLogN
         self.minimumVerifiablePBKDF2Iterations = minimumVerifiablePBKDF2Iterations
-        self.maximumScryptLogN = maximumScryptLogN
-        self.maximumPBKDF2Iterations = maximumPBKDF2Iterations
+        self.limits = limits
     }
 }
 
@@ -80,19 +79,19 @@ public struct PasswordHasher: Sendable {
 
     /// Hashes a password given as UTF-8 bytes.
     public func hash(passwordBytes password: [UInt8]) throws(CofferCryptoError) -> PasswordHash {
-        try PasswordHash.checkShape(policy.algorithm)
-        guard !isBelowPolicy(policy.algorithm) else {
-            throw CofferCryptoError(.invalidArgument, "the policy makes \(policy.algorithm) hashes, weaker than its own minimum")
+        try PasswordHash.checkShape(policy.kdf)
+        guard !isBelowPolicy(policy.kdf) else {
+            throw CofferCryptoError(.invalidArgument, "the policy makes \(policy.kdf) hashes, weaker than its own minimum")
         }
         let salt = try SecureRandom.bytes(count: 16)
-        let derived = try derive(password, salt: salt, algorithm: policy.algorithm, byteCount: 32)
-        return PasswordHash(algorithm: policy.algorithm, salt: salt, hash: derived)
+        let derived = try derive(password, salt: salt, kdf: policy.kdf, byteCount: 32, limits: .unbounded)
+        return PasswordHash(kdf: policy.kdf, salt: salt, hash: derived)
     }
 
     /// Whether `password` is the one `stored` was made from. Constant time in the comparison; the
     /// KDF's time depends only on the stored parameters.
-    /// - Throws: ``CofferCryptoError`` `.invalidArgument` when the stored hash asks for more work than
-    ///   the policy's maximum (it is then not computed at all), and `.weakParameters` when it cost less
+    /// - Throws: ``CofferCryptoError`` `.costTooHigh` when the stored hash asks for more work than the
+    ///   policy's ``PasswordHashPolicy/limits`` (it is then not computed at all), and `.weakParameters` when it cost less
     ///   than the policy's floor (``PasswordHashPolicy/minimumVerifiableScryptLogN``): such a hash is
     ///   refused, not trusted; a record from an old system verifies only through
     ///   ``verifyInsecureLegacy(password:against:)``, which replaces it.
@@ -108,13 +107,13 @@ public struct PasswordHasher: Sendable {
 
     /// Refuses a stored hash cheaper than the policy's floor of verification.
     func checkFloor(_ stored: PasswordHash) throws(CofferCryptoError) {
-        switch stored.algorithm {
+        switch stored.kdf {
         case let .scrypt(logN, _, _) where logN < policy.minimumVerifiableScryptLogN:
             throw CofferCryptoError(
                 .weakParameters,
                 "the stored hash uses scrypt N=2^\(logN), below the 2^\(policy.minimumVerifiableScryptLogN) this policy verifies: a hash that cheap to guess is refused, not trusted; verify it once through the legacy path to replace it"
             )
-        case let .pbkdf2SHA256(iterations) where iterations < policy.minimumVerifiablePBKDF2Iterations:
+        case let .pbkdf2(_, iterations) where iterations < policy.minimumVerifiablePBKDF2Iterations:
             throw CofferCryptoError(
                 .weakParameters,
                 "the stored hash uses \(iterations) PBKDF2 iteration\(iterations == 1 ? "" : "s"), below the \(policy.minimumVerifiablePBKDF2Iterations) this policy verifies: a hash that cheap to guess is refused, not trusted; verify it once through the legacy path to replace it"
@@ -124,17 +123,9 @@ public struct PasswordHasher: Sendable {
         }
     }
 
-    /// The comparison, after the maximum-work caps; no floor.
+    /// The comparison, within the policy's limits; no floor.
     func verifyWithinCaps(_ password: [UInt8], against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
-        switch stored.algorithm {
-        case let .scrypt(logN, _, _) where logN > policy.maximumScryptLogN:
-            throw CofferCryptoError(.invalidArgument, "the stored hash asks for scrypt N=2^\(logN), above this policy's maximum 2^\(policy.maximumScryptLogN)")
-        case let .pbkdf2SHA256(iterations) where iterations > policy.maximumPBKDF2Iterations:
-            throw CofferCryptoError(.invalidArgument, "the stored hash asks for \(iterations) PBKDF2 iterations, above this policy's maximum \(policy.maximumPBKDF2Iterations)")
-        default:
-            break
-        }
-        var derived = try derive(password, salt: stored.salt, algorithm: stored.algorithm, byteCount: stored.hash.count)
+        var derived = try derive(password, salt: stored.salt, kdf: stored.kdf, byteCount: stored.hash.count, limits: policy.limits)
         defer { SecretBytes.wipe(&derived) }
         return ConstantTime.equals(derived, stored.hash)
     }
@@ -142,30 +133,26 @@ public struct PasswordHasher: Sendable {
     /// Whether a hash that verified should be replaced with a fresh one: its cost is below the policy's
     /// minimum, or it uses another algorithm than the policy's (PBKDF2 when the policy makes scrypt).
     public func needsRehash(_ stored: PasswordHash) -> Bool {
-        if isBelowPolicy(stored.algorithm) { return true }
-        switch (stored.algorithm, policy.algorithm) {
-        case (.scrypt, .scrypt), (.pbkdf2SHA256, .pbkdf2SHA256): return stored.hash.count < 32 || stored.salt.count < 16
+        if isBelowPolicy(stored.kdf) { return true }
+        switch (stored.kdf, policy.kdf) {
+        case (.scrypt, .scrypt), (.pbkdf2, .pbkdf2): return stored.hash.count < 32 || stored.salt.count < 16
         default: return true
         }
     }
 
-    private func isBelowPolicy(_ algorithm: PasswordHash.Algorithm) -> Bool {
-        switch algorithm {
+    private func isBelowPolicy(_ kdf: PasswordKDF) -> Bool {
+        switch kdf {
         case let .scrypt(logN, r, _): logN < policy.minimumScryptLogN || r < 8
-        case let .pbkdf2SHA256(iterations): iterations < policy.minimumPBKDF2Iterations
+        case let .pbkdf2(_, iterations): iterations < policy.minimumPBKDF2Iterations
         }
     }
 
-    private func derive(_ password: [UInt8], salt: [UInt8], algorithm: PasswordHash.Algorithm, byteCount: Int) throws(CofferCryptoError) -> [UInt8] {
-        do {
-            switch algorithm {
-            case let .scrypt(logN, r, p):
-                return try PasswordKeyDerivation.scrypt(password: password, salt: salt, logN: logN, r: r, p: p, byteCount: byteCount)
-            case let .pbkdf2SHA256(iterations):
-                return try PasswordKeyDerivation.pbkdf2SHA256(password: password, salt: salt, iterations: iterations, byteCount: byteCount)
-            }
-        } catch {
-            throw CofferCryptoError(.invalidArgument, "\(algorithm) failed: \(error)", underlying: error)
-        }
+    /// `byteCount` bytes of `kdf`, within `limits`: the policy's for a stored hash, none for a new one
+    /// (its cost is the policy's own choice).
+    private func derive(
+        _ password: [UInt8], salt: [UInt8], kdf: PasswordKDF, byteCount: Int, limits: PasswordKDFLimits
+    ) throws(CofferCryptoError) -> [UInt8] {
+        try limits.check(kdf, subject: "the stored hash")
+        return try kdf.derive(password: password, salt: salt, byteCount: byteCount, limits: limits).withUnsafeBytes { Array($0) }
     }
 }

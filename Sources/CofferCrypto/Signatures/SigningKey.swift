@@ -130,23 +130,39 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         case .mldsa87(let key):
             return try Array(key.signature(for: Array(message)))
         case .rsa, .p256, .p384, .p521:
-            return try signature(for: MessageDigest(of: message, algorithm: options.hash ?? algorithm.defaultHash), options: options)
+            return try signDigest(Self.digest(of: message, algorithm: options.hash ?? algorithm.defaultHash), options: options)
         }
     }
 
-    /// Signs a digest Coffer computed. RSA and ECDSA sign it as a digest (interoperable with
-    /// `openssl dgst -sha512 -sign`); Ed25519 and ML-DSA sign the digest's bytes as their message.
-    /// - Throws: ``CofferCryptoError`` `.cryptographicFailure` when swift-crypto fails.
-    public func signature(for digest: MessageDigest, options: SignatureOptions = SignatureOptions()) throws(CofferCryptoError) -> [UInt8] {
-        try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signDigest(digest, options: options) }
+    /// Signs a digest Coffer computed (``DigestValue/isSignable``). RSA and ECDSA sign it as a digest
+    /// (interoperable with `openssl dgst -sha512 -sign`); Ed25519 and ML-DSA sign the digest's bytes as
+    /// their message.
+    /// - Throws: ``CofferCryptoError``: `.unknownAlgorithm` for a hash other than SHA-256/384/512,
+    ///   `.invalidArgument` for a digest made from bytes, `.cryptographicFailure` when swift-crypto fails.
+    public func signature(for digest: DigestValue, options: SignatureOptions = SignatureOptions()) throws(CofferCryptoError) -> [UInt8] {
+        let signable = try digest.signableDigest()
+        return try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signDigest(signable, options: options) }
     }
 
-    private func signDigest(_ digest: MessageDigest, options: SignatureOptions) throws -> [UInt8] {
+    /// The signable digest of bytes in memory, after checking the hash function.
+    static func digest<Message: Sequence>(of message: Message, algorithm: DigestAlgorithm) throws(CofferCryptoError) -> DigestValue.Signable
+    where Message.Element == UInt8 {
+        try DigestValue.checkSignable(algorithm)
+        return try algorithm.hash(message).signableDigest()
+    }
+
+    /// The signable digest of a file, after checking the hash function (before reading anything).
+    static func digest(ofFileAtPath path: String, algorithm: DigestAlgorithm, progress: ((Int64) -> Void)?) throws -> DigestValue.Signable {
+        try DigestValue.checkSignable(algorithm)
+        return try algorithm.hash(fileAtPath: path, progress: progress).signableDigest()
+    }
+
+    private func signDigest(_ digest: DigestValue.Signable, options: SignatureOptions) throws -> [UInt8] {
         switch underlying {
         case .rsa(let key):
             let padding: _RSA.Signing.Padding = options.rsaPadding == .pss ? .PSS : .insecurePKCS1v1_5
             let signature: _RSA.Signing.RSASignature
-            switch digest.typed {
+            switch digest {
             case .sha256(let value): signature = try key.signature(for: value, padding: padding)
             case .sha384(let value): signature = try key.signature(for: value, padding: padding)
             case .sha512(let value): signature = try key.signature(for: value, padding: padding)
@@ -162,11 +178,11 @@ public struct SigningKey: Sendable, CustomStringConvertible {
             let signature = try digest.withTyped { try key.signature(for: $0) }
             return Array(options.ecdsaEncoding == .der ? signature.derRepresentation : signature.rawRepresentation)
         case .ed25519(let key):
-            return try Array(key.signature(for: digest.bytes))
+            return try digest.withTyped { try Array(key.signature(for: Array($0))) }
         case .mldsa65(let key):
-            return try Array(key.signature(for: digest.bytes))
+            return try digest.withTyped { try Array(key.signature(for: Array($0))) }
         case .mldsa87(let key):
-            return try Array(key.signature(for: digest.bytes))
+            return try digest.withTyped { try Array(key.signature(for: Array($0))) }
         }
     }
 
@@ -174,26 +190,27 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// ``signature(forDigestOfFileAtPath:options:progress:)`` makes for a file holding these bytes.
     ///
     /// The digest is ``SignatureOptions/hash``, SHA-512 by default whatever the key; it is then signed
-    /// as ``signature(for:options:)-(MessageDigest,_)`` signs a digest.
+    /// as ``signature(for:options:)-(DigestValue,_)`` signs a digest.
     public func signature<Message: Sequence>(
         forDigestOf message: Message,
         options: SignatureOptions = SignatureOptions(hash: .sha512)
     ) throws(CofferCryptoError) -> [UInt8] where Message.Element == UInt8 {
-        try signature(for: MessageDigest(of: message, algorithm: options.hash ?? .sha512), options: options)
+        let digest = try Self.digest(of: message, algorithm: options.hash ?? .sha512)
+        return try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signDigest(digest, options: options) }
     }
 
     /// Signs the SHA-2 digest of a file (or `-` for standard input), read in constant memory.
     ///
     /// The file is hashed in a stream with ``SignatureOptions/hash`` (SHA-512 by default, whatever the
-    /// key) and the digest is signed as ``signature(for:options:)-(MessageDigest,_)`` signs one. This is
+    /// key) and the digest is signed as ``signature(for:options:)-(DigestValue,_)`` signs one. This is
     /// exactly ``signature(forDigestOf:options:)`` of the file's bytes, and what `coffer sign --raw` writes.
     public func signature(
         forDigestOfFileAtPath path: String,
         options: SignatureOptions = SignatureOptions(hash: .sha512),
         progress: ((Int64) -> Void)? = nil
     ) throws -> [UInt8] {
-        let digest = try MessageDigest(ofFileAtPath: path, algorithm: options.hash ?? .sha512, progress: progress)
-        return try signature(for: digest, options: options)
+        let digest = try Self.digest(ofFileAtPath: path, algorithm: options.hash ?? .sha512, progress: progress)
+        return try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signDigest(digest, options: options) }
     }
 }
 
@@ -202,16 +219,5 @@ extension SigningKey {
     /// `.cryptographicFailure` with the original as the underlying error.
     static func wrappingSwiftCryptoErrors<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferCryptoError) -> Result {
         try CofferCryptoError.wrapping(body) { CofferCryptoError(.cryptographicFailure, "\(operation) failed in swift-crypto", underlying: $0) }
-    }
-}
-
-extension MessageDigest {
-    /// Calls `body` with the swift-crypto digest value, for APIs generic over `Digest`.
-    func withTyped<Result>(_ body: (any Digest) throws -> Result) rethrows -> Result {
-        switch typed {
-        case .sha256(let value): try body(value)
-        case .sha384(let value): try body(value)
-        case .sha512(let value): try body(value)
-        }
     }
 }

@@ -192,23 +192,34 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
         case .mldsa65(let key): return key.isValidSignature(Array(signature), for: Array(message))
         case .mldsa87(let key): return key.isValidSignature(Array(signature), for: Array(message))
         case .rsa, .p256, .p384, .p521:
-            guard let digest = try? MessageDigest(of: message, algorithm: options.hash ?? algorithm.defaultHash) else { return false }
-            return isValidSignature(signature, for: digest, options: options)
+            guard let digest = try? SigningKey.digest(of: message, algorithm: options.hash ?? algorithm.defaultHash) else { return false }
+            return isValidSignature(signature, forSignable: digest, options: options)
         }
     }
 
-    /// Whether `signature` is valid for a digest Coffer computed (see ``SigningKey/signature(for:options:)-(MessageDigest,_)``).
+    /// Whether `signature` is valid for a digest Coffer computed (see
+    /// ``SigningKey/signature(for:options:)-(DigestValue,_)``). A digest that is not
+    /// ``DigestValue/isSignable`` (made from bytes, or not SHA-2) verifies nothing: the answer is false.
     public func isValidSignature<Signature: Collection>(
         _ signature: Signature,
-        for digest: MessageDigest,
+        for digest: DigestValue,
         options: SignatureOptions = SignatureOptions()
+    ) -> Bool where Signature.Element == UInt8 {
+        guard let signable = try? digest.signableDigest() else { return false }
+        return isValidSignature(signature, forSignable: signable, options: options)
+    }
+
+    private func isValidSignature<Signature: Collection>(
+        _ signature: Signature,
+        forSignable digest: DigestValue.Signable,
+        options: SignatureOptions
     ) -> Bool where Signature.Element == UInt8 {
         let bytes = Array(signature)
         switch underlying {
         case .rsa(let key):
             let padding: _RSA.Signing.Padding = options.rsaPadding == .pss ? .PSS : .insecurePKCS1v1_5
             let value = _RSA.Signing.RSASignature(rawRepresentation: bytes)
-            switch digest.typed {
+            switch digest {
             case .sha256(let typed): return key.isValidSignature(value, for: typed, padding: padding)
             case .sha384(let typed): return key.isValidSignature(value, for: typed, padding: padding)
             case .sha512(let typed): return key.isValidSignature(value, for: typed, padding: padding)
@@ -231,9 +242,9 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
                 : try? P521.Signing.ECDSASignature(rawRepresentation: bytes)
             guard let value else { return false }
             return digest.withTyped { key.isValidSignature(value, for: $0) }
-        case .ed25519(let key): return key.isValidSignature(bytes, for: digest.bytes)
-        case .mldsa65(let key): return key.isValidSignature(bytes, for: digest.bytes)
-        case .mldsa87(let key): return key.isValidSignature(bytes, for: digest.bytes)
+        case .ed25519(let key): return digest.withTyped { key.isValidSignature(bytes, for: Array($0)) }
+        case .mldsa65(let key): return digest.withTyped { key.isValidSignature(bytes, for: Array($0)) }
+        case .mldsa87(let key): return digest.withTyped { key.isValidSignature(bytes, for: Array($0)) }
         }
     }
 
@@ -244,8 +255,8 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
         forDigestOf message: Message,
         options: SignatureOptions = SignatureOptions(hash: .sha512)
     ) -> Bool where Signature.Element == UInt8, Message.Element == UInt8 {
-        guard let digest = try? MessageDigest(of: message, algorithm: options.hash ?? .sha512) else { return false }
-        return isValidSignature(signature, for: digest, options: options)
+        guard let digest = try? SigningKey.digest(of: message, algorithm: options.hash ?? .sha512) else { return false }
+        return isValidSignature(signature, forSignable: digest, options: options)
     }
 
     /// Whether `signature` is valid for the SHA-2 digest of a file, hashed in a stream as
@@ -257,7 +268,7 @@ public struct VerifyingKey: Sendable, Hashable, CustomStringConvertible {
         options: SignatureOptions = SignatureOptions(hash: .sha512),
         progress: ((Int64) -> Void)? = nil
     ) throws -> Bool where Signature.Element == UInt8 {
-        let digest = try MessageDigest(ofFileAtPath: path, algorithm: options.hash ?? .sha512, progress: progress)
-        return isValidSignature(signature, for: digest, options: options)
+        let digest = try SigningKey.digest(ofFileAtPath: path, algorithm: options.hash ?? .sha512, progress: progress)
+        return isValidSignature(signature, forSignable: digest, options: options)
     }
 }

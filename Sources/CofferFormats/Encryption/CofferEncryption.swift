@@ -1,5 +1,5 @@
 public import CofferCore
-import CofferCrypto
+public import CofferCrypto
 import Crypto
 import _CryptoExtras
 #if canImport(FoundationEssentials)
@@ -7,24 +7,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-
-/// How a password is stretched into a key-encryption key.
-public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
-    /// scrypt with N = 2^logN.
-    case scrypt(logN: Int, r: Int, p: Int)
-    /// PBKDF2-HMAC-SHA-256.
-    case pbkdf2(iterations: Int)
-
-    /// scrypt at N = 2^17, r = 8, p = 1: 128 MiB and about half a second here.
-    public static let `default` = PasswordKDF.scrypt(logN: 17, r: 8, p: 1)
-
-    public var description: String {
-        switch self {
-        case .scrypt(let logN, let r, let p): "scrypt N=2^\(logN) r=\(r) p=\(p)"
-        case .pbkdf2(let iterations): "PBKDF2-HMAC-SHA-256 \(iterations) iterations"
-        }
-    }
-}
 
 /// Who will be able to open a file.
 public enum EncryptionProtection: Sendable {
@@ -44,24 +26,6 @@ public enum DecryptionCredential: Sendable {
     case key(EncryptionKey)
     /// The private key of one of the file's recipients.
     case identity(RecipientPrivateKey)
-}
-
-/// The most work a reader agrees to do for a password-protected file before knowing whether the password
-/// is right, so that a hostile header cannot exhaust memory or time.
-public struct DecryptionLimits: Sendable, Hashable {
-    /// Largest scrypt log2 N accepted (20 by default: 1 GiB at r = 8). `coffer decrypt --max-scrypt-log-n`.
-    public var maximumScryptLogN: Int
-    /// Largest scrypt memory accepted, 128·N·r bytes (1 GiB by default).
-    public var maximumScryptMemory: Int
-    /// Most PBKDF2 iterations accepted (10,000,000 by default). `coffer decrypt --max-iterations`.
-    public var maximumPBKDF2Iterations: Int
-
-    /// Limits; the defaults accept every file Coffer writes by default and refuse the costs a hostile file might ask for.
-    public init(maximumScryptLogN: Int = 20, maximumScryptMemory: Int = 1 << 30, maximumPBKDF2Iterations: Int = 10_000_000) {
-        self.maximumScryptLogN = maximumScryptLogN
-        self.maximumScryptMemory = maximumScryptMemory
-        self.maximumPBKDF2Iterations = maximumPBKDF2Iterations
-    }
 }
 
 /// A source of bytes the encryption engine reads: a file, standard input, or memory.
@@ -145,7 +109,7 @@ public enum CofferEncryption {
     public static func decrypt(
         _ ciphertext: [UInt8],
         with credential: DecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits()
+        limits: PasswordKDFLimits = PasswordKDFLimits()
     ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("decrypting") { () throws -> [UInt8] in
             var output: [UInt8] = []
@@ -195,7 +159,7 @@ public enum CofferEncryption {
         atPath input: String,
         toPath output: String,
         with credential: DecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits(),
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         overwrite: Bool = false,
         durable: Bool = false,
         progress: ((Int64) -> Void)? = nil
@@ -235,7 +199,7 @@ public enum CofferEncryption {
     public static func decrypt(
         reader: FileReader,
         with credential: DecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits(),
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
@@ -247,7 +211,7 @@ public enum CofferEncryption {
     public static func decrypt(
         reader: FileReader,
         with credential: DecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits(),
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil,
         writer: AtomicFileWriter
     ) throws {
@@ -277,7 +241,7 @@ public enum CofferEncryption {
     static func decrypt(
         source: some ByteSource,
         with credential: DecryptionCredential,
-        limits: DecryptionLimits,
+        limits: PasswordKDFLimits,
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
@@ -325,7 +289,7 @@ public enum CofferEncryption {
     static func decrypt(
         source: some ByteSource,
         with credential: DecryptionCredential,
-        limits: DecryptionLimits,
+        limits: PasswordKDFLimits,
         progress: ((Int64) -> Void)? = nil,
         sink: ChunkSink
     ) throws {
@@ -385,17 +349,14 @@ public enum CofferEncryption {
                 guard (10...30).contains(logN), (1...255).contains(r), (1...255).contains(p) else {
                     throw CofferFormatsError(.invalidArgument, "expected scrypt log2 N from 10 to 30 and r, p from 1 to 255")
                 }
-                let kek = try KDF.Scrypt.deriveKey(
-                    from: password, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: r, parallelism: p,
-                    maxMemory: 128 * r * (1 << logN) + (1 << 20)
-                )
+                let kek = try kdf.deriveForWriting(password: password, salt: salt)
                 let stanza = EncryptedFileHeader.Stanza.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: [])
                 return [.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: try seal(kek, stanza.additionalData))]
-            case .pbkdf2(let iterations):
-                guard iterations >= PasswordKeyDerivation.minimumPBKDF2Iterations, iterations <= Int(UInt32.max) else {
-                    throw CofferFormatsError(.invalidArgument, "expected at least \(PasswordKeyDerivation.minimumPBKDF2Iterations) PBKDF2 iterations, found \(iterations)")
+            case .pbkdf2(let prf, let iterations):
+                guard prf == .hmacSHA256, iterations <= Int(UInt32.max) else {
+                    throw CofferFormatsError(.invalidArgument, "a Coffer file records PBKDF2-HMAC-SHA256 up to \(UInt32.max) iterations; found \(kdf)")
                 }
-                let kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: iterations)
+                let kek = try kdf.deriveForWriting(password: password, salt: salt)
                 let stanza = EncryptedFileHeader.Stanza.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: [])
                 return [.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: try seal(kek, stanza.additionalData))]
             }
@@ -424,7 +385,7 @@ public enum CofferEncryption {
         }
     }
 
-    static func unwrap(_ header: EncryptedFileHeader, with credential: DecryptionCredential, limits: DecryptionLimits) throws -> SymmetricKey {
+    static func unwrap(_ header: EncryptedFileHeader, with credential: DecryptionCredential, limits: PasswordKDFLimits) throws -> SymmetricKey {
         func open(_ kek: SymmetricKey, _ stanza: EncryptedFileHeader.Stanza) -> SymmetricKey? {
             let wrapped = stanza.wrapped
             guard wrapped.count == 48,
@@ -438,31 +399,17 @@ public enum CofferEncryption {
             guard let stanza = header.stanzas.first, stanza.kind == 0 else {
                 throw CofferFormatsError(.noMatchingKey, "the file is not encrypted with a password; it needs \(header.stanzas.first?.summary ?? "a key")")
             }
-            let kek: SymmetricKey
+            let kdf: PasswordKDF
+            let salt: [UInt8]
             switch stanza {
-            case .scrypt(let salt, let logN, let r, let p, _):
-                let memory = PasswordKeyDerivation.scryptMemory(logN: Int(logN), r: Int(r)) ?? Int.max
-                guard Int(logN) <= limits.maximumScryptLogN, memory <= limits.maximumScryptMemory, p > 0, r > 0, logN > 0 else {
-                    throw CofferFormatsError(
-                        .costTooHigh,
-                        "the file asks for scrypt N=2^\(logN), r=\(r) (\(memory == Int.max ? "more than any machine has" : "\(memory >> 20) MiB")), above this reader's limit of 2^\(limits.maximumScryptLogN) and \(limits.maximumScryptMemory >> 20) MiB (DecryptionLimits.maximumScryptLogN, maximumScryptMemory)"
-                    )
-                }
-                kek = try KDF.Scrypt.deriveKey(
-                    from: password, salt: salt, outputByteCount: 32, rounds: 1 << Int(logN), blockSize: Int(r), parallelism: Int(p),
-                    maxMemory: memory + (1 << 20)
-                )
-            case .pbkdf2(let salt, let iterations, _):
-                guard iterations >= 1, Int(iterations) <= limits.maximumPBKDF2Iterations else {
-                    throw CofferFormatsError(
-                        .costTooHigh,
-                        "the file asks for \(iterations) PBKDF2 iterations, above this reader's limit of \(limits.maximumPBKDF2Iterations) (DecryptionLimits.maximumPBKDF2Iterations)"
-                    )
-                }
-                kek = try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: Int(iterations))
+            case .scrypt(let scryptSalt, let logN, let r, let p, _):
+                (kdf, salt) = (.scrypt(logN: Int(logN), r: Int(r), p: Int(p)), scryptSalt)
+            case .pbkdf2(let pbkdf2Salt, let iterations, _):
+                (kdf, salt) = (.pbkdf2(iterations: Int(iterations)), pbkdf2Salt)
             default:
                 throw authenticationFailure
             }
+            let kek = try kdf.deriveForReading("the file", password: password, salt: salt, limits: limits, malformed: .malformedCiphertext)
             guard let fileKey = open(kek, stanza) else { throw authenticationFailure }
             return fileKey
         case .key(let key):

@@ -1,3 +1,4 @@
+public import CofferCrypto
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -11,7 +12,7 @@ extension CofferEncryption {
     }
 
     /// Decrypts `Data`; returns the plaintext only if all of it authenticated.
-    public static func decrypt(_ ciphertext: Data, with credential: DecryptionCredential, limits: DecryptionLimits = DecryptionLimits()) throws(CofferFormatsError) -> Data {
+    public static func decrypt(_ ciphertext: Data, with credential: DecryptionCredential, limits: PasswordKDFLimits = PasswordKDFLimits()) throws(CofferFormatsError) -> Data {
         Data(try decrypt(Array(ciphertext), with: credential, limits: limits))
     }
 }

@@ -94,7 +94,7 @@ public struct EncryptedFileHeader: Sendable, Hashable {
         public var summary: String {
             switch self {
             case .scrypt(_, let logN, let r, let p, _):
-                "password, scrypt N=2^\(logN) r=\(r) p=\(p) (\(PasswordKeyDerivation.scryptMemory(logN: Int(logN), r: Int(r)).map { "\($0 >> 10) KiB" } ?? "an impossible amount") of memory)"
+                "password, scrypt N=2^\(logN) r=\(r) p=\(p) (\(PasswordKDF.scrypt(logN: Int(logN), r: Int(r), p: Int(p)).memoryCost.map { "\($0 >> 10) KiB" } ?? "an impossible amount") of memory)"
             case .pbkdf2(_, let iterations, _): "password, PBKDF2-HMAC-SHA-256, \(iterations) iterations"
             case .key(let keyID, _, _): "256-bit key, key id \(Hex.encode(keyID))"
             case .x25519(let keyID, _, _): "X25519 recipient, key id \(Hex.encode(keyID))"

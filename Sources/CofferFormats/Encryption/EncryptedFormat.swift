@@ -1,5 +1,5 @@
 public import CofferCore
-import CofferCrypto
+public import CofferCrypto
 
 /// The encrypted formats Coffer reads, told apart by their first bytes.
 public enum EncryptedFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -46,7 +46,7 @@ public enum AnyFormatDecryptor {
     public static func decrypt(
         reader: FileReader,
         with credential: AnyDecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits(),
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> EncryptedFormat {
@@ -73,7 +73,7 @@ public enum AnyFormatDecryptor {
     public static func decryptToStream(
         reader: FileReader,
         with credential: AnyDecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits(),
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil,
         memoryLimit: Int = defaultStreamMemoryLimit,
         output: (UnsafeRawBufferPointer) throws -> Void
@@ -117,7 +117,7 @@ public enum AnyFormatDecryptor {
     public static func decrypt(
         reader: FileReader,
         with credential: AnyDecryptionCredential,
-        limits: DecryptionLimits = DecryptionLimits(),
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil,
         writer: AtomicFileWriter
     ) throws -> EncryptedFormat {
@@ -128,7 +128,7 @@ public enum AnyFormatDecryptor {
     static func decrypt(
         reader: FileReader,
         with credential: AnyDecryptionCredential,
-        limits: DecryptionLimits,
+        limits: PasswordKDFLimits,
         progress: ((Int64) -> Void)?,
         makeSink: (EncryptedFormat) throws -> ChunkSink
     ) throws -> EncryptedFormat {

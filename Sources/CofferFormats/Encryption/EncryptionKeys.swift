@@ -1,5 +1,5 @@
 import CofferCore
-import CofferCrypto
+public import CofferCrypto
 public import Crypto
 import _CryptoExtras
 import SwiftASN1
@@ -146,7 +146,7 @@ public enum RecipientPrivateKey: Sendable {
             var secret: [UInt8]
             do { secret = try password() } catch { throw CofferFormatsError(.passwordRequired, "no password was given (\(error))", underlying: error) }
             defer { SecretBytes.wipe(&secret) }
-            let pkcs8 = try EncryptedPKCS8.decrypt(der, password: secret, limits: PasswordKeyLimits())
+            let pkcs8 = try EncryptedPKCS8.decrypt(der, password: secret, limits: PasswordKDFLimits())
             if let key = try? RecipientPrivateKey(x25519Bytes: pkcs8) {
                 self = key
                 return
@@ -163,12 +163,12 @@ public enum RecipientPrivateKey: Sendable {
         }
     }
 
-    /// The private key as password-encrypted PKCS#8 PEM (see `SigningKey/exportEncrypted(password:protection:encoding:)`).
-    public func exportEncrypted(password: [UInt8], protection: PasswordProtection = .default) throws(CofferFormatsError) -> [UInt8] {
+    /// The private key as password-encrypted PKCS#8 PEM (see `SigningKey/exportEncrypted(password:kdf:encoding:)`).
+    public func exportEncrypted(password: [UInt8], kdf: PasswordKDF = .encryptedKeyDefault) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
             var der = pkcs8DER()
             defer { SecretBytes.wipe(&der) }
-            let encrypted = try EncryptedPKCS8.encrypt(der, password: password, protection: protection)
+            let encrypted = try EncryptedPKCS8.encrypt(der, password: password, kdf: kdf)
             return Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8)
         }
     }

@@ -53,8 +53,8 @@ public enum RNCryptor {
         }
     }
 
-    static func deriveKey(password: [UInt8], salt: [UInt8]) throws -> SymmetricKey {
-        try KDF.Insecure.PBKDF2.deriveKey(from: password, salt: salt, using: .insecureSHA1, outputByteCount: 32, unsafeUncheckedRounds: iterations)
+    static func deriveKey(password: [UInt8], salt: [UInt8]) throws(CofferFormatsError) -> SymmetricKey {
+        try PasswordKDF.pbkdf2(.hmacSHA1, iterations: iterations).deriveForPeerFormat(password: password, salt: salt)
     }
 
     /// Encrypts bytes in memory.
@@ -197,10 +197,10 @@ public enum OpenSSLEnc {
     public static let defaultIterations = 10_000
     static let magic = Array("Salted__".utf8)
 
-    static func keyAndIV(password: [UInt8], salt: [UInt8], iterations: Int) throws -> (SymmetricKey, [UInt8]) {
-        let material = try KDF.Insecure.PBKDF2.deriveKey(
-            from: password, salt: salt, using: .sha256, outputByteCount: 48, unsafeUncheckedRounds: iterations
-        ).withUnsafeBytes { Array($0) }
+    static func keyAndIV(password: [UInt8], salt: [UInt8], iterations: Int) throws(CofferFormatsError) -> (SymmetricKey, [UInt8]) {
+        let material = try PasswordKDF.pbkdf2(iterations: iterations)
+            .deriveForPeerFormat(password: password, salt: salt, byteCount: 48)
+            .withUnsafeBytes { Array($0) }
         return (SymmetricKey(data: material[0..<32]), Array(material[32..<48]))
     }
 
@@ -241,11 +241,14 @@ public enum OpenSSLEnc {
     }
 
     static func decrypt(
-        source: some ByteSource, password: [UInt8], iterations: Int, limits: DecryptionLimits = DecryptionLimits(),
+        source: some ByteSource, password: [UInt8], iterations: Int, limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil, output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        guard (1...limits.maximumPBKDF2Iterations).contains(iterations) else {
-            throw CofferFormatsError(.costTooHigh, "\(iterations) PBKDF2 iterations are outside 1 to \(limits.maximumPBKDF2Iterations) (DecryptionLimits.maximumPBKDF2Iterations)")
+        guard iterations >= 1 else { throw CofferFormatsError(.invalidArgument, "expected a positive iteration count, found \(iterations)") }
+        do {
+            try limits.check(.pbkdf2(iterations: iterations), subject: "this decryption")
+        } catch {
+            throw CofferFormatsError(.costTooHigh, error.reason, underlying: error)
         }
         let header = try source.readPrefix(upTo: 16)
         guard header.count == 16, header.starts(with: magic) else {

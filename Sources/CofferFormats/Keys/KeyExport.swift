@@ -42,7 +42,7 @@ extension SigningKey {
     /// The private key in the clear, in `format`: `.pkcs8` (the default), `.pkcs1Private` (RSA), `.sec1` (EC),
     /// `.jwk` or `.appleExternal` (EC and RSA).
     ///
-    /// - Warning: the result is the private key itself. Prefer ``exportEncrypted(password:protection:encoding:)``;
+    /// - Warning: the result is the private key itself. Prefer ``exportEncrypted(password:kdf:encoding:)``;
     ///   otherwise write it only to a file created with mode 0600, and never log it.
     public func exportUnencrypted(as format: KeyFormat = .pkcs8, encoding: KeyEncoding = .pem) throws(CofferFormatsError) -> [UInt8] {
         let der: [UInt8]
@@ -73,18 +73,20 @@ extension SigningKey {
     /// `openssl pkey -in FILE -passin …` and by `SigningKey/init(importing:password:appleKeyClass:)`.
     /// - Parameters:
     ///   - password: the password that will open it; not empty.
-    ///   - protection: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default; scrypt on request.
+    ///   - kdf: how the password becomes the key: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default
+    ///     (`PasswordKDF/encryptedKeyDefault`), which every OpenSSL reads;
+    ///     `PasswordKDF/openSSLCompatibleScrypt` on request. Refused below the floor for new secrets.
     ///   - encoding: PEM (the default) or DER.
     public func exportEncrypted(
         password: [UInt8],
-        protection: PasswordProtection = .default,
+        kdf: PasswordKDF = .encryptedKeyDefault,
         encoding: KeyEncoding = .pem
     ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
             guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
             var pkcs8 = exportUnencryptedPKCS8DER()
             defer { SecretBytes.wipe(&pkcs8) }
-            let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, protection: protection)
+            let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, kdf: kdf)
             return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
         }
     }

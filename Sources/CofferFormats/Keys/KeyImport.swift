@@ -74,7 +74,7 @@ public enum KeyImporter {
         password: PasswordProvider? = nil,
         appleKeyClass: AppleKeyClass? = nil,
         allowingLegacyRSA: Bool = false,
-        limits: PasswordKeyLimits = PasswordKeyLimits()
+        limits: PasswordKDFLimits = PasswordKDFLimits()
     ) throws(CofferFormatsError) -> ImportedKey {
         guard bytes.count <= maximumInputSize else {
             throw CofferFormatsError(.malformedKey, "the input is \(bytes.count) bytes, larger than any key (limit 1 MiB)")
@@ -100,7 +100,7 @@ public enum KeyImporter {
         let password: PasswordProvider?
         let appleKeyClass: AppleKeyClass?
         let allowingLegacyRSA: Bool
-        let limits: PasswordKeyLimits
+        let limits: PasswordKDFLimits
     }
 
     // MARK: - PEM

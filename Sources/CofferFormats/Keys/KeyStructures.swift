@@ -11,6 +11,25 @@ enum PBEOID {
     static let hmacWithSHA512: ASN1ObjectIdentifier = [1, 2, 840, 113549, 2, 11]
     static let aes256CBC: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 1, 42]
     static let aes128CBC: ASN1ObjectIdentifier = [2, 16, 840, 1, 101, 3, 4, 1, 2]
+
+    /// The identifier PBKDF2's parameters record for a pseudorandom function.
+    static func hmac(_ prf: PasswordKDF.PseudorandomFunction) -> ASN1ObjectIdentifier {
+        switch prf {
+        case .hmacSHA1: hmacWithSHA1
+        case .hmacSHA256: hmacWithSHA256
+        case .hmacSHA512: hmacWithSHA512
+        }
+    }
+
+    /// The pseudorandom function an identifier names, or nil for one Coffer does not read.
+    static func pseudorandomFunction(_ identifier: ASN1ObjectIdentifier) -> PasswordKDF.PseudorandomFunction? {
+        switch identifier {
+        case hmacWithSHA1: .hmacSHA1
+        case hmacWithSHA256: .hmacSHA256
+        case hmacWithSHA512: .hmacSHA512
+        default: nil
+        }
+    }
 }
 
 /// `RSAPrivateKey` (RFC 8017 §A.1.2), two-prime only.

@@ -1,4 +1,5 @@
 import CofferCore
+public import CofferCrypto
 public import CofferFormats
 import Crypto
 import Foundation
@@ -106,7 +107,7 @@ extension Keychain {
     ///   `.interactionNotAllowed` while locked.
     @discardableResult
     public func importItems(
-        _ file: [UInt8], credential: DecryptionCredential, limits: DecryptionLimits = DecryptionLimits(),
+        _ file: [UInt8], credential: DecryptionCredential, limits: PasswordKDFLimits = PasswordKDFLimits(),
         ifExists: KeychainImportConflict = .fail
     ) throws(KeychainError) -> KeychainImportSummary {
         var document: [UInt8]
@@ -137,7 +138,7 @@ extension Keychain {
     /// ``importItems(_:credential:limits:ifExists:)`` from a file (at most ``maximumExportFileSize``).
     @discardableResult
     public func importItems(
-        fromPath path: String, credential: DecryptionCredential, limits: DecryptionLimits = DecryptionLimits(),
+        fromPath path: String, credential: DecryptionCredential, limits: PasswordKDFLimits = PasswordKDFLimits(),
         ifExists: KeychainImportConflict = .fail
     ) throws(KeychainError) -> KeychainImportSummary {
         let file: [UInt8]

@@ -41,7 +41,7 @@ struct SignatureFlags: ParsableArguments {
 }
 
 func parseSignatureHash(_ name: String) throws -> DigestAlgorithm {
-    guard let hash = DigestAlgorithm(name: name), MessageDigest.supportedAlgorithms.contains(hash) else {
+    guard let hash = DigestAlgorithm(name: name), DigestValue.signableAlgorithms.contains(hash) else {
         throw ValidationError("expected sha256, sha384 or sha512, found '\(name)'")
     }
     return hash

@@ -1,0 +1,62 @@
+public import CofferCrypto
+import Crypto
+
+extension PasswordKDF {
+    /// What an exported private key is protected with unless told otherwise: PBKDF2-HMAC-SHA-256 at
+    /// `PasswordKDF.minimumPBKDF2Iterations` (600,000), which every OpenSSL reads.
+    public static let encryptedKeyDefault = PasswordKDF.pbkdf2(iterations: PasswordKDF.minimumPBKDF2Iterations)
+
+    /// scrypt at N = 2^14, r = 8, p = 1: what `openssl pkcs8 -scrypt` writes, and the largest cost
+    /// OpenSSL's default 32 MiB scrypt memory limit lets it read back.
+    public static let openSSLCompatibleScrypt = PasswordKDF.scrypt(logN: 14, r: 8, p: 1)
+
+    /// Derives a key from parameters read from input (a file header, a key's PBES2 parameters), within
+    /// `limits`; a refusal becomes the format's error: `.costTooHigh` naming `what`, or `malformed`.
+    func deriveForReading(
+        _ what: String,
+        password: [UInt8],
+        salt: [UInt8],
+        byteCount: Int = 32,
+        limits: PasswordKDFLimits,
+        malformed: CofferFormatsError.Code
+    ) throws(CofferFormatsError) -> SymmetricKey {
+        do {
+            try limits.check(self, subject: what)
+            return try derive(password: password, salt: salt, byteCount: byteCount, limits: limits)
+        } catch {
+            switch error.code {
+            case .costTooHigh:
+                throw CofferFormatsError(.costTooHigh, error.reason, underlying: error)
+            case .invalidArgument:
+                throw CofferFormatsError(malformed, "\(what) has invalid key-derivation parameters: \(error.reason)", underlying: error)
+            default:
+                throw CofferFormatsError(.cryptographicFailure, "\(what): \(error.reason)", underlying: error)
+            }
+        }
+    }
+
+    /// Derives a key for a new secret from parameters the caller chose: no work limit, but the strength
+    /// floor for new secrets (`PasswordKDF.checkStrengthForNewSecret()`) applies.
+    func deriveForWriting(password: [UInt8], salt: [UInt8], byteCount: Int = 32) throws(CofferFormatsError) -> SymmetricKey {
+        do {
+            try checkStrengthForNewSecret()
+            return try derive(password: password, salt: salt, byteCount: byteCount, limits: .unbounded)
+        } catch {
+            throw CofferFormatsError(
+                error.code == .cryptographicFailure ? .cryptographicFailure : .invalidArgument, error.reason, underlying: error
+            )
+        }
+    }
+
+    /// Derives a key for an interoperability format whose parameters its peer dictates (RNCryptor's
+    /// PBKDF2-HMAC-SHA-1 at 10,000 iterations, `openssl enc`'s iteration count): no floor, no limit.
+    func deriveForPeerFormat(password: [UInt8], salt: [UInt8], byteCount: Int = 32) throws(CofferFormatsError) -> SymmetricKey {
+        do {
+            return try derive(password: password, salt: salt, byteCount: byteCount, limits: .unbounded)
+        } catch {
+            throw CofferFormatsError(
+                error.code == .cryptographicFailure ? .cryptographicFailure : .invalidArgument, error.reason, underlying: error
+            )
+        }
+    }
+}
