@@ -8,8 +8,8 @@ let alice = try SigningKey.generate(.p256)
 let bob = try SigningKey.generate(.p256)
 
 // Each sends their public key (PEM) over any channel, then they compare fingerprints by voice.
-let alicePublicPEM = try alice.verifyingKey.exported(as: .spki, encoding: .pem)
-let aliceAsBobSeesHer = try VerifyingKey(importing: alicePublicPEM)
+let alicePublicPEM = alice.verifyingKey.pemRepresentation
+let aliceAsBobSeesHer = try VerifyingKey(pemRepresentation: alicePublicPEM)
 print("Alice reads:", alice.verifyingKey.fingerprint.readAloud)
 print("Bob hears:  ", aliceAsBobSeesHer.fingerprint.readAloud)
 guard aliceAsBobSeesHer.fingerprint == alice.verifyingKey.fingerprint else { print("keys differ: stop"); exit(1) }
@@ -21,6 +21,6 @@ print("genuine:", aliceAsBobSeesHer.isValidSignature(signature, for: message))
 print("altered:", aliceAsBobSeesHer.isValidSignature(signature, for: Array("Meet at one.".utf8)))
 
 // Bob answers the same way, under the key Alice confirmed with him.
-let bobAsAliceSeesHim = try VerifyingKey(importing: bob.verifyingKey.exported(as: .spki, encoding: .pem))
+let bobAsAliceSeesHim = try VerifyingKey(pemRepresentation: bob.verifyingKey.pemRepresentation)
 let reply = Array("Noon works.".utf8)
 print("reply genuine:", bobAsAliceSeesHim.isValidSignature(try bob.signature(for: reply), for: reply))

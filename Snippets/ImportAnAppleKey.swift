@@ -8,10 +8,10 @@ import CofferFormats
 let appKey = try SigningKey.generate(.p256)
 // snippet.show
 // What the app sends: 65 bytes, 04 || X || Y.
-let appleBytes = try appKey.verifyingKey.exported(as: .appleExternal, encoding: .der)
+let appleBytes = try appKey.verifyingKey.appleExternalRepresentation
 
-// On the server: say which half it is (97 bytes could be a P-384 public key or a P-256 private one).
-let publicKey = try VerifyingKey(importing: appleBytes, appleKeyClass: .publicKey)
-let pem = String(decoding: try publicKey.exported(as: .spki, encoding: .pem), as: UTF8.self)
+// On the server: read it as what it is (an Apple public key), and write the standard PEM.
+let publicKey = try VerifyingKey(appleExternalRepresentation: appleBytes)
+let pem = publicKey.pemRepresentation
 print(appleBytes.count, "bytes from the app become:")
 print(pem)

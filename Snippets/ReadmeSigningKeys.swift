@@ -12,12 +12,12 @@ defer { try? FileManager.default.removeItem(atPath: folder) }
 guard FileManager.default.changeCurrentDirectoryPath(folder) else { exit(2) }
 try Data("app".utf8).write(to: URL(fileURLWithPath: "app.tar.gz"))
 let passphrase = Array("passphrase".utf8)
-let pemBytes = try SigningKey.generate(.ed25519).exportEncrypted(password: passphrase)
+let pemBytes = try SigningKey.generate(.ed25519).encryptedPKCS8Representation(password: passphrase)
 func askUser() throws -> [UInt8] { passphrase }
 // snippet.show
 let key = try SigningKey(importing: pemBytes, password: { try askUser() })   // any format, detected
 let signature = try SignatureFile.sign(fileAtPath: "app.tar.gz", with: key, comment: "v1.2")
 if case .valid(let comment) = try signature.verify(fileAtPath: "app.tar.gz", with: key.verifyingKey) { print(comment) }
-let jwk = try key.verifyingKey.exported(as: .jwk)
+let jwk = try key.verifyingKey.jwkRepresentation   // or .pemRepresentation, .openSSHRepresentation()…
 // snippet.hide
-print(String(decoding: jwk, as: UTF8.self))
+print(jwk)

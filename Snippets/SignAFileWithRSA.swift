@@ -16,10 +16,10 @@ try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: update))
 let privateKey = try SigningKey.generate(.rsa4096)
 let options = SignatureOptions(hash: .sha512, rsaPadding: .pss)      // PSS: the padding to choose today
 let signature = try privateKey.signature(forDigestOfFileAtPath: update, options: options)
-let bundledPublicKey = try privateKey.verifyingKey.exported(as: .spki, encoding: .pem)   // ships in the app
+let bundledPublicKey = privateKey.verifyingKey.pemRepresentation   // ships in the app
 
 // In the app: the bundled public key, the downloaded file and its signature.
-let publicKey = try VerifyingKey(importing: bundledPublicKey)
+let publicKey = try VerifyingKey(pemRepresentation: bundledPublicKey)
 guard try publicKey.isValidSignature(signature, forDigestOfFileAtPath: update, options: options) else {
     print("refusing the update: bad signature"); exit(1)
 }

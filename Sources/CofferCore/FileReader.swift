@@ -219,7 +219,8 @@ public final class FileReader {
 
     /// Reads the rest of the input into memory, for small inputs such as keys and signatures.
     /// - Returns: the bytes, or `nil` if there are more than `limit` (reading stops there).
-    public func readAll(limit: Int) throws -> [UInt8]? {
+    /// - Throws: ``CofferCoreError`` `.ioFailure` if reading fails.
+    public func readAll(limit: Int) throws(CofferCoreError) -> [UInt8]? {
         struct TooLarge: Error {}
         var bytes: [UInt8] = []
         if let size { bytes.reserveCapacity(Int(min(size, Int64(limit)))) }
@@ -230,6 +231,10 @@ public final class FileReader {
             }
         } catch is TooLarge {
             return nil
+        } catch let error as CofferCoreError {
+            throw error
+        } catch {
+            throw CofferCoreError(.ioFailure, "reading failed", underlying: error)
         }
         return bytes
     }

@@ -121,7 +121,7 @@ extension DigestAlgorithm {
         fileAtPath path: String,
         chunkSize: Int = FileReader.defaultChunkSize,
         progress: ((Int64) -> Void)? = nil
-    ) throws -> DigestValue {
+    ) throws(CofferCoreError) -> DigestValue {
         try hash(reading: FileReader.open(path), chunkSize: chunkSize, progress: progress)
     }
 
@@ -131,14 +131,17 @@ extension DigestAlgorithm {
         reading reader: FileReader,
         chunkSize: Int = FileReader.defaultChunkSize,
         progress: ((Int64) -> Void)? = nil
-    ) throws -> DigestValue {
+    ) throws(CofferCoreError) -> DigestValue {
         var digester = Digester(self)
         var done: Int64 = 0
-        try reader.forEachChunk(chunkSize: chunkSize) { chunk in
-            digester.update(chunk)
-            done += Int64(chunk.count)
-            progress?(done)
-        }
+        // The body throws nothing, so whatever the reader throws is its own CofferCoreError.
+        try CofferCoreError.wrapping({ () throws -> Void in
+            try reader.forEachChunk(chunkSize: chunkSize) { chunk in
+                digester.update(chunk)
+                done += Int64(chunk.count)
+                progress?(done)
+            }
+        }, otherwise: { CofferCoreError(.ioFailure, "reading failed", underlying: $0) })
         return digester.finalize()
     }
 }

@@ -88,6 +88,20 @@ extension CofferFormatsError {
     /// Runs `body` for an entry point whose failures are all of this module's kind: a
     /// `CofferFormatsError` passes through; a lower layer's error (`CofferCryptoError`, `CofferCoreError`,
     /// swift-crypto's) becomes one, with the original as ``underlying``.
+    /// For file entry points, whose errors are of two Coffer types: a file that cannot be read or
+    /// written passes through as `CofferCoreError` (its code says which: not found, permission denied, a
+    /// full disk), ``CofferFormatsError`` passes through, and anything else is wrapped as in
+    /// ``wrapping(_:_:)``.
+    static func passingFileErrors<Result>(_ operation: String, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as CofferCoreError {
+            throw error
+        } catch {
+            return try wrapping(operation) { () throws -> Result in throw error }
+        }
+    }
+
     static func wrapping<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferFormatsError) -> Result {
         try wrapping(body) { error in
             switch error {

@@ -1,4 +1,4 @@
-import CofferCore
+public import CofferCore
 public import CofferCrypto
 
 /// Coffer's detached signature file, version 1, as specified in `docs/FORMAT-SIGNATURE.md`: algorithm,
@@ -179,7 +179,7 @@ public struct SignatureFile: Sendable, Hashable {
 
     /// Verifies the signature over a file (or `-`), hashing it in a stream with the signature's hash.
     /// - Throws: `CofferCoreError` if the file cannot be read.
-    public func verify(fileAtPath path: String, with key: VerifyingKey, progress: ((Int64) -> Void)? = nil) throws -> Verification {
+    public func verify(fileAtPath path: String, with key: VerifyingKey, progress: ((Int64) -> Void)? = nil) throws(CofferCoreError) -> Verification {
         if let early = precheck(key) { return early }
         let digest = try hash.hash(fileAtPath: path, progress: progress)
         return verify(digest: digest, with: key)

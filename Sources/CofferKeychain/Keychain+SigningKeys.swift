@@ -32,7 +32,7 @@ extension KeychainBackend {
         item.label = label
         var der: [UInt8]
         do {
-            der = try key.exportUnencrypted(as: privateKeyStorageFormat == .pkcs8 ? .pkcs8 : .appleExternal, encoding: .der)
+            der = try key.representation(as: privateKeyStorageFormat == .pkcs8 ? .pkcs8 : .appleExternal, encoding: .der)
         } catch {
             throw KeychainError(.badParameter, "this key cannot be stored: \(error.reason)", underlying: error)
         }
@@ -51,7 +51,7 @@ extension KeychainBackend {
         var der = try secret(matching: query)
         defer { SecretBytes.wipe(&der) }
         do {
-            guard let key = try KeyImporter.read(der, appleKeyClass: .privateKey).signingKey else {
+            guard let key = try ImportedKey(importing: der, appleKeyClass: .privateKey).signingKey else {
                 throw KeychainError(.dataCorrupted, "the key item tagged '\(tag)' holds a public key, not a private one")
             }
             return key

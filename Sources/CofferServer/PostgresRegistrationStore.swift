@@ -26,7 +26,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// The client configuration `url` describes.
     /// - Throws: ``ServerConfigurationError`` naming the URL without its password.
-    static func configuration(url: String) throws -> PostgresClient.Configuration {
+    static func configuration(url: String) throws(ServerConfigurationError) -> PostgresClient.Configuration {
         let hint = "percent-encode characters such as @ : / ? # [ ] and spaces in the user name and password (@ is %40)"
         guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
             throw ServerConfigurationError(

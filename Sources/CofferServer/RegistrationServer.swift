@@ -174,7 +174,7 @@ public struct RegistrationServer: Sendable {
         }
         let key: HTTPVerificationKey
         do {
-            let imported = try KeyImporter.read(Array(pem.utf8)).verifyingKey
+            let imported = try ImportedKey(importing: Array(pem.utf8)).verifyingKey
             key = try HTTPVerificationKey(imported, algorithm: requested)
         } catch let error as HTTPSignatureError {
             return problem(.badRequest, "unsupported-key", error.reason)

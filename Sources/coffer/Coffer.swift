@@ -112,7 +112,7 @@ struct Coffer: ParsableCommand {
 
 /// The version printed by `coffer --version`.
 enum CofferVersion {
-    static let current = "0.1.0"
+    static let current = "1.0.0"
 }
 
 /// Coffer's exit statuses.

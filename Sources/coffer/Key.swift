@@ -106,13 +106,13 @@ struct KeyGenerate: ParsableCommand {
         switch type {
         case .signing(let keyType):
             let key = try SigningKey.generate(keyType)
-            privateBytes = try password.map { try key.exportEncrypted(password: $0, kdf: kdf) } ?? key.exportUnencrypted(as: .pkcs8)
-            publicBytes = try key.verifyingKey.exported(as: .spki)
+            privateBytes = try password.map { try key.encryptedPKCS8Representation(password: $0, kdf: kdf) } ?? key.representation(as: .pkcs8)
+            publicBytes = try key.verifyingKey.representation(as: .spki)
             fingerprint = key.verifyingKey.fingerprint
             name = key.algorithm.description
         case .x25519:
             let key = RecipientPrivateKey.generateX25519()
-            privateBytes = try password.map { try key.exportEncrypted(password: $0, kdf: kdf) } ?? key.exportUnencryptedPEM()
+            privateBytes = try password.map { try key.encryptedPKCS8Representation(password: $0, kdf: kdf) } ?? Array(key.pemRepresentation.utf8)
             publicBytes = Array(PEMArmor.encode(key.publicKey.derRepresentation, label: "PUBLIC KEY").utf8)
             fingerprint = KeyFingerprint(subjectPublicKeyInfo: key.publicKey.derRepresentation)
             name = "X25519"
@@ -292,13 +292,13 @@ struct KeyConvert: ParsableCommand {
                         throw CommandFailure("--encrypt writes encrypted PKCS#8; use --to pem or --to der")
                     }
                     let password = try passwords.read(prompt: "New password: ", confirm: true)
-                    bytes = try key.exportEncrypted(password: password, encoding: to == .der ? .der : .pem)
+                    bytes = try key.encryptedPKCS8Representation(password: password, encoding: to == .der ? .der : .pem)
                 } else {
-                    bytes = try key.exportUnencrypted(as: privateFormat, encoding: to == .der ? .der : .pem)
+                    bytes = try key.representation(as: privateFormat, encoding: to == .der ? .der : .pem)
                 }
             } else {
                 if encrypt { throw CommandFailure("--encrypt applies to private keys; a public key needs no password") }
-                bytes = try imported.verifyingKey.exported(as: publicFormat, encoding: to == .der ? .der : .pem, comment: comment)
+                bytes = try imported.verifyingKey.representation(as: publicFormat, encoding: to == .der ? .der : .pem, comment: comment)
             }
         } catch let error as CofferFormatsError {
             throw CommandFailure(error.reason)

@@ -376,7 +376,7 @@ struct KeychainAdd: ParsableCommand {
         let bytes = try KeyFile(contentsOf: path).bytes
         let key: SigningKey
         do {
-            let imported = try KeyImporter.read(bytes, password: { try options.password.read(prompt: "Password for \(path): ") })
+            let imported = try ImportedKey(importing: bytes, password: { try options.password.read(prompt: "Password for \(path): ") })
             guard let signingKey = imported.signingKey else {
                 throw CommandFailure("'\(path)' holds a public key; the keychain keeps private keys under a tag")
             }

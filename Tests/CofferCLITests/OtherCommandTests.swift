@@ -185,7 +185,7 @@ struct SmallCommandTests {
 
     @Test func versionAndHelpGoToStandardOutput() throws {
         let version = try coffer("--version")
-        #expect(version.status == 0 && version.output == "0.1.0\n")
+        #expect(version.status == 0 && version.output == "1.0.0\n")
         let help = try coffer("--help")
         #expect(help.status == 0)
         #expect(help.standardError.isEmpty)

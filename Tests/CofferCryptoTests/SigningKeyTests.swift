@@ -18,7 +18,7 @@ struct SigningKeyTests {
         #expect(!publicKey.isValidSignature(signature, for: Array("attack at dusk".utf8)))
 
         // PKCS#8 and SPKI round trips keep the same key and fingerprint.
-        let reread = try SigningKey(pkcs8DERRepresentation: key.exportUnencryptedPKCS8DER())
+        let reread = try SigningKey(pkcs8DERRepresentation: key.pkcs8DERRepresentation)
         #expect(reread.verifyingKey == publicKey)
         let rereadPublic = try VerifyingKey(derRepresentation: publicKey.derRepresentation)
         #expect(rereadPublic.fingerprint == publicKey.fingerprint)

@@ -58,15 +58,15 @@ struct KeyFormatPropertyTests {
                 let step = steps[choice % steps.count]
                 let bytes: [UInt8]
                 if step.format == .encryptedPKCS8 {
-                    bytes = try current.exportEncrypted(password: Self.password, kdf: .scrypt(logN: 10, r: 8, p: 1), encoding: step.encoding)
+                    bytes = try current.encryptedPKCS8Representation(password: Self.password, kdf: .scrypt(logN: 10, r: 8, p: 1), encoding: step.encoding)
                 } else {
-                    bytes = try current.exportUnencrypted(as: step.format, encoding: step.encoding)
+                    bytes = try current.representation(as: step.format, encoding: step.encoding)
                 }
-                let imported = try KeyImporter.read(bytes, password: { Self.password }, appleKeyClass: step.format == .appleExternal ? .privateKey : nil)
+                let imported = try ImportedKey(importing: bytes, password: { Self.password }, appleKeyClass: step.format == .appleExternal ? .privateKey : nil)
                 let next = try #require(imported.signingKey, "\(step) read back as a public key")
                 #expect(next.verifyingKey == key.verifyingKey, "\(step)")
                 if step.format != .encryptedPKCS8 {
-                    #expect(try next.exportUnencrypted(as: step.format, encoding: step.encoding) == bytes, "\(step) is not a fixed point")
+                    #expect(try next.representation(as: step.format, encoding: step.encoding) == bytes, "\(step) is not a fixed point")
                 }
                 current = next
             }
@@ -82,11 +82,11 @@ struct KeyFormatPropertyTests {
             var current = key.verifyingKey
             for choice in choices {
                 let step = steps[choice % steps.count]
-                let bytes = try current.exported(as: step.format, encoding: step.encoding)
-                let imported = try KeyImporter.read(bytes, appleKeyClass: step.format == .appleExternal ? .publicKey : nil)
+                let bytes = try current.representation(as: step.format, encoding: step.encoding)
+                let imported = try ImportedKey(importing: bytes, appleKeyClass: step.format == .appleExternal ? .publicKey : nil)
                 #expect(imported.signingKey == nil, "\(step)")
                 #expect(imported.verifyingKey == key.verifyingKey, "\(step)")
-                #expect(try imported.verifyingKey.exported(as: step.format, encoding: step.encoding) == bytes, "\(step) is not a fixed point")
+                #expect(try imported.verifyingKey.representation(as: step.format, encoding: step.encoding) == bytes, "\(step) is not a fixed point")
                 current = imported.verifyingKey
             }
         }
@@ -108,8 +108,8 @@ struct KeyFormatPropertyTests {
             let signature = try key.signature(for: message, options: options)
             let steps = Self.publicSteps(for: Self.type(of: key))
             let step = steps[flip % steps.count]
-            let bytes = try key.verifyingKey.exported(as: step.format, encoding: step.encoding)
-            let verifier = try KeyImporter.read(bytes, appleKeyClass: step.format == .appleExternal ? .publicKey : nil).verifyingKey
+            let bytes = try key.verifyingKey.representation(as: step.format, encoding: step.encoding)
+            let verifier = try ImportedKey(importing: bytes, appleKeyClass: step.format == .appleExternal ? .publicKey : nil).verifyingKey
             #expect(verifier.isValidSignature(signature, for: message, options: options))
 
             if !message.isEmpty {

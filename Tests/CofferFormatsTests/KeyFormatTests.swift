@@ -32,8 +32,8 @@ struct KeyFormatTests {
         let key = try SigningKey.generate(type)
         for format in Self.formats(for: type) {
             for encoding in [KeyEncoding.pem, .der] where encoding == .pem || ![.jwk, .appleExternal].contains(format) {
-                let bytes = try key.exportUnencrypted(as: format, encoding: encoding)
-                let imported = try KeyImporter.read(bytes, appleKeyClass: format == .appleExternal ? .privateKey : nil)
+                let bytes = try key.representation(as: format, encoding: encoding)
+                let imported = try ImportedKey(importing: bytes, appleKeyClass: format == .appleExternal ? .privateKey : nil)
                 #expect(imported.signingKey != nil, "\(type) \(format)")
                 #expect(imported.verifyingKey == key.verifyingKey, "\(type) \(format) \(encoding)")
                 // RSA's Apple representation is PKCS#1 DER, and is reported as such.
@@ -47,12 +47,12 @@ struct KeyFormatTests {
     func publicFormatsRoundTripAndAreDetected(type: KeyType) throws {
         let key = try SigningKey.generate(type).verifyingKey
         for format in Self.publicFormats(for: type) {
-            let bytes = try key.exported(as: format)
-            let imported = try KeyImporter.read(bytes, appleKeyClass: format == .appleExternal ? .publicKey : nil)
+            let bytes = try key.representation(as: format)
+            let imported = try ImportedKey(importing: bytes, appleKeyClass: format == .appleExternal ? .publicKey : nil)
             #expect(imported.signingKey == nil)
             #expect(imported.verifyingKey == key, "\(type) \(format)")
         }
-        #expect(try VerifyingKey(importing: key.exported(as: .spki, encoding: .der)) == key)
+        #expect(try VerifyingKey(importing: key.representation(as: .spki, encoding: .der)) == key)
     }
 
     @Test(arguments: [PasswordKDF.pbkdf2(iterations: 600_000), .pbkdf2(.hmacSHA512, iterations: 600_000), .scrypt(logN: 10, r: 8, p: 1)])
@@ -60,60 +60,60 @@ struct KeyFormatTests {
         let key = try SigningKey.generate(.p256)
         let password = Array("correct horse".utf8)
         for encoding in [KeyEncoding.pem, .der] {
-            let bytes = try key.exportEncrypted(password: password, kdf: kdf, encoding: encoding)
+            let bytes = try key.encryptedPKCS8Representation(password: password, kdf: kdf, encoding: encoding)
             var asked = 0
-            let imported = try KeyImporter.read(bytes, password: { asked += 1; return password })
+            let imported = try ImportedKey(importing: bytes, password: { asked += 1; return password })
             #expect(asked == 1)
             #expect(imported.format == .encryptedPKCS8)
             #expect(imported.verifyingKey == key.verifyingKey)
-            #expect { try KeyImporter.read(bytes, password: { Array("wrong".utf8) }) } throws: {
+            #expect { try ImportedKey(importing: bytes, password: { Array("wrong".utf8) }) } throws: {
                 ($0 as? CofferFormatsError)?.code == .wrongPassword
             }
-            #expect { try KeyImporter.read(bytes) } throws: { ($0 as? CofferFormatsError)?.code == .passwordRequired }
+            #expect { try ImportedKey(importing: bytes) } throws: { ($0 as? CofferFormatsError)?.code == .passwordRequired }
         }
     }
 
     @Test func unencryptedKeysNeverAskForAPassword() throws {
-        let bytes = try SigningKey.generate(.ed25519).exportUnencrypted()
-        _ = try KeyImporter.read(bytes, password: { Issue.record("asked for a password"); return [] })
+        let bytes = try SigningKey.generate(.ed25519).representation()
+        _ = try ImportedKey(importing: bytes, password: { Issue.record("asked for a password"); return [] })
     }
 
     @Test func keyDerivationCostIsCapped() throws {
         let key = try SigningKey.generate(.ed25519)
-        let heavy = try key.exportEncrypted(password: Array("pw".utf8), kdf: .pbkdf2(iterations: 650_000))
+        let heavy = try key.encryptedPKCS8Representation(password: Array("pw".utf8), kdf: .pbkdf2(iterations: 650_000))
         #expect {
-            try KeyImporter.read(heavy, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumPBKDF2Iterations: 600_000))
+            try ImportedKey(importing: heavy, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumPBKDF2Iterations: 600_000))
         } throws: { error in
             guard let error = error as? CofferFormatsError else { return false }
             return error.code == .costTooHigh && error.reason.contains("650000 PBKDF2 iterations")
         }
-        let scrypt = try key.exportEncrypted(password: Array("pw".utf8), kdf: .scrypt(logN: 12, r: 8, p: 1))
+        let scrypt = try key.encryptedPKCS8Representation(password: Array("pw".utf8), kdf: .scrypt(logN: 12, r: 8, p: 1))
         #expect {
-            try KeyImporter.read(scrypt, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumScryptMemory: 1 << 20))
+            try ImportedKey(importing: scrypt, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumScryptMemory: 1 << 20))
         } throws: { ($0 as? CofferFormatsError)?.code == .costTooHigh }
     }
 
     @Test func publicKeyWhereAPrivateOneIsNeeded() throws {
-        let publicPEM = try SigningKey.generate(.p384).verifyingKey.exported()
+        let publicPEM = try SigningKey.generate(.p384).verifyingKey.representation()
         let error = try #require(throws: CofferFormatsError.self) { try SigningKey(importing: publicPEM) }
         #expect(error.code == .wrongKeyKind)
         #expect(error.reason == "found a public key (PEM SubjectPublicKeyInfo, P-384) where a private key is needed")
     }
 
     @Test func appleBytesOfAmbiguousLengthNeedAKeyClass() throws {
-        let p256Private = try SigningKey.generate(.p256).exportUnencrypted(as: .appleExternal)
-        let p384Public = try SigningKey.generate(.p384).verifyingKey.exported(as: .appleExternal)
+        let p256Private = try SigningKey.generate(.p256).representation(as: .appleExternal)
+        let p384Public = try SigningKey.generate(.p384).verifyingKey.representation(as: .appleExternal)
         #expect(p256Private.count == 97 && p384Public.count == 97)
         for bytes in [p256Private, p384Public] {
-            let error = try #require(throws: CofferFormatsError.self) { try KeyImporter.read(bytes) }
+            let error = try #require(throws: CofferFormatsError.self) { try ImportedKey(importing: bytes) }
             #expect(error.reason.contains("P-384 public key or a P-256 private key"))
         }
-        #expect(try KeyImporter.read(p256Private, appleKeyClass: .privateKey).verifyingKey.algorithm == .p256)
-        #expect(try KeyImporter.read(p384Public, appleKeyClass: .publicKey).verifyingKey.algorithm == .p384)
+        #expect(try ImportedKey(importing: p256Private, appleKeyClass: .privateKey).verifyingKey.algorithm == .p256)
+        #expect(try ImportedKey(importing: p384Public, appleKeyClass: .publicKey).verifyingKey.algorithm == .p384)
     }
 
     @Test func malformedInputsAreTypedErrors() throws {
-        let good = try SigningKey.generate(.p256).exportUnencrypted()
+        let good = try SigningKey.generate(.p256).representation()
         let text = String(decoding: good, as: UTF8.self)
         let lines = text.split(separator: "\n")
         let cases: [(String, [UInt8])] = [
@@ -124,7 +124,7 @@ struct KeyFormatTests {
             ("bad base64", Array(text.replacingOccurrences(of: "M", with: "*").utf8)),
             ("wrong label", Array(text.replacingOccurrences(of: "PRIVATE KEY", with: "SECRET THING").utf8)),
             ("mismatched labels", Array(text.replacingOccurrences(of: "END PRIVATE", with: "END PUBLIC").utf8)),
-            ("truncated DER", Array(try SigningKey.generate(.p256).exportUnencrypted(encoding: .der).dropLast(5))),
+            ("truncated DER", Array(try SigningKey.generate(.p256).representation(encoding: .der).dropLast(5))),
             ("JSON that is not a JWK", Array(#"{"hello": "world"}"#.utf8)),
             ("JWK with bad base64url", Array(#"{"kty":"OKP","crv":"Ed25519","x":"not base64!"}"#.utf8)),
             ("JWK set", Array(#"{"keys":[]}"#.utf8)),
@@ -135,7 +135,7 @@ struct KeyFormatTests {
             ("Apple bytes not on the curve", [0x04] + [UInt8](repeating: 1, count: 64)),
         ]
         for (name, bytes) in cases {
-            #expect(throws: CofferFormatsError.self, "\(name)") { try KeyImporter.read(bytes) }
+            #expect(throws: CofferFormatsError.self, "\(name)") { try ImportedKey(importing: bytes) }
         }
     }
 

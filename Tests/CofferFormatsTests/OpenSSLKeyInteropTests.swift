@@ -62,7 +62,7 @@ struct OpenSSLKeyInteropTests {
         }
         for (file, format, encoding) in files {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path(file))))
-            let imported = try KeyImporter.read(bytes, password: { Array("pass phrase".utf8) })
+            let imported = try ImportedKey(importing: bytes, password: { Array("pass phrase".utf8) })
             #expect(imported.format == format, "\(name) \(file)")
             #expect(imported.encoding == encoding, "\(name) \(file)")
             #expect(imported.verifyingKey.fingerprint.hex == expected, "\(name) \(file)")
@@ -80,22 +80,22 @@ struct OpenSSLKeyInteropTests {
             ("pkcs8.pem", []), ("pkcs8.der", ["-inform", "DER"]), ("enc.pem", ["-passin", "file:pass.txt"]),
             ("enc-scrypt.pem", ["-passin", "file:pass.txt"]),
         ]
-        try folder.write(key.exportUnencrypted(), to: "pkcs8.pem")
-        try folder.write(key.exportUnencrypted(encoding: .der), to: "pkcs8.der")
-        try folder.write(key.exportEncrypted(password: Array("pass phrase".utf8)), to: "enc.pem")
-        try folder.write(key.exportEncrypted(password: Array("pass phrase".utf8), kdf: .openSSLCompatibleScrypt), to: "enc-scrypt.pem")
+        try folder.write(key.representation(), to: "pkcs8.pem")
+        try folder.write(key.representation(encoding: .der), to: "pkcs8.der")
+        try folder.write(key.encryptedPKCS8Representation(password: Array("pass phrase".utf8)), to: "enc.pem")
+        try folder.write(key.encryptedPKCS8Representation(password: Array("pass phrase".utf8), kdf: .openSSLCompatibleScrypt), to: "enc-scrypt.pem")
         if type == .rsa2048 {
-            try folder.write(key.exportUnencrypted(as: .pkcs1Private), to: "pkcs1.pem")
+            try folder.write(key.representation(as: .pkcs1Private), to: "pkcs1.pem")
             written.append(("pkcs1.pem", []))
         }
         if name.hasPrefix("p") {
-            try folder.write(key.exportUnencrypted(as: .sec1), to: "sec1.pem")
+            try folder.write(key.representation(as: .sec1), to: "sec1.pem")
             written.append(("sec1.pem", []))
         }
         for (file, extra) in written {
             #expect(try Self.openSSLFingerprint(file, in: folder, extra: extra) == expected, "\(name) \(file)")
         }
-        try folder.write(key.verifyingKey.exported(), to: "pub.pem")
+        try folder.write(key.verifyingKey.representation(), to: "pub.pem")
         let publicDER = try Self.openssl(["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER"], in: folder)
         #expect(DigestAlgorithm.sha256.hash(publicDER.standardOutput).hex == expected)
     }
@@ -105,8 +105,8 @@ struct OpenSSLKeyInteropTests {
         let folder = try TemporaryDirectory()
         let type = try #require(KeyType(rawValue: name))
         let key = try SigningKey.generate(type)
-        try folder.write(key.exportUnencrypted(), to: "key.pem")
-        try folder.write(key.verifyingKey.exported(), to: "pub.pem")
+        try folder.write(key.representation(), to: "key.pem")
+        try folder.write(key.verifyingKey.representation(), to: "pub.pem")
         let path = try folder.write(Fixtures.randomBytes(count: 3 * FileReader.defaultChunkSize + 11), to: "data.bin")
 
         // Ours, verified by OpenSSL.
@@ -139,7 +139,7 @@ struct OpenSSLKeyInteropTests {
         try folder.write(message, to: "data.bin")
         let theirs = try Self.openssl(["pkeyutl", "-sign", "-rawin", "-inkey", "key.pem", "-in", "data.bin"], in: folder).standardOutput
         #expect(try key.signature(for: message) == theirs)
-        try folder.write(key.verifyingKey.exported(), to: "pub.pem")
+        try folder.write(key.verifyingKey.representation(), to: "pub.pem")
         try folder.write(try key.signature(for: message), to: "ours.sig")
         _ = try Self.openssl(["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", "pub.pem", "-in", "data.bin", "-sigfile", "ours.sig"], in: folder)
     }

@@ -136,11 +136,11 @@ enum RFC9421 {
 
     static func verificationKey(_ keyID: String, _ algorithm: HTTPSignatureAlgorithm) throws -> HTTPVerificationKey {
         if algorithm == .hmacSHA256 { return .hmacSHA256(secret: try sharedSecret()) }
-        return try HTTPVerificationKey(KeyImporter.read(file("keys/\(keyID).pub.pem")).verifyingKey, algorithm: algorithm)
+        return try HTTPVerificationKey(ImportedKey(importing: file("keys/\(keyID).pub.pem")).verifyingKey, algorithm: algorithm)
     }
 
     static func signingKey(_ keyID: String, _ algorithm: HTTPSignatureAlgorithm) throws -> HTTPSigningKey {
         if algorithm == .hmacSHA256 { return .hmacSHA256(secret: try sharedSecret()) }
-        return try HTTPSigningKey(try #require(KeyImporter.read(file("keys/\(keyID).key.pem")).signingKey), algorithm: algorithm)
+        return try HTTPSigningKey(try #require(ImportedKey(importing: file("keys/\(keyID).key.pem")).signingKey), algorithm: algorithm)
     }
 }

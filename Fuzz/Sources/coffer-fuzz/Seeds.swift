@@ -66,12 +66,12 @@ enum Seeds {
             let key = try SigningKey.generate(type)
             for format in KeyFormat.allCases {
                 for encoding in [KeyEncoding.pem, .der] {
-                    if let bytes = try? key.exportUnencrypted(as: format, encoding: encoding) { out.append(bytes) }
-                    if let bytes = try? key.verifyingKey.exported(as: format, encoding: encoding) { out.append(bytes) }
+                    if let bytes = try? key.representation(as: format, encoding: encoding) { out.append(bytes) }
+                    if let bytes = try? key.verifyingKey.representation(as: format, encoding: encoding) { out.append(bytes) }
                 }
             }
-            for protection in [PasswordProtection.pbkdf2(iterations: 1_000), .scrypt(n: 1 << 10, r: 8, p: 1)] {
-                if let bytes = try? key.exportEncrypted(password: Fixed.password, protection: protection) { out.append(bytes) }
+            for kdf in [PasswordKDF.pbkdf2(iterations: PasswordKDF.minimumPBKDF2Iterations), .scrypt(logN: 10, r: 8, p: 1)] {
+                if let bytes = try? key.encryptedPKCS8Representation(password: Fixed.password, kdf: kdf) { out.append(bytes) }
             }
         }
         return out
@@ -87,7 +87,7 @@ enum Seeds {
 
     private static func signatureFiles() throws -> [[UInt8]] {
         var out: [[UInt8]] = []
-        let digest = try MessageDigest(of: Array("release.tar.gz".utf8), algorithm: .sha512)
+        let digest = DigestAlgorithm.sha512.hash(Array("release.tar.gz".utf8))
         for type in [KeyType.ed25519, .p256, .rsa2048] {
             let file = try SignatureFile.sign(digest: digest, with: try SigningKey.generate(type), comment: "release 1.0")
             out.append(file.binary)
@@ -139,7 +139,7 @@ enum Seeds {
     private static func exportDocuments() throws -> [[UInt8]] {
         guard let key = Fixed.encryptionKey else { return [] }
         let keychain = Keychain.inMemory()
-        try keychain.create(password: "seed", scryptLogN: 10)
+        try keychain.create(password: "seed", kdf: .scrypt(logN: 10, r: 8, p: 1))
         try keychain.add(.genericPassword(service: "com.example.app", account: "ada"), secret: Array("hunter2".utf8))
         try keychain.add(.genericPassword(service: "com.example.app", account: "grace", accessibility: .afterFirstUnlock), secret: [0, 1, 2, 3])
         let (file, _) = try keychain.exportItems(keychainPassword: "seed", protection: .key(key))

@@ -18,7 +18,7 @@ struct FuzzTarget: Sendable {
     let run: @Sendable ([UInt8]) -> Void
 
     static let all: [FuzzTarget] = [
-        FuzzTarget(name: "key-import", summary: "KeyImporter.read: PEM, DER, (encrypted) PKCS#8, PKCS#1, SEC1, JWK, Apple, OpenSSH", run: keyImport),
+        FuzzTarget(name: "key-import", summary: "ImportedKey(importing:): PEM, DER, (encrypted) PKCS#8, PKCS#1, SEC1, JWK, Apple, OpenSSH", run: keyImport),
         FuzzTarget(name: "key-differential", summary: "our key parsers against swift-crypto's own for SPKI, PKCS#8 and raw keys", run: keyDifferential),
         FuzzTarget(name: "signature-differential", summary: "VerifyingKey.isValidSignature against a direct swift-crypto verify", run: signatureDifferential),
         FuzzTarget(name: "signature-file", summary: "SignatureFile text and binary forms", run: signatureFile),
@@ -53,8 +53,8 @@ enum Fixed {
     /// log2 N = 4 and 64 KiB: at the writer's smallest cost (log2 N = 10) it took 70% of the Coffer
     /// target's time for no coverage (past the KDF only the right password unwraps anything), so the seeds'
     /// password stanzas now exercise the cost refusal and mutated low costs the unwrap.
-    static let decryptionLimits = DecryptionLimits(maximumScryptLogN: 4, maximumScryptMemory: 1 << 16, maximumPBKDF2Iterations: 64)
-    static let keyLimits = PasswordKeyLimits(maximumPBKDF2Iterations: 2_000, maximumScryptMemory: 1 << 21)
+    static let decryptionLimits = PasswordKDFLimits(maximumScryptLogN: 4, maximumScryptMemory: 1 << 16, maximumPBKDF2Iterations: 64)
+    static let keyLimits = PasswordKDFLimits(maximumScryptLogN: 11, maximumScryptMemory: 1 << 21, maximumPBKDF2Iterations: 2_000)
 
     static let p256VerifyingKey = p256.flatMap { try? VerifyingKey(.p256($0.publicKey)) }
     static let ed25519VerifyingKey = ed25519.flatMap { try? VerifyingKey(.ed25519($0.publicKey)) }
@@ -91,12 +91,12 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
 // MARK: - Targets
 
 @Sendable func keyImport(_ bytes: [UInt8]) {
-    guard let imported = try? KeyImporter.read(bytes, password: { Fixed.password }, limits: Fixed.keyLimits) else { return }
+    guard let imported = try? ImportedKey(importing: bytes, password: { Fixed.password }, limits: Fixed.keyLimits) else { return }
     // Whatever was accepted must export and read back as the same public key.
-    guard let spki = try? imported.verifyingKey.exported(as: .spki, encoding: .der) else {
+    guard let spki = try? imported.verifyingKey.representation(as: .spki, encoding: .der) else {
         fail("an imported \(imported.format) key cannot be exported as SPKI")
     }
-    guard let again = try? KeyImporter.read(spki), (try? again.verifyingKey.exported(as: .spki, encoding: .der)) == spki else {
+    guard let again = try? ImportedKey(importing: spki), (try? again.verifyingKey.representation(as: .spki, encoding: .der)) == spki else {
         fail("an imported \(imported.format) key does not survive SPKI export and import")
     }
 }
@@ -108,10 +108,10 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
     // where swift-crypto ignores the embedded key.
     func agree(_ theirs: (canonical: [UInt8], spki: [UInt8])?, _ what: String) {
         guard let theirs, theirs.canonical == bytes else { return }
-        guard let ours = try? KeyImporter.read(bytes, password: { Fixed.password }, limits: Fixed.keyLimits) else {
+        guard let ours = try? ImportedKey(importing: bytes, password: { Fixed.password }, limits: Fixed.keyLimits) else {
             fail("swift-crypto reads \(what) that Coffer rejects")
         }
-        guard let spki = try? ours.verifyingKey.exported(as: .spki, encoding: .der), spki == theirs.spki else {
+        guard let spki = try? ours.verifyingKey.representation(as: .spki, encoding: .der), spki == theirs.spki else {
             fail("Coffer reads \(what) as a different key than swift-crypto")
         }
     }
@@ -122,7 +122,7 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
     agree((try? P256.Signing.PrivateKey(derRepresentation: bytes)).map { (Array($0.derRepresentation), Array($0.publicKey.derRepresentation)) }, "a P-256 private key")
     agree((try? P384.Signing.PrivateKey(derRepresentation: bytes)).map { (Array($0.derRepresentation), Array($0.publicKey.derRepresentation)) }, "a P-384 private key")
     if let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN PUBLIC KEY-----"), let key = try? P256.Signing.PublicKey(pemRepresentation: text),
-       let ours = try? KeyImporter.read(bytes), (try? ours.verifyingKey.exported(as: .spki, encoding: .der)) != Array(key.derRepresentation) {
+       let ours = try? ImportedKey(importing: bytes), (try? ours.verifyingKey.representation(as: .spki, encoding: .der)) != Array(key.derRepresentation) {
         fail("Coffer reads a P-256 PEM public key as a different key than swift-crypto")
     }
 }
@@ -197,7 +197,7 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
 /// A keychain in memory, made once: each input is imported into it, then removed.
 let fuzzKeychain: Keychain? = {
     let keychain = Keychain.inMemory()
-    guard (try? keychain.create(password: "fuzz", scryptLogN: 10)) != nil else { return nil }
+    guard (try? keychain.create(password: "fuzz", kdf: .scrypt(logN: 10, r: 8, p: 1))) != nil else { return nil }
     return keychain
 }()
 

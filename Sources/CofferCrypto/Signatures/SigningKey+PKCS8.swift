@@ -52,11 +52,12 @@ extension SigningKey {
         }
     }
 
-    /// The private key as unencrypted PKCS#8 DER.
+    /// The private key as unencrypted PKCS#8 DER (`OneAsymmetricKey`, RFC 5958), read back by
+    /// ``init(pkcs8DERRepresentation:)``.
     ///
-    /// - Warning: the result is the private key in the clear. Write it only to a file created with mode
-    ///   0600, prefer the password-encrypted form, and never log it.
-    public func exportUnencryptedPKCS8DER() -> [UInt8] {
+    /// - Warning: the private key in the clear. Write it only to a file created with mode 0600, prefer
+    ///   the password-encrypted form, and never log it.
+    public var pkcs8DERRepresentation: [UInt8] {
         switch underlying {
         case .rsa(let key): return Array(key.pkcs8DERRepresentation)
         case .p256(let key): return Array(key.derRepresentation)

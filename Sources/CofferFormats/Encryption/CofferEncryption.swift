@@ -129,6 +129,8 @@ public enum CofferEncryption {
     ///   - durable: return only once the file and its name are on stable storage (the default),
     ///     so that deleting the original afterwards is safe.
     ///   - progress: called with the number of plaintext bytes read so far.
+    /// - Throws: `CofferCoreError` when reading or writing a file fails, ``CofferFormatsError`` for
+    ///   everything else (swift-crypto's own errors arrive wrapped as `.cryptographicFailure`).
     public static func encryptFile(
         atPath input: String,
         toPath output: String,
@@ -138,10 +140,12 @@ public enum CofferEncryption {
         durable: Bool = true,
         progress: ((Int64) -> Void)? = nil
     ) throws {
-        let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: durable, background: true)
-        try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress, writer: writer)
-        try writer.commit()
+        try CofferFormatsError.passingFileErrors("encrypting") {
+            let reader = try FileReader.open(input)
+            let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: durable, background: true)
+            try encrypt(reader: reader, to: protection, cipher: cipher, progress: progress, writer: writer)
+            try writer.commit()
+        }
     }
 
     /// Decrypts a file (or `-`) to a new file, named only after the last segment authenticated. On any
@@ -155,6 +159,8 @@ public enum CofferEncryption {
     ///   - durable: also wait for the plaintext to reach stable storage (off by default: the
     ///     ciphertext remains, so a crash loses nothing that cannot be decrypted again).
     ///   - progress: called with the number of encrypted bytes read so far.
+    /// - Throws: `CofferCoreError` when reading or writing a file fails, ``CofferFormatsError`` for
+    ///   everything else: a wrong credential, a damaged or truncated file, a cost above `limits`.
     public static func decryptFile(
         atPath input: String,
         toPath output: String,
@@ -164,10 +170,12 @@ public enum CofferEncryption {
         durable: Bool = false,
         progress: ((Int64) -> Void)? = nil
     ) throws {
-        let reader = try FileReader.open(input)
-        let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: durable, background: true)
-        try decrypt(reader: reader, with: credential, limits: limits, progress: progress, writer: writer)
-        try writer.commit()
+        try CofferFormatsError.passingFileErrors("decrypting") {
+            let reader = try FileReader.open(input)
+            let writer = try AtomicFileWriter(destination: output, overwrite: overwrite, durable: durable, background: true)
+            try decrypt(reader: reader, with: credential, limits: limits, progress: progress, writer: writer)
+            try writer.commit()
+        }
     }
 
     /// Encrypts everything a reader yields, handing ciphertext to `output` in order.
@@ -219,8 +227,9 @@ public enum CofferEncryption {
     }
 
     /// Reads only the header, for `coffer inspect`.
+    /// - Throws: `CofferCoreError` when reading fails, ``CofferFormatsError`` for a header that is not one.
     public static func inspect(reader: FileReader) throws -> EncryptedFileHeader {
-        try EncryptedFileHeader.parse { try reader.readPrefix(upTo: $0) }
+        try CofferFormatsError.passingFileErrors("reading the header") { try EncryptedFileHeader.parse { try reader.readPrefix(upTo: $0) } }
     }
 
     // MARK: - Engine

@@ -230,9 +230,10 @@ func bigEndian16(_ value: Int) -> [UInt8] {
 
 extension EncryptedFileHeader {
     /// Parses a header whose first bytes were already read (to detect the format).
+    /// - Throws: `CofferCoreError` when reading fails, ``CofferFormatsError`` for a header that is not one.
     public static func parse(prefix: [UInt8], reader: FileReader) throws -> EncryptedFileHeader {
         let source = PrefixedSource(prefix: prefix, rest: reader)
-        return try parse { try source.readPrefix(upTo: $0) }
+        return try CofferFormatsError.passingFileErrors("reading the header") { try parse { try source.readPrefix(upTo: $0) } }
     }
 
     /// The header's size on disk.

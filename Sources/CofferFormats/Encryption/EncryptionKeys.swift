@@ -113,16 +113,17 @@ public enum RecipientPrivateKey: Sendable {
         }
     }
 
-    /// PKCS#8 PEM. - Warning: the private key in the clear; write it only to a 0600 file.
-    public func exportUnencryptedPEM() -> [UInt8] {
+    /// Unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+    /// - Warning: the private key in the clear; write it only to a 0600 file.
+    public var pemRepresentation: String {
         switch self {
-        case .x25519(let key): Array(key.pemRepresentation.utf8)
-        case .p256(let key): Array(key.pemRepresentation.utf8)
+        case .x25519(let key): key.pemRepresentation
+        case .p256(let key): key.pemRepresentation
         }
     }
 
-    /// PKCS#8 DER, for encrypting with a password.
-    func pkcs8DER() -> [UInt8] {
+    /// Unencrypted PKCS#8 DER. - Warning: the private key in the clear.
+    public var pkcs8DERRepresentation: [UInt8] {
         switch self {
         case .x25519(let key): Array(key.derRepresentation)
         case .p256(let key): Array(key.derRepresentation)
@@ -136,7 +137,7 @@ public enum RecipientPrivateKey: Sendable {
 
     /// Reads an identity: an X25519 PKCS#8 key (PEM or DER, optionally password-encrypted), or any P-256
     /// private key format Coffer reads.
-    public init(importing bytes: [UInt8], password: KeyImporter.PasswordProvider? = nil) throws(CofferFormatsError) {
+    public init(importing bytes: [UInt8], password: ImportedKey.PasswordProvider? = nil) throws(CofferFormatsError) {
         if let key = try? RecipientPrivateKey(x25519Bytes: bytes) {
             self = key
             return
@@ -163,13 +164,24 @@ public enum RecipientPrivateKey: Sendable {
         }
     }
 
-    /// The private key as password-encrypted PKCS#8 PEM (see `SigningKey/exportEncrypted(password:kdf:encoding:)`).
-    public func exportEncrypted(password: [UInt8], kdf: PasswordKDF = .encryptedKeyDefault) throws(CofferFormatsError) -> [UInt8] {
+    /// The private key as password-encrypted PKCS#8 (see
+    /// `SigningKey/encryptedPKCS8Representation(password:kdf:encoding:)`), read back by
+    /// ``init(importing:password:)``.
+    /// - Parameters:
+    ///   - password: the password that will open it; not empty.
+    ///   - kdf: how the password becomes the key (PBKDF2-HMAC-SHA-256 at 600,000 iterations by default).
+    ///   - encoding: PEM (the default) or DER.
+    public func encryptedPKCS8Representation(
+        password: [UInt8],
+        kdf: PasswordKDF = .encryptedKeyDefault,
+        encoding: KeyEncoding = .pem
+    ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
-            var der = pkcs8DER()
+            guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
+            var der = pkcs8DERRepresentation
             defer { SecretBytes.wipe(&der) }
             let encrypted = try EncryptedPKCS8.encrypt(der, password: password, kdf: kdf)
-            return Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8)
+            return encoding == .pem ? Array(PEMArmor.encode(encrypted, label: "ENCRYPTED PRIVATE KEY").utf8) : encrypted
         }
     }
 }

@@ -9,85 +9,102 @@ import Foundation
 #endif
 
 extension VerifyingKey {
-    /// The public key in `format`: `.spki` (the default), `.pkcs1Public` (RSA), `.jwk`, `.appleExternal`
-    /// (EC and RSA) or `.openSSH`.
+    /// The public key in a format chosen at run time: `.spki` (the default), `.pkcs1Public` (RSA),
+    /// `.jwk`, `.appleExternal` (EC and RSA) or `.openSSH`. The file form of the representation
+    /// properties: PEM text or DER bytes, and an OpenSSH line with its line break.
     /// - Parameters:
     ///   - format: the format to write.
     ///   - encoding: PEM or DER for the ASN.1 formats; ignored for the others.
-    ///   - comment: the comment of an OpenSSH line (default: the key id).
-    /// - Throws: ``CofferFormatsError`` when the format cannot hold this key (an OpenSSH ML-DSA key, say).
-    public func exported(as format: KeyFormat = .spki, encoding: KeyEncoding = .pem, comment: String? = nil) throws(CofferFormatsError) -> [UInt8] {
+    ///   - comment: the comment of an OpenSSH line (default: `coffer-<key id>`).
+    /// - Throws: ``CofferFormatsError`` when the format cannot hold this key (an OpenSSH ML-DSA key, say)
+    ///   or is a private-key format.
+    public func representation(as format: KeyFormat = .spki, encoding: KeyEncoding = .pem, comment: String? = nil) throws(CofferFormatsError) -> [UInt8] {
         switch format {
         case .spki:
             return encoding == .pem ? Array(pemRepresentation.utf8) : derRepresentation
         case .pkcs1Public:
-            guard case .rsa(let rsa) = underlying else {
-                throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(algorithm) key")
-            }
-            let der = Array(rsa.pkcs1DERRepresentation)
+            let der = try pkcs1DERRepresentation
             return encoding == .pem ? Array(PEMArmor.encode(der, label: "RSA PUBLIC KEY").utf8) : der
         case .jwk:
             return try JWKCodec.write(public: self)
         case .appleExternal:
-            return try AppleCodec.publicBytes(self)
+            return try appleExternalRepresentation
         case .openSSH:
-            return Array((try OpenSSHCodec.write(self, comment: comment ?? "coffer-\(fingerprint.keyID)") + "\n").utf8)
+            return Array((try openSSHRepresentation(comment: comment) + "\n").utf8)
         case .pkcs8, .encryptedPKCS8, .pkcs1Private, .sec1:
-            throw CofferFormatsError(.wrongKeyKind, "\(format) is a private-key format; export the public key as SPKI, PKCS#1, JWK, Apple or OpenSSH")
+            throw CofferFormatsError(.wrongKeyKind, "\(format) is a private-key format; write the public key as SPKI, PKCS#1, JWK, Apple or OpenSSH")
         }
     }
 }
 
 extension SigningKey {
-    /// The private key in the clear, in `format`: `.pkcs8` (the default), `.pkcs1Private` (RSA), `.sec1` (EC),
-    /// `.jwk` or `.appleExternal` (EC and RSA).
+    /// The private key in the clear, in a format chosen at run time: `.pkcs8` (the default),
+    /// `.pkcs1Private` (RSA), `.sec1` (EC), `.jwk` or `.appleExternal` (EC and RSA).
     ///
-    /// - Warning: the result is the private key itself. Prefer ``exportEncrypted(password:kdf:encoding:)``;
-    ///   otherwise write it only to a file created with mode 0600, and never log it.
-    public func exportUnencrypted(as format: KeyFormat = .pkcs8, encoding: KeyEncoding = .pem) throws(CofferFormatsError) -> [UInt8] {
+    /// - Warning: the result is the private key itself. Prefer
+    ///   ``encryptedPKCS8Representation(password:kdf:encoding:)``; otherwise write it only to a file
+    ///   created with mode 0600, and never log it.
+    /// - Parameters:
+    ///   - format: the format to write; `.encryptedPKCS8` needs a password, so it is refused here.
+    ///   - encoding: PEM or DER for the ASN.1 formats; ignored for the others.
+    public func representation(as format: KeyFormat = .pkcs8, encoding: KeyEncoding = .pem) throws(CofferFormatsError) -> [UInt8] {
         let der: [UInt8]
         let label: String
         switch format {
         case .pkcs8:
-            (der, label) = (exportUnencryptedPKCS8DER(), "PRIVATE KEY")
+            (der, label) = (pkcs8DERRepresentation, "PRIVATE KEY")
         case .pkcs1Private:
-            guard case .rsa(let rsa) = underlying else {
-                throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(algorithm) key")
-            }
-            (der, label) = (Array(rsa.derRepresentation), "RSA PRIVATE KEY")
+            (der, label) = (try pkcs1DERRepresentation, "RSA PRIVATE KEY")
         case .sec1:
-            (der, label) = (try SEC1Codec.write(self), "EC PRIVATE KEY")
+            (der, label) = (try sec1DERRepresentation, "EC PRIVATE KEY")
         case .jwk:
             return try JWKCodec.write(private: self)
         case .appleExternal:
-            return try AppleCodec.privateBytes(self)
+            return try appleExternalRepresentation
         case .encryptedPKCS8:
-            throw CofferFormatsError(.invalidArgument, "use exportEncrypted(password:) for encrypted PKCS#8")
+            throw CofferFormatsError(.invalidArgument, "encrypted PKCS#8 needs a password: use encryptedPKCS8Representation(password:kdf:encoding:)")
         case .spki, .pkcs1Public, .openSSH:
-            throw CofferFormatsError(.wrongKeyKind, "\(format) is a public-key format; export verifyingKey instead")
+            throw CofferFormatsError(.wrongKeyKind, "\(format) is a public-key format; write verifyingKey instead")
         }
         return encoding == .pem ? Array(PEMArmor.encode(der, label: label).utf8) : der
     }
 
     /// The private key as password-encrypted PKCS#8 (PBES2 with AES-256-CBC), readable by
-    /// `openssl pkey -in FILE -passin …` and by `SigningKey/init(importing:password:appleKeyClass:)`.
+    /// `openssl pkey -in FILE -passin …` and by ``init(encryptedPKCS8Representation:password:limits:)``.
     /// - Parameters:
     ///   - password: the password that will open it; not empty.
     ///   - kdf: how the password becomes the key: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default
     ///     (`PasswordKDF/encryptedKeyDefault`), which every OpenSSL reads;
     ///     `PasswordKDF/openSSLCompatibleScrypt` on request. Refused below the floor for new secrets.
     ///   - encoding: PEM (the default) or DER.
-    public func exportEncrypted(
+    public func encryptedPKCS8Representation(
         password: [UInt8],
         kdf: PasswordKDF = .encryptedKeyDefault,
         encoding: KeyEncoding = .pem
     ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
             guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
-            var pkcs8 = exportUnencryptedPKCS8DER()
+            var pkcs8 = pkcs8DERRepresentation
             defer { SecretBytes.wipe(&pkcs8) }
             let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, kdf: kdf)
             return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
         }
+    }
+}
+
+/// Writers shared by the representation properties and ``VerifyingKey/representation(as:encoding:comment:)``.
+enum KeyExporter {
+    static func pkcs1Public(_ key: VerifyingKey) throws(CofferFormatsError) -> [UInt8] {
+        guard case .rsa(let rsa) = key.underlying else {
+            throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(key.algorithm) key")
+        }
+        return Array(rsa.pkcs1DERRepresentation)
+    }
+
+    static func pkcs1Private(_ key: SigningKey) throws(CofferFormatsError) -> [UInt8] {
+        guard case .rsa(let rsa) = key.underlying else {
+            throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(key.algorithm) key")
+        }
+        return Array(rsa.derRepresentation)
     }
 }

@@ -49,8 +49,7 @@ public struct ImportedKey: Sendable {
     }
 }
 
-/// Reads keys in every format Coffer knows, detecting which one it is.
-public enum KeyImporter {
+extension ImportedKey {
     /// Supplies the password of an encrypted key; called only when one is needed. The returned bytes are
     /// wiped after use.
     public typealias PasswordProvider = () throws -> [UInt8]
@@ -58,8 +57,9 @@ public enum KeyImporter {
     /// The largest input accepted: 1 MiB.
     public static let maximumInputSize = 1 << 20
 
-    /// Reads a key from bytes: PEM (SPKI, PKCS#8, encrypted PKCS#8, PKCS#1, SEC1), DER of the same,
-    /// JWK, Apple's external representation, or an OpenSSH public-key line.
+    /// Reads a key from bytes in whatever format they are, detecting which: PEM (SPKI, PKCS#8, encrypted
+    /// PKCS#8, PKCS#1, SEC1), DER of the same, JWK, Apple's external representation, or an OpenSSH
+    /// public-key line. ``format`` and ``encoding`` say what was found.
     ///
     /// - Parameters:
     ///   - bytes: the file's contents.
@@ -69,25 +69,29 @@ public enum KeyImporter {
     ///   - allowingLegacyRSA: accept 1024-bit RSA public keys. - Warning: only to verify old signatures.
     ///   - limits: the most work a password-protected key may ask for.
     /// - Throws: ``CofferFormatsError`` that names what was found when it is not a usable key.
-    public static func read(
-        _ bytes: [UInt8],
+    public init(
+        importing bytes: [UInt8],
         password: PasswordProvider? = nil,
         appleKeyClass: AppleKeyClass? = nil,
         allowingLegacyRSA: Bool = false,
         limits: PasswordKDFLimits = PasswordKDFLimits()
-    ) throws(CofferFormatsError) -> ImportedKey {
-        guard bytes.count <= maximumInputSize else {
-            throw CofferFormatsError(.malformedKey, "the input is \(bytes.count) bytes, larger than any key (limit 1 MiB)")
-        }
-        guard !bytes.isEmpty else { throw CofferFormatsError(.malformedKey, "the input is empty") }
-        let context = Context(password: password, appleKeyClass: appleKeyClass, allowingLegacyRSA: allowingLegacyRSA, limits: limits)
+    ) throws(CofferFormatsError) {
+        let context = KeyImporter.Context(password: password, appleKeyClass: appleKeyClass, allowingLegacyRSA: allowingLegacyRSA, limits: limits)
+        self = try KeyImporter.read(bytes, context: context)
+    }
+}
 
+/// The detection and decoding behind ``ImportedKey/init(importing:password:appleKeyClass:allowingLegacyRSA:limits:)``
+/// and the representation-named initialisers.
+enum KeyImporter {
+    static func read(_ bytes: [UInt8], context: Context) throws(CofferFormatsError) -> ImportedKey {
+        try checkSize(bytes)
         if let text = String(validating: bytes, as: UTF8.self) {
             let trimmed = text.trimmingASCIIWhitespace
             if trimmed.contains("-----BEGIN ") { return try readPEM(text, context: context) }
-            if trimmed.hasPrefix("{") { return try JWKCodec.read(trimmed, allowingLegacyRSA: allowingLegacyRSA) }
+            if trimmed.hasPrefix("{") { return try JWKCodec.read(trimmed, allowingLegacyRSA: context.allowingLegacyRSA) }
             if let first = trimmed.split(separator: " ").first, OpenSSHCodec.keyTypes.contains(String(first)) {
-                return try OpenSSHCodec.read(trimmed, allowingLegacyRSA: allowingLegacyRSA)
+                return try OpenSSHCodec.read(trimmed, allowingLegacyRSA: context.allowingLegacyRSA)
             }
             if trimmed.hasPrefix("PuTTY-User-Key-File") {
                 throw CofferFormatsError(.unsupported, "found a PuTTY private key; export it from PuTTYgen as OpenSSH or PKCS#8")
@@ -96,11 +100,18 @@ public enum KeyImporter {
         return try readBinary(bytes, context: context)
     }
 
+    static func checkSize(_ bytes: [UInt8]) throws(CofferFormatsError) {
+        guard bytes.count <= ImportedKey.maximumInputSize else {
+            throw CofferFormatsError(.malformedKey, "the input is \(bytes.count) bytes, larger than any key (limit 1 MiB)")
+        }
+        guard !bytes.isEmpty else { throw CofferFormatsError(.malformedKey, "the input is empty") }
+    }
+
     struct Context {
-        let password: PasswordProvider?
-        let appleKeyClass: AppleKeyClass?
-        let allowingLegacyRSA: Bool
-        let limits: PasswordKDFLimits
+        var password: ImportedKey.PasswordProvider? = nil
+        var appleKeyClass: AppleKeyClass? = nil
+        var allowingLegacyRSA = false
+        var limits = PasswordKDFLimits()
     }
 
     // MARK: - PEM
@@ -211,29 +222,60 @@ public enum KeyImporter {
 }
 
 extension SigningKey {
-    /// Reads a private key in any format Coffer knows (see ``KeyImporter/read(_:password:appleKeyClass:allowingLegacyRSA:limits:)``).
+    /// Reads a private key in any format Coffer knows, detecting which (see
+    /// ``ImportedKey/init(importing:password:appleKeyClass:allowingLegacyRSA:limits:)``).
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - password: asked for only if the key is encrypted.
+    ///   - appleKeyClass: for Apple's raw EC bytes of an ambiguous length, whether they are a private key.
     /// - Throws: ``CofferFormatsError`` `.wrongKeyKind` when the bytes hold a public key, naming its format.
-    public init(importing bytes: [UInt8], password: KeyImporter.PasswordProvider? = nil, appleKeyClass: AppleKeyClass? = nil) throws(CofferFormatsError) {
-        let imported = try KeyImporter.read(bytes, password: password, appleKeyClass: appleKeyClass)
-        guard let key = imported.signingKey else {
-            throw CofferFormatsError(
-                .wrongKeyKind,
-                "found a public key (\(imported.formatDescription), \(imported.verifyingKey.algorithm)) where a private key is needed"
-            )
-        }
-        self = key
+    public init(importing bytes: [UInt8], password: ImportedKey.PasswordProvider? = nil, appleKeyClass: AppleKeyClass? = nil) throws(CofferFormatsError) {
+        let imported = try ImportedKey(importing: bytes, password: password, appleKeyClass: appleKeyClass)
+        self = try imported.requireSigningKey()
     }
 }
 
 extension VerifyingKey {
-    /// Reads a public key in any format Coffer knows; given a private key, takes its public half.
+    /// Reads a public key in any format Coffer knows, detecting which; given a private key, takes its
+    /// public half.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - password: asked for only if the bytes are an encrypted private key.
+    ///   - appleKeyClass: for Apple's raw EC bytes of an ambiguous length, whether they are a public key.
+    ///   - allowingLegacyRSA: accept 1024-bit RSA public keys. - Warning: only to verify old signatures.
     public init(
         importing bytes: [UInt8],
-        password: KeyImporter.PasswordProvider? = nil,
+        password: ImportedKey.PasswordProvider? = nil,
         appleKeyClass: AppleKeyClass? = nil,
         allowingLegacyRSA: Bool = false
     ) throws(CofferFormatsError) {
-        self = try KeyImporter.read(bytes, password: password, appleKeyClass: appleKeyClass, allowingLegacyRSA: allowingLegacyRSA).verifyingKey
+        self = try ImportedKey(importing: bytes, password: password, appleKeyClass: appleKeyClass, allowingLegacyRSA: allowingLegacyRSA).verifyingKey
+    }
+}
+
+extension ImportedKey {
+    /// The private key, or `.wrongKeyKind` naming the public key that was found instead.
+    func requireSigningKey() throws(CofferFormatsError) -> SigningKey {
+        guard let key = signingKey else {
+            throw CofferFormatsError(
+                .wrongKeyKind,
+                "found a public key (\(formatDescription), \(verifyingKey.algorithm)) where a private key is needed"
+            )
+        }
+        return key
+    }
+
+    /// The public key, or `.wrongKeyKind` when a private key was found (the representation-named
+    /// initialisers are strict; ``VerifyingKey/init(importing:password:appleKeyClass:allowingLegacyRSA:)``
+    /// takes a private key's public half).
+    func requirePublicKey() throws(CofferFormatsError) -> VerifyingKey {
+        guard case .verifying(let key) = key else {
+            throw CofferFormatsError(
+                .wrongKeyKind,
+                "found a private key (\(formatDescription)) where a public key is expected; read it as a SigningKey and take its verifyingKey"
+            )
+        }
+        return key
     }
 }
 

@@ -95,7 +95,7 @@ func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
 }
 
 /// Reads an `-i` identity (a recipient private key); `password` is asked only for an encrypted key.
-func readIdentity(_ path: String, password: @escaping KeyImporter.PasswordProvider) throws -> RecipientPrivateKey {
+func readIdentity(_ path: String, password: @escaping ImportedKey.PasswordProvider) throws -> RecipientPrivateKey {
     let bytes = try KeyFile(contentsOf: path).bytes
     do {
         return try RecipientPrivateKey(importing: bytes, password: password)

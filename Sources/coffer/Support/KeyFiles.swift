@@ -22,7 +22,7 @@ enum KeyFiles {
     ) throws -> ImportedKey {
         let bytes = try KeyFile(contentsOf: path).bytes
         do {
-            return try KeyImporter.read(
+            return try ImportedKey(importing: 
                 bytes,
                 password: { try passwords.read(prompt: "Password for \(path): ") },
                 appleKeyClass: appleKeyClass,
