@@ -8,14 +8,8 @@ import Testing
 /// refuse before any work is done.
 @Suite("Password KDF")
 struct PasswordKDFTests {
-    struct File: Decodable {
-        struct PBKDF2: Decodable { let password: String, salt: String, c: Int, dk: String }
-        struct Scrypt: Decodable { let password: String, salt: String, N: Int, r: Int, p: Int, dk: String }
-        let pbkdf2_hmac_sha256: [PBKDF2]
-        let scrypt: [Scrypt]
-    }
-
-    static let file = try? TestVectors.load(File.self, from: "rfc/rfc7914_scrypt_pbkdf2.json")
+    /// RFC 7914's vectors, as the PHC tests load them.
+    static let file = PasswordHashVectorTests.file
 
     static func hex(_ key: some ContiguousBytes) -> String { key.withUnsafeBytes { Hex.encode(Array($0)) } }
 

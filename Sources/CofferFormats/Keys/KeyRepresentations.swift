@@ -38,15 +38,7 @@ extension VerifyingKey {
     /// Reads Apple's external representation of a public key (`SecKeyCopyExternalRepresentation`): the
     /// ANSI X9.63 point of an EC key, or PKCS#1 DER of an RSA key.
     public init(appleExternalRepresentation: [UInt8]) throws(CofferFormatsError) {
-        try KeyImporter.checkSize(appleExternalRepresentation)
-        if appleExternalRepresentation.first == 0x30 {
-            self = try VerifyingKey(pkcs1DERRepresentation: appleExternalRepresentation)
-            return
-        }
-        guard let key = try AppleCodec.read(appleExternalRepresentation, keyClass: .publicKey) else {
-            throw CofferFormatsError(.malformedKey, "found \(appleExternalRepresentation.count) bytes that are not an X9.63 EC public key or PKCS#1 RSA key")
-        }
-        self = try key.requirePublic(.appleExternal)
+        self = try KeyImporter.appleExternal(appleExternalRepresentation, keyClass: .publicKey).requirePublic(.appleExternal)
     }
 
     /// Reads an OpenSSH public-key line (`ssh-ed25519 AAAA… comment`, RSA and ECDSA too).
@@ -138,15 +130,7 @@ extension SigningKey {
     /// Reads Apple's external representation of a private key: X9.63 `04 ‖ X ‖ Y ‖ K` for EC, PKCS#1 DER
     /// for RSA.
     public init(appleExternalRepresentation: [UInt8]) throws(CofferFormatsError) {
-        try KeyImporter.checkSize(appleExternalRepresentation)
-        if appleExternalRepresentation.first == 0x30 {
-            self = try SigningKey(pkcs1DERRepresentation: appleExternalRepresentation)
-            return
-        }
-        guard let key = try AppleCodec.read(appleExternalRepresentation, keyClass: .privateKey) else {
-            throw CofferFormatsError(.malformedKey, "found \(appleExternalRepresentation.count) bytes that are not an X9.63 EC private key or PKCS#1 RSA key")
-        }
-        self = try key.requireSigning(.appleExternal)
+        self = try KeyImporter.appleExternal(appleExternalRepresentation, keyClass: .privateKey).requireSigning(.appleExternal)
     }
 
     /// The private key as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
@@ -203,6 +187,18 @@ extension KeyImporter {
             )
         }
         return block
+    }
+
+    /// Apple's external representation of `keyClass`: PKCS#1 DER for RSA, an X9.63 point otherwise.
+    static func appleExternal(_ bytes: [UInt8], keyClass: AppleKeyClass) throws(CofferFormatsError) -> ImportedKey.Key {
+        try checkSize(bytes)
+        if bytes.first == 0x30 {
+            return try decode(bytes, as: keyClass == .publicKey ? .pkcs1Public : .pkcs1Private, context: .init())
+        }
+        guard let key = try AppleCodec.read(bytes, keyClass: keyClass) else {
+            throw CofferFormatsError(.malformedKey, "found \(bytes.count) bytes that are not an X9.63 EC key or PKCS#1 RSA key")
+        }
+        return key
     }
 
     static func pemBody(_ text: String, labels: Set<String>) throws(CofferFormatsError) -> [UInt8] {
