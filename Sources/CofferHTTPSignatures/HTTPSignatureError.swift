@@ -27,6 +27,8 @@ public struct HTTPSignatureError: CofferError {
         public static let malformedSignature = Code(rawValue: "malformed-signature")
         /// No key is registered under the signature's `keyid`.
         public static let unknownKey = Code(rawValue: "unknown-key")
+        /// The `keyid` names a key that an admin disabled or revoked: it no longer signs anything.
+        public static let keyRevoked = Code(rawValue: "key-revoked")
         /// The signature's `alg` names another algorithm than the key's.
         public static let algorithmMismatch = Code(rawValue: "algorithm-mismatch")
         /// The signature is past its `expires`, or older than the policy's maximum age.

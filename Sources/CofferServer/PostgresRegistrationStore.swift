@@ -68,25 +68,33 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return components.string ?? "the database URL (not shown)"
     }
 
-    /// Creates the tables and indexes when missing; safe to run on every start.
+    /// Applies the numbered migrations not yet applied (``RegistrationSQL/migrations``), each in the
+    /// transaction that records it, under an advisory lock: one instance migrates, the others wait and
+    /// find the work done.
     public func migrate() async throws {
         try await client.withConnection { connection in
-            // One instance creates the tables at a time; the others wait and find them.
             try await connection.query("SELECT pg_advisory_lock(7304182)", logger: logger)
             do {
-                try await connection.query("""
-                    CREATE TABLE IF NOT EXISTS coffer_keys (
-                        key_id TEXT PRIMARY KEY, algorithm TEXT NOT NULL, public_key TEXT, secret TEXT, created_at BIGINT NOT NULL)
-                    """, logger: logger)
-                try await connection.query("""
-                    CREATE TABLE IF NOT EXISTS coffer_users (
-                        id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-                        key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at BIGINT NOT NULL)
-                    """, logger: logger)
-                try await connection.query(
-                    "CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)", logger: logger)
-                try await connection.query(
-                    "CREATE INDEX IF NOT EXISTS coffer_replay_expiry ON coffer_replay (expires_at)", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: RegistrationSQL.schemaTable), logger: logger)
+                var applied = 0
+                for try await version in try await connection.query("SELECT COALESCE(MAX(version), 0) FROM coffer_schema", logger: logger).decode(Int64.self) {
+                    applied = Int(version)
+                }
+                for (index, statements) in RegistrationSQL.migrations.enumerated() where index + 1 > applied {
+                    try await connection.query("BEGIN", logger: logger)
+                    do {
+                        for statement in statements {
+                            try await connection.query(
+                                PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "%SERIAL%", with: "BIGSERIAL PRIMARY KEY")), logger: logger
+                            )
+                        }
+                        try await connection.query("INSERT INTO coffer_schema (version) VALUES (\(Int64(index + 1)))", logger: logger)
+                        try await connection.query("COMMIT", logger: logger)
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                }
             } catch {
                 _ = try? await connection.query("SELECT pg_advisory_unlock(7304182)", logger: logger)
                 throw error
@@ -107,13 +115,83 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// The key registered under `id`, or nil.
     public func key(id: String) async throws -> RegisteredKey? {
-        let rows = try await client.query(
-            "SELECT key_id, algorithm, public_key, secret, created_at FROM coffer_keys WHERE key_id = \(id)", logger: logger)
-        for try await (keyID, algorithm, publicKey, secret, createdAt) in rows.decode((String, String, String?, String?, Int64).self) {
-            guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { return nil }
-            return RegisteredKey(keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt)
+        try await keys(where: "WHERE key_id = $1", [id]).first
+    }
+
+    /// Every key, oldest first.
+    public func keys(limit: Int) async throws -> [RegisteredKey] {
+        try await keys(where: "ORDER BY created_at, key_id LIMIT $1", [Int64(limit)])
+    }
+
+    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?)
+
+    private func keys(where clause: String, _ values: [any PostgresEncodable & Sendable]) async throws -> [RegisteredKey] {
+        let rows = try await client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger)
+        var keys: [RegisteredKey] = []
+        for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt) in rows.decode(KeyRow.self) {
+            guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { continue }
+            keys.append(RegisteredKey(
+                keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt,
+                state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt
+            ))
         }
-        return nil
+        return keys
+    }
+
+    /// Changes a key's state (never out of `revoked`); the stored record afterwards, nil for no such key.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
+        try await client.query(try Self.query(RegistrationSQL.setState, [state.rawValue, keyID]), logger: logger)
+        return try await key(id: keyID)
+    }
+
+    /// Records a use of the key (only ever moves `last_used_at` forward).
+    public func recordUse(ofKey keyID: String, at time: Int64) async throws {
+        try await client.query(try Self.query(RegistrationSQL.recordUse, [time, keyID]), logger: logger)
+    }
+
+    /// Stores a token under its secret's hash.
+    public func insertToken(_ token: RegistrationToken, secretHash: String) async throws {
+        try await client.query("""
+            INSERT INTO coffer_tokens (token_id, secret_hash, uses, uses_left, expires_at, platform, revoked, created_at)
+            VALUES (\(token.tokenID), \(secretHash), \(Int64(token.uses)), \(Int64(token.usesLeft)), \(token.expiresAt), \(token.platform), \(Int64(token.revoked ? 1 : 0)), \(token.createdAt))
+            """, logger: logger)
+    }
+
+    /// Uses a token once; one `UPDATE … RETURNING`, atomic across instances.
+    public func consumeToken(secretHash: String, platform: String?, now: Int64) async throws -> RegistrationToken? {
+        try await tokens(try Self.query(RegistrationSQL.consumeToken, [secretHash, now, platform])).first
+    }
+
+    /// Every token, newest first.
+    public func tokens(limit: Int) async throws -> [RegistrationToken] {
+        try await tokens(try Self.query("SELECT \(RegistrationSQL.tokenColumns) FROM coffer_tokens ORDER BY created_at DESC, token_id LIMIT $1", [Int64(limit)]))
+    }
+
+    /// Revokes a token.
+    public func revokeToken(id tokenID: String) async throws -> Bool {
+        let rows = try await client.query("UPDATE coffer_tokens SET revoked = 1 WHERE token_id = \(tokenID) RETURNING token_id", logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    private func tokens(_ query: PostgresQuery) async throws -> [RegistrationToken] {
+        let rows = try await client.query(query, logger: logger)
+        var tokens: [RegistrationToken] = []
+        for try await (id, uses, usesLeft, expiresAt, platform, revoked, createdAt) in rows.decode((String, Int64, Int64, Int64, String?, Int64, Int64).self) {
+            tokens.append(RegistrationToken(
+                tokenID: id, uses: Int(uses), usesLeft: Int(usesLeft), expiresAt: expiresAt, platform: platform, revoked: revoked != 0, createdAt: createdAt
+            ))
+        }
+        return tokens
+    }
+
+    /// A statement with `$1`… bound to `values`, in order.
+    private static func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?]) throws -> PostgresQuery {
+        var binds = PostgresBindings()
+        for value in values {
+            if let value { try binds.append(value) } else { binds.appendNull() }
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
     /// Adds a user; nil when the email is already registered.
@@ -169,6 +247,8 @@ public struct ServerConfigurationError: CofferError {
         public static let databaseUnavailable = Code(rawValue: "database-unavailable")
         /// A stored record cannot be used (a key with neither a public key nor a secret).
         public static let invalidRecord = Code(rawValue: "invalid-record")
+        /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).
+        public static let invalidAdminKey = Code(rawValue: "invalid-admin-key")
     }
 
     /// What kind of failure this is.

@@ -1,5 +1,5 @@
 import CofferCore
-import CofferCrypto
+public import CofferCrypto
 import CofferFormats
 public import CofferHTTPSignatures
 public import CofferHummingbird
@@ -44,8 +44,21 @@ public struct RegistrationServer: Sendable {
         /// Failed signature checks (`401` on a signed route) accepted per client address per minute
         /// before the address gets `429` without verification; nil for no limit. 60 by default.
         public var signatureFailuresPerMinute: Int? = 60
+        /// The admin identities: public keys (never shared secrets) whose signed requests may manage the
+        /// allow-list and issue registration tokens (``AdminRoutes``); their `keyid` is their Coffer
+        /// key id. None by default: no admin API.
+        public var adminKeys: [VerifyingKey] = []
+        /// Who may `POST /register`; nil for the default: ``RegistrationMode/token`` when there is an
+        /// admin key to issue tokens, ``RegistrationMode/open`` otherwise.
+        public var registration: RegistrationMode?
+        /// How long an instance trusts a key record it read: a key disabled or revoked through any
+        /// instance is refused by every other within this time. Half a second.
+        public var keyRecordMaximumAge: Duration = .milliseconds(500)
 
-        /// The defaults: plain HTTP, five minutes, the limits above.
+        /// The registration mode in force: ``registration``, or the default it stands for.
+        public var effectiveRegistration: RegistrationMode { registration ?? (adminKeys.isEmpty ? .open : .token) }
+
+        /// The defaults: plain HTTP, five minutes, the limits above, no admin, open registration.
         public init() {}
     }
 
@@ -69,9 +82,22 @@ public struct RegistrationServer: Sendable {
     }
 
     /// The routes.
-    public func router() -> Router<HTTPSignatureContext> {
+    /// - Throws: ``ServerConfigurationError`` `.invalidAdminKey` for an admin key that cannot sign HTTP
+    ///   requests (an RSA key needs an algorithm, so admin keys are EC or Ed25519).
+    public func router() throws -> Router<HTTPSignatureContext> {
         let router = Router(context: HTTPSignatureContext.self)
         let store = store
+        let mode = options.effectiveRegistration
+        var admins: [String: HTTPVerificationKey] = [:]
+        for key in options.adminKeys {
+            do {
+                admins[key.fingerprint.keyID] = try HTTPVerificationKey(key)
+            } catch {
+                throw ServerConfigurationError(.invalidAdminKey, "the admin key \(key.fingerprint.keyID) cannot sign HTTP requests: \(error.reason)", underlying: error)
+            }
+        }
+        if !admins.isEmpty { AdminRoutes.add(to: router, server: self, adminKeys: admins) }
+        let uses = KeyUseRecorder(store: store)
         let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0) }
         let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
         router.get("health") { _, _ -> Response in
@@ -87,15 +113,17 @@ public struct RegistrationServer: Sendable {
                 context.logger.notice("registration refused: rate limit", metadata: ["address": .string(Self.clientAddress(context))])
                 return Self.tooManyRequests(retryAfter: wait, "too many registrations from this address")
             }
-            return try await Self.register(request, context: context, store: store)
+            return try await Self.register(request, context: context, store: store, mode: mode)
         }
-        let verifier = HTTPMessageVerifier(policy: policy, keys: StoreKeyProvider(store: store), replayCache: store)
+        let keys = StoreKeyProvider(store: store, maximumAge: options.keyRecordMaximumAge)
+        let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
         var signed = router.group("register_user")
         if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures)) }
         signed
             .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024))
             .post { request, context -> Response in
                 guard let keyID = context.verifiedSignature?.keyID else { return Self.problem(.unauthorized, "missing-signature", "the request is not signed") }
+                try await uses.noteUse(of: keyID)
                 return try await Self.registerUser(request, context: context, keyID: keyID, store: store)
             }
         return router
@@ -135,18 +163,48 @@ public struct RegistrationServer: Sendable {
     struct RegisterBody: Decodable {
         let publicKey: String?
         let algorithm: String?
+        let token: String?
+        let platform: String?
     }
+
+    /// A platform label: 1 to 32 of `a-z`, `0-9` and `-`.
+    static func isPlatformLabel(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
+
+    /// The SHA-256 of a registration token's secret, hex: what the store keeps.
+    static func tokenHash(_ secret: String) -> String { DigestAlgorithm.sha256.hash(secret).hex }
 
     struct UserBody: Decodable {
         let email: String
         let name: String
     }
 
-    static func register(_ request: Request, context: HTTPSignatureContext, store: any RegistrationStore) async throws -> Response {
+    static func register(_ request: Request, context: HTTPSignatureContext, store: any RegistrationStore, mode: RegistrationMode) async throws -> Response {
+        guard mode != .closed else {
+            return problem(.forbidden, "registration-closed", "this server registers no new keys")
+        }
         var request = request
         let buffer = try await request.collectBody(upTo: 64 * 1024)
-        guard let body = try? JSONDecoder().decode(RegisterBody.self, from: Data(buffer.readableBytesView)) else {
-            return problem(.badRequest, "invalid-request", "send JSON {\"publicKey\": \"<PEM or JWK>\"} or {\"algorithm\": \"hmac-sha256\"}")
+        let body: RegisterBody
+        switch StrictJSON.decode(RegisterBody.self, from: Data(buffer.readableBytesView), allowed: ["publicKey", "algorithm", "token", "platform"]) {
+        case .value(let decoded): body = decoded
+        case .problem(let problem): return problem.response()
+        }
+        if let platform = body.platform, !isPlatformLabel(platform) {
+            return problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
+        }
+        if mode == .token && body.token == nil {
+            return problem(.forbidden, "token-required", "this server registers keys only with a registration token from its admin (\"token\")")
+        }
+        // Spends one use of the token, once everything else about the request is known to be good.
+        func spendToken() async throws -> Response? {
+            guard mode == .token, let token = body.token else { return nil }
+            let now = Int64(Date().timeIntervalSince1970)
+            guard token.utf8.count <= 128, try await store.consumeToken(secretHash: tokenHash(token), platform: body.platform, now: now) != nil else {
+                return problem(.forbidden, "invalid-token", "the registration token is unknown, expired, used up, revoked, or for another platform")
+            }
+            return nil
         }
         let requested: HTTPSignatureAlgorithm?
         if let name = body.algorithm {
@@ -163,6 +221,7 @@ public struct RegistrationServer: Sendable {
             guard requested == .hmacSHA256 else {
                 return problem(.badRequest, "invalid-request", "send a publicKey, or algorithm hmac-sha256 for a shared secret")
             }
+            if let refusal = try await spendToken() { return refusal }
             let secret = try MACKey.generate()
             let secretText = secret.withUnsafeKeyBytes { Base64.encode(Array($0)) }
             var id = [UInt8](repeating: 0, count: 16)
@@ -186,7 +245,12 @@ public struct RegistrationServer: Sendable {
         let record = RegisteredKey(keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now)
         let existing = try await store.key(id: keyID)
         let stored: RegisteredKey
-        if let existing { stored = existing } else { stored = try await store.insertKey(record) }
+        if let existing {
+            stored = existing
+        } else {
+            if let refusal = try await spendToken() { return refusal }
+            stored = try await store.insertKey(record)
+        }
         guard stored.algorithm == record.algorithm else {
             return problem(.conflict, "key-exists", "this key is already registered for \(stored.algorithm)")
         }
@@ -244,7 +308,7 @@ extension RegistrationServer {
             server = try .tls(.http1(configuration: http), tlsConfiguration: Self.tlsConfiguration(certificateChain: chain, privateKey: key))
         }
         return Application(
-            router: router(),
+            router: try router(),
             server: server,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "coffer"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) },

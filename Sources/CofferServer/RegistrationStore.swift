@@ -13,13 +13,79 @@ public struct RegisteredKey: Sendable, Hashable {
     public let secret: String?
     /// When it was registered, UNIX seconds.
     public let createdAt: Int64
+    /// Whether it may sign: active, disabled (until enabled again) or revoked (for good).
+    public let state: State
+    /// When a signature by it was last accepted, UNIX seconds, to the minute; nil before its first use.
+    public let lastUsedAt: Int64?
+
+    /// Whether a registered key may sign.
+    public enum State: String, Sendable, Hashable, CaseIterable, Codable {
+        /// It signs.
+        case active
+        /// An admin stopped it; an admin can enable it again.
+        case disabled
+        /// An admin withdrew it for good: it never signs again, and cannot be enabled.
+        case revoked
+    }
 
     /// A key record.
-    public init(keyID: String, algorithm: HTTPSignatureAlgorithm, publicKey: String?, secret: String?, createdAt: Int64) {
+    /// - Parameters:
+    ///   - keyID: the id clients put in `keyid`.
+    ///   - algorithm: the algorithm bound to the key.
+    ///   - publicKey: SPKI DER, base64, for a key pair.
+    ///   - secret: the HMAC secret, base64, for a shared secret.
+    ///   - createdAt: registration time, UNIX seconds.
+    ///   - state: active unless told otherwise.
+    ///   - lastUsedAt: the last accepted signature's time, if any.
+    public init(
+        keyID: String, algorithm: HTTPSignatureAlgorithm, publicKey: String?, secret: String?, createdAt: Int64,
+        state: State = .active, lastUsedAt: Int64? = nil
+    ) {
         self.keyID = keyID
         self.algorithm = algorithm
         self.publicKey = publicKey
         self.secret = secret
+        self.createdAt = createdAt
+        self.state = state
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// A registration token an admin issued: `POST /register` accepts it `usesLeft` more times until
+/// `expiresAt`, optionally only for one platform label. The token itself is shown once, when issued;
+/// the store keeps its SHA-256 only.
+public struct RegistrationToken: Sendable, Hashable {
+    /// The token's public id (for listing and revoking; not the token).
+    public let tokenID: String
+    /// How many registrations it allows in all.
+    public let uses: Int
+    /// How many it still allows.
+    public let usesLeft: Int
+    /// When it stops working, UNIX seconds.
+    public let expiresAt: Int64
+    /// The platform label a registration with it must give, if any ("ios", "android"…).
+    public let platform: String?
+    /// Whether an admin revoked it.
+    public let revoked: Bool
+    /// When it was issued, UNIX seconds.
+    public let createdAt: Int64
+
+    /// A token record.
+    /// - Parameters:
+    ///   - tokenID: its public id.
+    ///   - uses: registrations allowed in all.
+    ///   - usesLeft: registrations still allowed.
+    ///   - expiresAt: expiry, UNIX seconds.
+    ///   - platform: the platform label it is bound to, if any.
+    ///   - revoked: whether it was revoked.
+    ///   - createdAt: issue time, UNIX seconds.
+    public init(tokenID: String, uses: Int, usesLeft: Int, expiresAt: Int64, platform: String?, revoked: Bool, createdAt: Int64) {
+        self.tokenID = tokenID
+        self.uses = uses
+        self.usesLeft = usesLeft
+        self.expiresAt = expiresAt
+        self.platform = platform
+        self.revoked = revoked
         self.createdAt = createdAt
     }
 }
@@ -40,7 +106,8 @@ public struct RegisteredUser: Sendable, Hashable, Codable {
 /// instance; PostgreSQL lets several instances behind a load balancer share all three, so a request
 /// accepted by one is a replay at every other.
 public protocol RegistrationStore: HTTPSignatureReplayCache {
-    /// Creates the tables if they do not exist (safe to call from several instances at once).
+    /// Brings the schema to this version of Coffer's, applying each numbered migration not yet applied
+    /// in order (safe to call from several instances at once: one applies, the others find it done).
     func migrate() async throws
     /// Stores a key; when a key with the same id exists, stores nothing and returns the existing one.
     func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey
@@ -48,6 +115,22 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func key(id: String) async throws -> RegisteredKey?
     /// Stores a user; nil when the e-mail address is already registered.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser?
+    /// Every registered key, oldest first (at most `limit`).
+    func keys(limit: Int) async throws -> [RegisteredKey]
+    /// Changes a key's state and returns the record as stored afterwards; nil when there is no such
+    /// key. A revoked key stays revoked whatever is asked.
+    func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey?
+    /// Records that a signature by the key was accepted at `time` (callers do so at most once a minute).
+    func recordUse(ofKey keyID: String, at time: Int64) async throws
+    /// Stores a new token under the SHA-256 of its secret (hex).
+    func insertToken(_ token: RegistrationToken, secretHash: String) async throws
+    /// Uses the token whose secret hashes to `secretHash` once, atomically across instances: nil when
+    /// it is unknown, revoked, expired, used up, or bound to another platform than `platform`.
+    func consumeToken(secretHash: String, platform: String?, now: Int64) async throws -> RegistrationToken?
+    /// Every token, newest first (at most `limit`).
+    func tokens(limit: Int) async throws -> [RegistrationToken]
+    /// Revokes a token; false when there is none with this id.
+    func revokeToken(id tokenID: String) async throws -> Bool
     /// Checks that the store answers.
     func ping() async throws
     /// Releases connections.
@@ -56,7 +139,8 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).
 enum RegistrationSQL {
-    static let keyColumns = "key_id, algorithm, public_key, secret, created_at"
+    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at"
+    static let tokenColumns = "token_id, uses, uses_left, expires_at, platform, revoked, created_at"
     static let replayInsert = """
         INSERT INTO coffer_replay (id, expires_at) VALUES ($1, $2)
         ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= $3
@@ -64,4 +148,35 @@ enum RegistrationSQL {
         """
     /// How often (one insert in this many) expired replay records are swept.
     static let sweepInterval = 1000
+
+    /// The schema's history: migration N (1-based) is `migrations[N - 1]`, applied once, in order, in
+    /// one transaction with the row that records it in `coffer_schema`. Never edit one that has
+    /// shipped; add the next.
+    static let migrations: [[String]] = [
+        // 1: keys, users, replay records (what Coffer created before migrations were numbered; IF NOT
+        // EXISTS lets a database from then pass through it unchanged).
+        [
+            "CREATE TABLE IF NOT EXISTS coffer_keys (key_id TEXT PRIMARY KEY, algorithm TEXT NOT NULL, public_key TEXT, secret TEXT, created_at BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS coffer_users (id %SERIAL%, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at BIGINT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS coffer_replay_expiry ON coffer_replay (expires_at)",
+        ],
+        // 2: the allow-list: key state and last use; registration tokens (their SHA-256 only).
+        [
+            "ALTER TABLE coffer_keys ADD COLUMN state TEXT NOT NULL DEFAULT 'active'",
+            "ALTER TABLE coffer_keys ADD COLUMN last_used_at BIGINT",
+            "CREATE TABLE coffer_tokens (token_id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE, uses BIGINT NOT NULL, uses_left BIGINT NOT NULL, expires_at BIGINT NOT NULL, platform TEXT, revoked BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)",
+        ],
+    ]
+
+    static let schemaTable = "CREATE TABLE IF NOT EXISTS coffer_schema (version BIGINT NOT NULL)"
+
+    /// A state change that never takes a key out of `revoked`.
+    static let setState = "UPDATE coffer_keys SET state = $1 WHERE key_id = $2 AND state <> 'revoked'"
+    static let recordUse = "UPDATE coffer_keys SET last_used_at = $1 WHERE key_id = $2 AND (last_used_at IS NULL OR last_used_at < $1)"
+    static let consumeToken = """
+        UPDATE coffer_tokens SET uses_left = uses_left - 1
+        WHERE secret_hash = $1 AND uses_left > 0 AND revoked = 0 AND expires_at > $2 AND (platform IS NULL OR platform = $3)
+        RETURNING \(tokenColumns)
+        """
 }

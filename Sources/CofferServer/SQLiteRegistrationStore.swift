@@ -29,18 +29,18 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         writes = SQLiteWriteBatcher(pool: pool)
     }
 
-    /// Creates the tables and indexes when missing; safe to run on every start.
+    /// Applies the numbered migrations not yet applied (``RegistrationSQL/migrations``), each in the
+    /// transaction that records it; a second instance waits for the write lock and finds them done.
     public func migrate() async throws {
         try await pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS coffer_keys (
-                    key_id TEXT PRIMARY KEY, algorithm TEXT NOT NULL, public_key TEXT, secret TEXT, created_at INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS coffer_users (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-                    key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS coffer_replay (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
-                CREATE INDEX IF NOT EXISTS coffer_replay_expiry ON coffer_replay (expires_at);
-                """)
+            try db.execute(sql: RegistrationSQL.schemaTable)
+            let applied = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM coffer_schema") ?? 0
+            for (index, statements) in RegistrationSQL.migrations.enumerated() where index + 1 > applied {
+                for statement in statements {
+                    try db.execute(sql: statement.replacingOccurrences(of: "%SERIAL%", with: "INTEGER PRIMARY KEY AUTOINCREMENT"))
+                }
+                try db.execute(sql: "INSERT INTO coffer_schema (version) VALUES (?)", arguments: [index + 1])
+            }
         }
     }
 
@@ -48,7 +48,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO coffer_keys (\(RegistrationSQL.keyColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
+                sql: "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
                 arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt]
             )
             return try Self.key(id: key.keyID, in: db) ?? key
@@ -63,8 +63,79 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static func key(id: String, in db: Database) throws -> RegisteredKey? {
         guard let row = try Row.fetchOne(db, sql: "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = ?", arguments: [id]),
               let algorithm = HTTPSignatureAlgorithm(rawValue: row["algorithm"]) else { return nil }
-        return RegisteredKey(keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"])
+        return record(row, algorithm: algorithm)
     }
+
+    private static func record(_ row: Row, algorithm: HTTPSignatureAlgorithm) -> RegisteredKey {
+        RegisteredKey(
+            keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"],
+            state: RegisteredKey.State(rawValue: row["state"]) ?? .revoked, lastUsedAt: row["last_used_at"]
+        )
+    }
+
+    /// Every key, oldest first.
+    public func keys(limit: Int) async throws -> [RegisteredKey] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys ORDER BY created_at, key_id LIMIT ?", arguments: [limit])
+                .compactMap { row in HTTPSignatureAlgorithm(rawValue: row["algorithm"]).map { Self.record(row, algorithm: $0) } }
+        }
+    }
+
+    /// Changes a key's state (never out of `revoked`); the stored record afterwards, nil for no such key.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
+        try await write { db in
+            try db.execute(sql: Self.sqlite(RegistrationSQL.setState), arguments: [state.rawValue, keyID])
+            return try Self.key(id: keyID, in: db)
+        }
+    }
+
+    /// Records a use of the key (only ever moves `last_used_at` forward).
+    public func recordUse(ofKey keyID: String, at time: Int64) async throws {
+        try await write { db in try db.execute(sql: Self.sqlite(RegistrationSQL.recordUse), arguments: [time, keyID]) }
+    }
+
+    /// Stores a token under its secret's hash.
+    public func insertToken(_ token: RegistrationToken, secretHash: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO coffer_tokens (token_id, secret_hash, uses, uses_left, expires_at, platform, revoked, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [token.tokenID, secretHash, token.uses, token.usesLeft, token.expiresAt, token.platform, token.revoked ? 1 : 0, token.createdAt]
+            )
+        }
+    }
+
+    /// Uses a token once, in one statement (the write lock makes it atomic).
+    public func consumeToken(secretHash: String, platform: String?, now: Int64) async throws -> RegistrationToken? {
+        try await write { db in
+            try Row.fetchOne(db, sql: Self.sqlite(RegistrationSQL.consumeToken), arguments: [secretHash, now, platform]).map(Self.token)
+        }
+    }
+
+    /// Every token, newest first.
+    public func tokens(limit: Int) async throws -> [RegistrationToken] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(RegistrationSQL.tokenColumns) FROM coffer_tokens ORDER BY created_at DESC, token_id LIMIT ?", arguments: [limit])
+                .map(Self.token)
+        }
+    }
+
+    /// Revokes a token.
+    public func revokeToken(id tokenID: String) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: "UPDATE coffer_tokens SET revoked = 1 WHERE token_id = ?", arguments: [tokenID])
+            return db.changesCount > 0
+        }
+    }
+
+    private static func token(_ row: Row) -> RegistrationToken {
+        RegistrationToken(
+            tokenID: row["token_id"], uses: row["uses"], usesLeft: row["uses_left"], expiresAt: row["expires_at"],
+            platform: row["platform"], revoked: (row["revoked"] as Int64) != 0, createdAt: row["created_at"]
+        )
+    }
+
+    /// A shared statement in SQLite's spelling: `?1`… for PostgreSQL's `$1`….
+    private static func sqlite(_ statement: String) -> String { statement.replacingOccurrences(of: "$", with: "?") }
 
     /// Adds a user; nil when the email is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {

@@ -3,33 +3,66 @@ import Foundation
 import CofferCrypto
 public import CofferHTTPSignatures
 
-/// Looks keys up in a ``RegistrationStore`` for the verifier, remembering the ones it found: a
-/// registered key never changes, so each instance reads it from the database once.
+/// Looks keys up in a ``RegistrationStore`` for the verifier, remembering each answer for at most
+/// ``maximumAge``: a key an admin disables or revokes through any instance is refused by every instance
+/// within that time (half a second by default), without a database read per request.
 ///
 /// The cache sits behind a lock rather than in an actor: every signed request reads it, and a hop to an
 /// actor's executor per request costs more than the lookup.
 public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendable {
     private let store: any RegistrationStore
     private let lock = NSLock()
-    private var cache: [String: HTTPVerificationKey] = [:]
+    private var cache: [String: Entry] = [:]
+    private let clock: @Sendable () -> ContinuousClock.Instant
     /// The most keys remembered; the cache starts over when full.
     public let capacity: Int
+    /// How long an answer from the store is trusted: 0.5 s by default, so that revocation reaches every
+    /// instance within a second.
+    public let maximumAge: Duration
 
-    /// A provider over `store`.
-    public init(store: any RegistrationStore, capacity: Int = 100_000) {
-        self.store = store
-        self.capacity = capacity
+    private struct Entry {
+        let record: RegisteredKey
+        let key: HTTPVerificationKey
+        let fetched: ContinuousClock.Instant
     }
 
+    /// A provider over `store`.
+    /// - Parameters:
+    ///   - store: where keys are registered.
+    ///   - capacity: the most keys remembered at once.
+    ///   - maximumAge: how long an answer is reused before the store is asked again.
+    ///   - clock: the time source (tests pass their own).
+    public init(
+        store: any RegistrationStore, capacity: Int = 100_000, maximumAge: Duration = .milliseconds(500),
+        clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.store = store
+        self.capacity = capacity
+        self.maximumAge = maximumAge
+        self.clock = clock
+    }
+
+    /// The key registered as `keyID`, nil for none.
+    /// - Throws: ``HTTPSignatureError`` `.keyRevoked` for a disabled or revoked key; the store's error
+    ///   when it fails.
     public func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
-        if let cached = lock.withLock({ cache[keyID] }) { return cached }
-        guard let record = try await store.key(id: keyID) else { return nil }
-        let key = try Self.verificationKey(of: record)
-        lock.withLock {
-            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[keyID] = key
+        let now = clock()
+        let entry: Entry
+        if let cached = lock.withLock({ cache[keyID] }), now - cached.fetched < maximumAge {
+            entry = cached
+        } else {
+            // An unknown id is not remembered: a key registered a moment ago must work at once.
+            guard let record = try await store.key(id: keyID) else { return nil }
+            entry = Entry(record: record, key: try Self.verificationKey(of: record), fetched: now)
+            lock.withLock {
+                if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+                cache[keyID] = entry
+            }
         }
-        return key
+        guard entry.record.state == .active else {
+            throw HTTPSignatureError(.keyRevoked, "the key '\(keyID)' is \(entry.record.state.rawValue): it no longer signs")
+        }
+        return entry.key
     }
 
     /// The verification key a stored record describes.
@@ -41,5 +74,29 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
             throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID)' has neither a public key nor a secret")
         }
         return try HTTPVerificationKey(VerifyingKey(derRepresentation: Base64.decode(publicKey)), algorithm: record.algorithm)
+    }
+}
+
+/// Records when keys were last used, at most once a minute per key and instance: the admin listing
+/// shows `lastUsedAt` to the minute without a database write per request.
+final class KeyUseRecorder: @unchecked Sendable {
+    private let store: any RegistrationStore
+    private let lock = NSLock()
+    private var recorded: [String: Int64] = [:]
+
+    init(store: any RegistrationStore) {
+        self.store = store
+    }
+
+    /// Notes an accepted signature by `keyID` now; writes only when this minute was not yet written.
+    func noteUse(of keyID: String, now: Int64 = Int64(Date().timeIntervalSince1970)) async throws {
+        let minute = now - now % 60
+        let due = lock.withLock { () -> Bool in
+            guard recorded[keyID] != minute else { return false }
+            if recorded.count >= 100_000 { recorded.removeAll(keepingCapacity: true) }
+            recorded[keyID] = minute
+            return true
+        }
+        if due { try await store.recordUse(ofKey: keyID, at: minute) }
     }
 }

@@ -17,6 +17,14 @@ struct Serve: ParsableCommand {
                                     with a problem-details body saying why; a replayed request is 401
               GET  /health          200 {"status": "ok"} when the database answers
 
+            The allow-list: --admin-key PUB (repeatable; a public key file, EC or Ed25519) names the \
+            admins. Their RFC 9421-signed requests (keyid = the key's Coffer key id) may list, disable, \
+            enable and revoke registered keys and issue registration tokens (GET/POST /admin/…, \
+            docs/SERVER.md). --registration open|token|closed says who may POST /register: token \
+            (the default with an admin key) needs {"token": …} from an admin, closed registers \
+            nobody, open (the default without one) lets anyone register — a warning says so at start. \
+            A disabled or revoked key is refused by every instance within a second (401 key-revoked).
+
             Storage: a SQLite file (default $XDG_DATA_HOME/coffer/server.sqlite, or --database \
             sqlite:PATH), or PostgreSQL (--database postgres://user:password@host:port/db, \
             sslmode=disable|prefer|require) so that several instances behind a load balancer share \
@@ -38,6 +46,7 @@ struct Serve: ParsableCommand {
             Examples:
               coffer serve
               coffer serve --port 8443 --cert server.pem --key server.key
+              coffer serve --admin-key admin.pub --registration token
               COFFER_DATABASE=postgres://coffer:pw@127.0.0.1/coffer coffer serve --port 8081
             """
     )
@@ -75,6 +84,12 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("failure-limit"), help: ArgumentHelp("Failed signature checks per client address per minute before 429 (0: no limit).", valueName: "n"))
     var failureLimit: Int = 60
 
+    @Option(name: .customLong("admin-key"), help: ArgumentHelp("An admin's public key file (EC or Ed25519; repeatable).", valueName: "file"))
+    var adminKeys: [String] = []
+
+    @Option(help: ArgumentHelp("Who may POST /register: open, token or closed (default: token with --admin-key, else open).", valueName: "mode"))
+    var registration: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -84,6 +99,8 @@ struct Serve: ParsableCommand {
         if !(1...3600).contains(headerTimeout) { throw ValidationError("--header-timeout must be 1 to 3600 seconds") }
         if registerLimit < 0 || failureLimit < 0 { throw ValidationError("--register-limit and --failure-limit must be 0 (no limit) or more") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
+        if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
+        if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
     }
 
     func run() throws {
@@ -102,6 +119,11 @@ struct Serve: ParsableCommand {
         options.headerTimeout = .seconds(headerTimeout)
         options.registrationsPerMinute = registerLimit == 0 ? nil : registerLimit
         options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
+        options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: PasswordOptions()).verifyingKey }
+        options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
+        if options.effectiveRegistration == .open {
+            logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
+        }
         let scheme = cert == nil ? "http" : "https"
         let (host, port, cert, key) = (host, port, cert, key)
         try runBlocking { [logger, options] in

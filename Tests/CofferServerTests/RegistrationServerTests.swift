@@ -63,7 +63,7 @@ struct RegistrationServerTests {
         _ body: @escaping @Sendable (String) async throws -> Value
     ) async throws -> Value {
         let server = RegistrationServer(store: store, options: options)
-        let app = Application(router: server.router(), configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+        let app = Application(router: try server.router(), configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
         return try await app.test(.live) { client in
             try await body("http://127.0.0.1:\(try #require(client.port))")
         }

@@ -22,8 +22,8 @@ enum KeyFiles {
     ) throws -> ImportedKey {
         let bytes = try KeyFile(contentsOf: path).bytes
         do {
-            return try ImportedKey(importing: 
-                bytes,
+            return try ImportedKey(
+                importing: bytes,
                 password: { try passwords.read(prompt: "Password for \(path): ") },
                 appleKeyClass: appleKeyClass,
                 allowingLegacyRSA: allowingLegacyRSA

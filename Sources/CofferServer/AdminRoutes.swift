@@ -1,0 +1,197 @@
+import CofferCore
+import CofferCrypto
+import CofferHTTPSignatures
+import CofferHummingbird
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// Who may register a key through `POST /register`.
+public enum RegistrationMode: String, Sendable, CaseIterable {
+    /// Anyone (rate-limited per address): for development, or an API whose keys need no allow-list.
+    case open
+    /// Only a request carrying a registration token an admin issued (`POST /admin/tokens`).
+    case token
+    /// Nobody: the allow-list is closed.
+    case closed
+}
+
+/// The admin API (docs/SERVER.md): every request signed (RFC 9421) by one of the admin keys the server
+/// was started with, covering `@method`, `@target-uri` and `content-digest`, with `created`, and
+/// recorded in the replay cache. An admin key's `keyid` is its Coffer key id (`KeyFingerprint.keyID`).
+///
+/// - `GET /admin/keys`: the allow-list, `{"keys": [{"keyId", "algorithm", "state", "createdAt", "lastUsedAt"}]}`.
+/// - `POST /admin/keys/{keyId}/disable`, `…/enable`, `…/revoke`: the key's record afterwards; `404`
+///   `unknown-key`; enabling a revoked key is `409` `key-revoked` (revocation is final).
+/// - `POST /admin/tokens` with `{"uses": 1, "expiresIn": 86400, "platform": "ios"}` (all optional):
+///   `201 {"tokenId", "token", "uses", "expiresAt", "platform"}` — the only time the token is shown.
+/// - `GET /admin/tokens`: `{"tokens": [{"tokenId", "uses", "usesLeft", "expiresAt", "platform", "revoked", "createdAt"}]}`.
+/// - `POST /admin/tokens/{tokenId}/revoke`: `200`, or `404` `unknown-token`.
+enum AdminRoutes {
+    /// The most records a listing returns.
+    static let listLimit = 10_000
+
+    static func add(to router: Router<HTTPSignatureContext>, server: RegistrationServer, adminKeys: [String: HTTPVerificationKey]) {
+        let store = server.store
+        var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
+        policy.requiresCreated = true
+        policy.maximumAge = server.options.maximumAge
+        let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys(adminKeys), replayCache: store)
+        let admin = router.group("admin")
+            .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(
+                verifier: verifier, scheme: server.options.scheme, authority: server.options.authority, maximumBodySize: 16 * 1024
+            ))
+        admin.get("keys") { _, _ -> Response in
+            let keys = try await store.keys(limit: listLimit).map(KeyEntry.init)
+            return encoded(.ok, ["keys": keys])
+        }
+        for (action, state) in [("disable", RegisteredKey.State.disabled), ("enable", .active), ("revoke", .revoked)] {
+            admin.post("keys/:keyId/\(action)") { _, context -> Response in
+                let keyID = try context.parameters.require("keyId")
+                guard let before = try await store.key(id: keyID) else {
+                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
+                }
+                if before.state == .revoked && state != .revoked {
+                    return RegistrationServer.problem(.conflict, "key-revoked", "the key '\(keyID)' is revoked; revocation is final")
+                }
+                guard let after = try await store.setState(state, ofKey: keyID) else {
+                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
+                }
+                context.logger.notice("admin changed a key", metadata: [
+                    "keyid": .string(keyID), "state": .string(after.state.rawValue),
+                    "admin": .string(context.verifiedSignature?.keyID ?? "?"),
+                ])
+                return encoded(.ok, KeyEntry(after))
+            }
+        }
+        admin.post("tokens") { request, context -> Response in
+            var request = request
+            let buffer = try await request.collectBody(upTo: 16 * 1024)
+            let body: TokenRequest
+            switch StrictJSON.decode(TokenRequest.self, from: Data(buffer.readableBytesView), allowed: ["uses", "expiresIn", "platform"]) {
+            case .value(let decoded): body = decoded
+            case .problem(let problem): return problem.response()
+            }
+            let uses = body.uses ?? 1
+            let lifetime = body.expiresIn ?? 86_400
+            guard (1...10_000).contains(uses) else {
+                return RegistrationServer.problem(.badRequest, "invalid-request", "uses must be 1 to 10000, found \(uses)")
+            }
+            guard (60...2_592_000).contains(lifetime) else {
+                return RegistrationServer.problem(.badRequest, "invalid-request", "expiresIn must be 60 to 2592000 seconds (30 days), found \(lifetime)")
+            }
+            if let platform = body.platform, !RegistrationServer.isPlatformLabel(platform) {
+                return RegistrationServer.problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
+            }
+            let now = Int64(Date().timeIntervalSince1970)
+            let secret = "rt_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 24))
+            let token = RegistrationToken(
+                tokenID: "t_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 9)), uses: uses, usesLeft: uses,
+                expiresAt: now + lifetime, platform: body.platform, revoked: false, createdAt: now
+            )
+            try await store.insertToken(token, secretHash: RegistrationServer.tokenHash(secret))
+            context.logger.notice("admin issued a registration token", metadata: [
+                "token": .string(token.tokenID), "uses": .stringConvertible(uses), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
+            ])
+            return encoded(.created, IssuedToken(tokenId: token.tokenID, token: secret, uses: uses, expiresAt: token.expiresAt, platform: token.platform))
+        }
+        admin.get("tokens") { _, _ -> Response in
+            encoded(.ok, ["tokens": try await store.tokens(limit: listLimit).map(TokenEntry.init)])
+        }
+        admin.post("tokens/:tokenId/revoke") { _, context -> Response in
+            let tokenID = try context.parameters.require("tokenId")
+            guard try await store.revokeToken(id: tokenID) else {
+                return RegistrationServer.problem(.notFound, "unknown-token", "no token has the id '\(tokenID.prefix(80))'")
+            }
+            return encoded(.ok, ["tokenId": tokenID, "revoked": "true"])
+        }
+    }
+
+    struct TokenRequest: Decodable {
+        let uses: Int?
+        let expiresIn: Int64?
+        let platform: String?
+    }
+
+    struct IssuedToken: Encodable {
+        let tokenId: String
+        let token: String
+        let uses: Int
+        let expiresAt: Int64
+        let platform: String?
+    }
+
+    /// A key as the admin API lists it (never its secret).
+    struct KeyEntry: Codable, Sendable {
+        let keyId: String
+        let algorithm: String
+        let state: String
+        let createdAt: Int64
+        let lastUsedAt: Int64?
+
+        init(_ key: RegisteredKey) {
+            keyId = key.keyID
+            algorithm = key.algorithm.rawValue
+            state = key.state.rawValue
+            createdAt = key.createdAt
+            lastUsedAt = key.lastUsedAt
+        }
+    }
+
+    /// A token as the admin API lists it (never its secret).
+    struct TokenEntry: Codable, Sendable {
+        let tokenId: String
+        let uses: Int
+        let usesLeft: Int
+        let expiresAt: Int64
+        let platform: String?
+        let revoked: Bool
+        let createdAt: Int64
+
+        init(_ token: RegistrationToken) {
+            tokenId = token.tokenID
+            uses = token.uses
+            usesLeft = token.usesLeft
+            expiresAt = token.expiresAt
+            platform = token.platform
+            revoked = token.revoked
+            createdAt = token.createdAt
+        }
+    }
+
+    static func encoded(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // invariant: these plain structs of strings and integers always encode.
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// JSON bodies read strictly: an object, with only the fields a route knows, each of its type; anything
+/// else is a `400` problem that says what was wrong.
+enum StrictJSON {
+    enum Decoded<T> {
+        case value(T)
+        case problem(ProblemDetails)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, allowed: Set<String>) -> Decoded<T> {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            return .problem(ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the body must be a JSON object"))
+        }
+        let unknown = Set(object.keys).subtracting(allowed)
+        guard unknown.isEmpty else {
+            return .problem(ProblemDetails(
+                status: .badRequest, reason: "unknown-field",
+                detail: "unknown field\(unknown.count == 1 ? "" : "s") \(unknown.sorted().map { "'\($0.prefix(40))'" }.joined(separator: ", ")); expected \(allowed.sorted().joined(separator: ", "))"
+            ))
+        }
+        guard let value = try? JSONDecoder().decode(T.self, from: data) else {
+            return .problem(ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "a field has the wrong type; expected \(allowed.sorted().joined(separator: ", "))"))
+        }
+        return .value(value)
+    }
+}
+
