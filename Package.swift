@@ -121,6 +121,8 @@ let package = Package(
         .target(
             name: "CofferHTTPClient",
             dependencies: [
+                "CofferCore",
+                "CofferCrypto",
                 "CofferHTTPSignatures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -68,7 +68,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return components.string ?? "the database URL (not shown)"
     }
 
-    /// Applies the numbered migrations not yet applied (``RegistrationSQL/migrations``), each in the
+    /// Applies the numbered migrations not yet applied (docs/SERVER.md, "Storage schema"), each in the
     /// transaction that records it, under an advisory lock: one instance migrates, the others wait and
     /// find the work done.
     public func migrate() async throws {

@@ -45,7 +45,7 @@ public struct RegistrationServer: Sendable {
         /// before the address gets `429` without verification; nil for no limit. 60 by default.
         public var signatureFailuresPerMinute: Int? = 60
         /// The admin identities: public keys (never shared secrets) whose signed requests may manage the
-        /// allow-list and issue registration tokens (``AdminRoutes``); their `keyid` is their Coffer
+        /// allow-list and issue registration tokens (docs/SERVER.md, "Admin API"); their `keyid` is their Coffer
         /// key id. None by default: no admin API.
         public var adminKeys: [VerifyingKey] = []
         /// Who may `POST /register`; nil for the default: ``RegistrationMode/token`` when there is an

@@ -29,7 +29,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         writes = SQLiteWriteBatcher(pool: pool)
     }
 
-    /// Applies the numbered migrations not yet applied (``RegistrationSQL/migrations``), each in the
+    /// Applies the numbered migrations not yet applied (docs/SERVER.md, "Storage schema"), each in the
     /// transaction that records it; a second instance waits for the write lock and finds them done.
     public func migrate() async throws {
         try await pool.write { db in

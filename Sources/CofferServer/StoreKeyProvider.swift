@@ -43,7 +43,7 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
     }
 
     /// The key registered as `keyID`, nil for none.
-    /// - Throws: ``HTTPSignatureError`` `.keyRevoked` for a disabled or revoked key; the store's error
+    /// - Throws: `HTTPSignatureError` `.keyRevoked` for a disabled or revoked key; the store's error
     ///   when it fails.
     public func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
         let now = clock()

@@ -23,7 +23,7 @@ struct Coffer: ParsableCommand {
             prompt without echo, a file (--password-file) or an environment variable (--password-env).
             """,
         version: CofferVersion.current,
-        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, KeychainCommand.self, PasswordCommand.self, HTTPCommand.self, RequestCommand.self, Serve.self, PinCommand.self, Protect.self, Speed.self]
+        subcommands: [Hash.self, HMACCommand.self, KeyCommand.self, Sign.self, Verify.self, Encrypt.self, Decrypt.self, Inspect.self, KDFCommand.self, Random.self, GravatarCommand.self, KeychainCommand.self, PasswordCommand.self, HTTPCommand.self, RequestCommand.self, Serve.self, ServerCommand.self, PinCommand.self, Protect.self, Speed.self]
     )
 
     /// Runs the command and maps every outcome onto Coffer's exit statuses (0, 1, 2) and message style.

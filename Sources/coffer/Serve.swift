@@ -90,6 +90,9 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Who may POST /register: open, token or closed (default: token with --admin-key, else open).", valueName: "mode"))
     var registration: String?
 
+    @Option(name: .customLong("key-cache-ms"), help: ArgumentHelp("How long an instance trusts a key record it read, in ms (0–1000): a revocation reaches every instance within it.", valueName: "ms"))
+    var keyCacheMilliseconds: Int = 500
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -99,6 +102,7 @@ struct Serve: ParsableCommand {
         if !(1...3600).contains(headerTimeout) { throw ValidationError("--header-timeout must be 1 to 3600 seconds") }
         if registerLimit < 0 || failureLimit < 0 { throw ValidationError("--register-limit and --failure-limit must be 0 (no limit) or more") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
+        if !(0...1000).contains(keyCacheMilliseconds) { throw ValidationError("--key-cache-ms must be 0 to 1000") }
         if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
         if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
     }
@@ -121,6 +125,7 @@ struct Serve: ParsableCommand {
         options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
         options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: PasswordOptions()).verifyingKey }
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
+        options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
         if options.effectiveRegistration == .open {
             logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
         }

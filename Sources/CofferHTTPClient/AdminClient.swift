@@ -1,0 +1,203 @@
+public import AsyncHTTPClient
+public import CofferCore
+public import CofferCrypto
+import CofferHTTPSignatures
+import Foundation
+import HTTPTypes
+public import NIOCore
+
+/// A client for a Coffer registration server's admin API (docs/SERVER.md): every request signed with
+/// an admin's private key, whose `keyid` is its Coffer key id, covering `@method`, `@target-uri` and
+/// `content-digest`, with `created` and a nonce.
+///
+/// ```swift
+/// let admin = try AdminClient(server: "https://api.example", key: adminKey)
+/// for key in try await admin.keys() where key.state == "active" { print(key.keyId) }
+/// let issued = try await admin.createToken(uses: 10, expiresIn: 86_400, platform: "ios")
+/// ```
+public struct AdminClient: Sendable {
+    /// A registered key as the admin API lists it.
+    public struct KeyRecord: Codable, Sendable, Hashable {
+        /// The id clients sign with.
+        public let keyId: String
+        /// The algorithm bound to it.
+        public let algorithm: String
+        /// `active`, `disabled` or `revoked`.
+        public let state: String
+        /// Registration time, UNIX seconds.
+        public let createdAt: Int64
+        /// The last accepted signature's time, to the minute; nil before the first.
+        public let lastUsedAt: Int64?
+    }
+
+    /// A registration token as the admin API lists it (never the token itself).
+    public struct TokenRecord: Codable, Sendable, Hashable {
+        /// The token's public id.
+        public let tokenId: String
+        /// Registrations it allows in all.
+        public let uses: Int
+        /// Registrations it still allows.
+        public let usesLeft: Int
+        /// Expiry, UNIX seconds.
+        public let expiresAt: Int64
+        /// The platform label it is bound to, if any.
+        public let platform: String?
+        /// Whether it was revoked.
+        public let revoked: Bool
+        /// Issue time, UNIX seconds.
+        public let createdAt: Int64
+    }
+
+    /// A token just issued: the only time its secret is shown.
+    public struct IssuedToken: Codable, Sendable, Hashable {
+        /// The token's public id.
+        public let tokenId: String
+        /// The secret an app sends in `POST /register` as `"token"`.
+        public let token: String
+        /// Registrations it allows.
+        public let uses: Int
+        /// Expiry, UNIX seconds.
+        public let expiresAt: Int64
+        /// The platform label it is bound to, if any.
+        public let platform: String?
+    }
+
+    /// What the admin API can do to a key.
+    public enum KeyAction: String, Sendable, CaseIterable {
+        /// Stop it signing, until enabled.
+        case disable
+        /// Let a disabled key sign again.
+        case enable
+        /// Stop it for good.
+        case revoke
+    }
+
+    /// The server's base URL.
+    public let server: ServerURL
+    private let signer: HTTPMessageSigner
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+
+    /// A client for the admin API at `server`, signing with `key`.
+    /// - Parameters:
+    ///   - server: the server's URL (`https://host[:port]`).
+    ///   - key: an admin's private key (EC or Ed25519), one the server was started with.
+    ///   - client: the HTTP client (pinned, for instance); the shared one by default.
+    ///   - timeout: how long each exchange may take.
+    /// - Throws: `CofferCoreError` for a URL that cannot be used; `HTTPSignatureError` for a key that
+    ///   cannot sign HTTP requests.
+    public init(server: String, key: SigningKey, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {
+        self.server = try ServerURL(server)
+        signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: key.verifyingKey.fingerprint.keyID)
+        self.client = client
+        self.timeout = timeout
+    }
+
+    /// Every registered key.
+    public func keys() async throws(AdminClientError) -> [KeyRecord] {
+        try await send(.get, "/admin/keys", decoding: [String: [KeyRecord]].self)["keys"] ?? []
+    }
+
+    /// Disables, enables or revokes a key; the record afterwards.
+    public func apply(_ action: KeyAction, toKey keyID: String) async throws(AdminClientError) -> KeyRecord {
+        try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/\(action.rawValue)", decoding: KeyRecord.self)
+    }
+
+    /// Issues a registration token.
+    /// - Parameters:
+    ///   - uses: registrations it allows, 1 to 10,000.
+    ///   - expiresIn: seconds until it stops working, 60 to 30 days.
+    ///   - platform: the platform label a registration with it must give, if any.
+    public func createToken(uses: Int = 1, expiresIn: Int64 = 86_400, platform: String? = nil) async throws(AdminClientError) -> IssuedToken {
+        struct Body: Encodable { let uses: Int, expiresIn: Int64, platform: String? }
+        let body = (try? JSONEncoder().encode(Body(uses: uses, expiresIn: expiresIn, platform: platform))).map { Array($0) } ?? []
+        return try await send(.post, "/admin/tokens", body: body, decoding: IssuedToken.self)
+    }
+
+    /// Every token, newest first.
+    public func tokens() async throws(AdminClientError) -> [TokenRecord] {
+        try await send(.get, "/admin/tokens", decoding: [String: [TokenRecord]].self)["tokens"] ?? []
+    }
+
+    /// Revokes a token.
+    public func revokeToken(id tokenID: String) async throws(AdminClientError) {
+        _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: [String: String].self)
+    }
+
+    /// A key or token id as one path segment (ids are base64url or hex; anything else is escaped).
+    static func pathSegment(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_"))) ?? id
+    }
+
+    private func send<Reply: Decodable>(
+        _ method: HTTPRequest.Method, _ path: String, body: [UInt8] = [], decoding: Reply.Type
+    ) async throws(AdminClientError) -> Reply {
+        var request = HTTPRequest(method: method, scheme: server.scheme, authority: server.authority, path: path)
+        if !body.isEmpty { request.headerFields[.contentType] = "application/json" }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            response = try await client.execute(signing: request, body: body, with: signer, timeout: timeout)
+            bytes = try await response.body.collect(upTo: 16 << 20)
+        } catch {
+            throw AdminClientError(.unreachable, "the server did not answer: \(error)", underlying: error)
+        }
+        let data = Data(bytes.readableBytesView)
+        guard (200..<300).contains(response.status.code) else {
+            let problem = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            throw AdminClientError(
+                .refused, "HTTP \(response.status.code) \(problem?["reason"] as? String ?? ""): \(problem?["detail"] as? String ?? "no details")",
+                status: Int(response.status.code), problemReason: problem?["reason"] as? String
+            )
+        }
+        do {
+            return try JSONDecoder().decode(Reply.self, from: data)
+        } catch {
+            throw AdminClientError(.unexpectedAnswer, "the server's answer is not the admin API's JSON", underlying: error)
+        }
+    }
+}
+
+/// What ``AdminClient`` throws: a stable code, a reason, and for a refusal the HTTP status and the
+/// problem document's `reason` (`unknown-key`, `key-revoked`, `rate-limited`…).
+public struct AdminClientError: CofferError {
+    /// A stable classification.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The request could not be sent or its answer not read.
+        public static let unreachable = Code(rawValue: "unreachable")
+        /// The server answered with an error status (see ``AdminClientError/problemReason``).
+        public static let refused = Code(rawValue: "refused")
+        /// The server answered 2xx with something that is not the admin API's JSON.
+        public static let unexpectedAnswer = Code(rawValue: "unexpected-answer")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What happened.
+    public let reason: String
+    /// The HTTP status of a refusal.
+    public let status: Int?
+    /// The problem document's `reason` of a refusal.
+    public let problemReason: String?
+    /// The Coffer source location that raised the error.
+    public let location: String
+    /// The lower layer's error, when there is one.
+    public let underlying: (any Error)?
+
+    /// Creates an error.
+    public init(
+        _ code: Code, _ reason: String, status: Int? = nil, problemReason: String? = nil, underlying: (any Error)? = nil,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.status = status
+        self.problemReason = problemReason
+        self.underlying = underlying
+        self.location = "\(fileID):\(line)"
+    }
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import CofferCrypto
+import CofferHTTPClient
+import Foundation
+
+struct ServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Administer a running 'coffer serve': its allow-list of keys and its registration tokens.",
+        discussion: """
+            Each command is one RFC 9421-signed request to the server's admin API (docs/SERVER.md), \
+            signed with -k ADMIN_KEY: a private key whose public half the server was started with \
+            (--admin-key). Its keyid is its Coffer key id, so none needs typing.
+
+            Examples:
+              coffer server keys list --server https://api.example -k admin.key
+              coffer server keys revoke k_3f… --server https://api.example -k admin.key
+              coffer server tokens create --uses 10 --platform ios --server https://api.example -k admin.key
+            """,
+        subcommands: [ServerKeys.self, ServerTokens.self]
+    )
+}
+
+/// The options every admin command takes.
+struct AdminOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The server's URL.", valueName: "url"))
+    var server: String
+
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("An admin's private key file.", valueName: "file"))
+    var key: String
+
+    @Flag(help: "Print JSON (one object per line) instead of text.")
+    var json = false
+
+    @OptionGroup(title: "Password (for an encrypted key)")
+    var passwords: PasswordOptions
+
+    /// The client, or a command failure naming what is wrong.
+    func client() throws -> AdminClient {
+        guard let signing = try KeyFiles.importKey(key, passwords: passwords).signingKey else {
+            throw CommandFailure("'\(key)' holds a public key; -k needs the admin's private key")
+        }
+        do {
+            return try AdminClient(server: server, key: signing)
+        } catch {
+            throw CommandFailure("cannot use \(server) with that key: \(error)")
+        }
+    }
+
+    /// Runs one admin exchange, turning the client's errors into the CLI's.
+    func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(AdminClientError) -> Value) throws -> Value {
+        let client = try client()
+        return try runBlocking {
+            do throws(AdminClientError) {
+                return try await body(client)
+            } catch {
+                let hint: String? = switch error.problemReason {
+                case "unknown-key" where error.status == 401: "the server does not know -k as an admin: start it with --admin-key for this key's public half"
+                case "replayed": "send the command again: each signed request is accepted once"
+                default: nil
+                }
+                throw CommandFailure(error.reason, hint: hint)
+            }
+        }
+    }
+}
+
+struct ServerKeys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "List registered keys, or disable, enable or revoke one (revocation is final).",
+        discussion: """
+            A disabled or revoked key is refused by every server instance within a second (401 \
+            key-revoked).
+
+            Examples:
+              coffer server keys list --server URL -k admin.key
+              coffer server keys disable k_3f… --server URL -k admin.key
+            """
+    )
+
+    @Argument(help: ArgumentHelp("list, disable, enable or revoke.", valueName: "action"))
+    var action: String
+
+    @Argument(help: ArgumentHelp("The key id (for disable, enable and revoke).", valueName: "keyid"))
+    var keyID: String?
+
+    @OptionGroup var admin: AdminOptions
+
+    func validate() throws {
+        if action == "list" {
+            if keyID != nil { throw ValidationError("list takes no key id") }
+        } else if AdminClient.KeyAction(rawValue: action) != nil {
+            if keyID == nil { throw ValidationError("\(action) needs the key id") }
+        } else {
+            throw ValidationError("the action is list, disable, enable or revoke, not '\(action)'")
+        }
+    }
+
+    func run() throws {
+        if let keyID, let change = AdminClient.KeyAction(rawValue: action) {
+            let record = try admin.run { client async throws(AdminClientError) in try await client.apply(change, toKey: keyID) }
+            if admin.json { try JSONLines.write(record) } else { Terminal.writeLine("\(record.keyId) \(record.state)") }
+            return
+        }
+        let keys = try admin.run { client async throws(AdminClientError) in try await client.keys() }
+        if admin.json {
+            for key in keys { try JSONLines.write(key) }
+            return
+        }
+        for key in keys {
+            let used = key.lastUsedAt.map { formatTimestamp($0) } ?? "never used"
+            Terminal.writeLine("\(key.keyId)  \(key.algorithm)  \(key.state)  registered \(formatTimestamp(key.createdAt))  last used \(used)")
+        }
+        if keys.isEmpty { Terminal.writeError("no keys are registered\n") }
+    }
+}
+
+struct ServerTokens: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokens",
+        abstract: "Issue, list or revoke registration tokens for POST /register.",
+        discussion: """
+            create prints the token once (the server keeps only its hash): hand it to the app or \
+            platform that will register, which sends it as "token" in POST /register.
+
+            Examples:
+              coffer server tokens create --uses 50 --expires-in 604800 --platform ios --server URL -k admin.key
+              coffer server tokens list --server URL -k admin.key
+              coffer server tokens revoke t_… --server URL -k admin.key
+            """
+    )
+
+    @Argument(help: ArgumentHelp("create, list or revoke.", valueName: "action"))
+    var action: String
+
+    @Argument(help: ArgumentHelp("The token id (for revoke).", valueName: "token-id"))
+    var tokenID: String?
+
+    @Option(help: ArgumentHelp("Registrations the token allows (create).", valueName: "n"))
+    var uses: Int = 1
+
+    @Option(name: .customLong("expires-in"), help: ArgumentHelp("Seconds until the token stops working (create; 60 to 2592000).", valueName: "seconds"))
+    var expiresIn: Int64 = 86_400
+
+    @Option(help: ArgumentHelp("Only registrations giving this platform label may use it (create).", valueName: "label"))
+    var platform: String?
+
+    @OptionGroup var admin: AdminOptions
+
+    func validate() throws {
+        switch action {
+        case "create", "list": if tokenID != nil { throw ValidationError("\(action) takes no token id") }
+        case "revoke": if tokenID == nil { throw ValidationError("revoke needs the token id") }
+        default: throw ValidationError("the action is create, list or revoke, not '\(action)'")
+        }
+        if !(1...10_000).contains(uses) { throw ValidationError("--uses must be 1 to 10000") }
+        if !(60...2_592_000).contains(expiresIn) { throw ValidationError("--expires-in must be 60 to 2592000 seconds") }
+    }
+
+    func run() throws {
+        let (uses, expiresIn, platform) = (uses, expiresIn, platform)
+        switch action {
+        case "create":
+            let issued = try admin.run { client async throws(AdminClientError) in
+                try await client.createToken(uses: uses, expiresIn: expiresIn, platform: platform)
+            }
+            if admin.json { try JSONLines.write(issued); return }
+            Terminal.writeLine(issued.token)
+            Terminal.writeError("token \(issued.tokenId): \(issued.uses) use\(issued.uses == 1 ? "" : "s") until \(formatTimestamp(issued.expiresAt))\(issued.platform.map { ", platform \($0)" } ?? "") — shown once\n")
+        case "revoke":
+            let tokenID = tokenID ?? ""
+            try admin.run { client async throws(AdminClientError) in try await client.revokeToken(id: tokenID) }
+            if admin.json { try JSONLines.write(["tokenId": tokenID, "revoked": "true"]) } else { Terminal.writeLine("\(tokenID) revoked") }
+        default:
+            let tokens = try admin.run { client async throws(AdminClientError) in try await client.tokens() }
+            if admin.json {
+                for token in tokens { try JSONLines.write(token) }
+                return
+            }
+            for token in tokens {
+                let state = token.revoked ? "revoked" : "\(token.usesLeft) of \(token.uses) left"
+                Terminal.writeLine("\(token.tokenId)  \(state)  expires \(formatTimestamp(token.expiresAt))\(token.platform.map { "  platform \($0)" } ?? "")")
+            }
+            if tokens.isEmpty { Terminal.writeError("no tokens\n") }
+        }
+    }
+}
+
+/// A UNIX time as ISO 8601 in UTC, to the second.
+func formatTimestamp(_ seconds: Int64) -> String {
+    Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+}

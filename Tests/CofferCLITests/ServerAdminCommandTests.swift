@@ -1,0 +1,65 @@
+import CofferTestSupport
+import CofferTesting
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `coffer serve --admin-key` and `coffer server keys|tokens` against it, process to process: a token
+/// registers exactly as often as it says, and a revoked key's next signed request is refused (the
+/// server re-reads key records on every request here, `--key-cache-ms 0`; the half-second default is
+/// held to its word with an injected clock in `AllowListTests`).
+@Suite("coffer server (admin)")
+struct ServerAdminCommandTests {
+    @Test func tokensAndRevocationFromTheCommandLine() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer(["key", "generate", "-t", "ed25519", "-o", "admin.key", "--public", "admin.pub"], in: folder).status == 0)
+        #expect(try coffer(["key", "generate", "-t", "ed25519", "-o", "app.key", "--public", "app.pub"], in: folder).status == 0)
+        let server = try CommandRunner.start(
+            try CommandRunner.cofferExecutable(),
+            ["serve", "--port", "0", "--database", "sqlite:" + folder.path("server.sqlite"), "--admin-key", "admin.pub", "--key-cache-ms", "0"],
+            pipeInput: false, currentDirectory: folder.path
+        )
+        defer { server.signal(SIGTERM); _ = try? server.wait() }
+        let log = try #require(server.waitForError(containing: "listening on"))
+        #expect(!log.contains("registration is open"), "an admin key makes registration need tokens")
+        let port = try #require(log.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
+        let base = "http://127.0.0.1:\(port)"
+        let admin = ["--server", base, "-k", "admin.key"]
+
+        let pem = try String(contentsOfFile: folder.path("app.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
+        let refused = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)"}"#], in: folder)
+        #expect(refused.status == 1 && refused.output.contains("token-required"), "\(refused.output)")
+
+        let created = try coffer(["server", "tokens", "create", "--uses", "1"] + admin, in: folder)
+        #expect(created.status == 0, "\(created.standardError)")
+        let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("rt_"))
+        let registered = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)", "token": "\#(token)"}"#], in: folder)
+        #expect(registered.status == 0, "\(registered.output)")
+        let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+
+        let again = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"algorithm": "hmac-sha256", "token": "\#(token)"}"#], in: folder)
+        #expect(again.status == 1 && again.output.contains("invalid-token"), "one use: \(again.output)")
+
+        let user = ["request", "-k", "app.key", "--keyid", keyID, "-X", "POST", base + "/register_user"]
+        #expect(try coffer(user + ["-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder).status == 0)
+
+        let listed = try coffer(["server", "keys", "list", "--json"] + admin, in: folder)
+        #expect(listed.status == 0)
+        let entry = try #require(listed.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(entry["keyId"] as? String == keyID && entry["state"] as? String == "active")
+
+        let revoked = try coffer(["server", "keys", "revoke", keyID] + admin, in: folder)
+        #expect(revoked.output == "\(keyID) revoked\n", "\(revoked.standardError)")
+        let after = try coffer(user + ["-d", #"{"email": "bob@example.com", "name": "Bob"}"#], in: folder)
+        #expect(after.status == 1 && after.output.contains("key-revoked"), "\(after.output)")
+        let enable = try coffer(["server", "keys", "enable", keyID] + admin, in: folder)
+        #expect(enable.status != 0 && enable.standardError.contains("revocation is final"), "\(enable.standardError)")
+
+        // The app's own key is no admin key.
+        let notAdmin = try coffer(["server", "keys", "list", "--server", base, "-k", "app.key"], in: folder)
+        #expect(notAdmin.status != 0 && notAdmin.standardError.contains("--admin-key"), "\(notAdmin.standardError)")
+    }
+}
