@@ -123,6 +123,7 @@ let package = Package(
             dependencies: [
                 "CofferCore",
                 "CofferCrypto",
+                "CofferFormats",
                 "CofferHTTPSignatures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -136,6 +137,7 @@ let package = Package(
             name: "CofferServer",
             dependencies: [
                 "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferHummingbird",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

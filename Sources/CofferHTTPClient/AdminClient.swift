@@ -94,12 +94,12 @@ public struct AdminClient: Sendable {
     }
 
     /// Every registered key.
-    public func keys() async throws(AdminClientError) -> [KeyRecord] {
+    public func keys() async throws(ServerClientError) -> [KeyRecord] {
         try await send(.get, "/admin/keys", decoding: [String: [KeyRecord]].self)["keys"] ?? []
     }
 
     /// Disables, enables or revokes a key; the record afterwards.
-    public func apply(_ action: KeyAction, toKey keyID: String) async throws(AdminClientError) -> KeyRecord {
+    public func apply(_ action: KeyAction, toKey keyID: String) async throws(ServerClientError) -> KeyRecord {
         try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/\(action.rawValue)", decoding: KeyRecord.self)
     }
 
@@ -108,19 +108,19 @@ public struct AdminClient: Sendable {
     ///   - uses: registrations it allows, 1 to 10,000.
     ///   - expiresIn: seconds until it stops working, 60 to 30 days.
     ///   - platform: the platform label a registration with it must give, if any.
-    public func createToken(uses: Int = 1, expiresIn: Int64 = 86_400, platform: String? = nil) async throws(AdminClientError) -> IssuedToken {
+    public func createToken(uses: Int = 1, expiresIn: Int64 = 86_400, platform: String? = nil) async throws(ServerClientError) -> IssuedToken {
         struct Body: Encodable { let uses: Int, expiresIn: Int64, platform: String? }
         let body = (try? JSONEncoder().encode(Body(uses: uses, expiresIn: expiresIn, platform: platform))).map { Array($0) } ?? []
         return try await send(.post, "/admin/tokens", body: body, decoding: IssuedToken.self)
     }
 
     /// Every token, newest first.
-    public func tokens() async throws(AdminClientError) -> [TokenRecord] {
+    public func tokens() async throws(ServerClientError) -> [TokenRecord] {
         try await send(.get, "/admin/tokens", decoding: [String: [TokenRecord]].self)["tokens"] ?? []
     }
 
     /// Revokes a token.
-    public func revokeToken(id tokenID: String) async throws(AdminClientError) {
+    public func revokeToken(id tokenID: String) async throws(ServerClientError) {
         _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: [String: String].self)
     }
 
@@ -131,7 +131,17 @@ public struct AdminClient: Sendable {
 
     private func send<Reply: Decodable>(
         _ method: HTTPRequest.Method, _ path: String, body: [UInt8] = [], decoding: Reply.Type
-    ) async throws(AdminClientError) -> Reply {
+    ) async throws(ServerClientError) -> Reply {
+        try await SignedExchange.send(method, path, body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: decoding)
+    }
+}
+
+/// One signed request to a Coffer server and its JSON answer, or the problem document as an error.
+enum SignedExchange {
+    static func send<Reply: Decodable>(
+        _ method: HTTPRequest.Method, _ path: String, body: [UInt8], to server: ServerURL, signer: HTTPMessageSigner,
+        client: HTTPClient, timeout: TimeAmount, decoding: Reply.Type
+    ) async throws(ServerClientError) -> Reply {
         var request = HTTPRequest(method: method, scheme: server.scheme, authority: server.authority, path: path)
         if !body.isEmpty { request.headerFields[.contentType] = "application/json" }
         let response: HTTPClientResponse
@@ -140,12 +150,12 @@ public struct AdminClient: Sendable {
             response = try await client.execute(signing: request, body: body, with: signer, timeout: timeout)
             bytes = try await response.body.collect(upTo: 16 << 20)
         } catch {
-            throw AdminClientError(.unreachable, "the server did not answer: \(error)", underlying: error)
+            throw ServerClientError(.unreachable, "the server did not answer: \(error)", underlying: error)
         }
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(response.status.code) else {
             let problem = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            throw AdminClientError(
+            throw ServerClientError(
                 .refused, "HTTP \(response.status.code) \(problem?["reason"] as? String ?? ""): \(problem?["detail"] as? String ?? "no details")",
                 status: Int(response.status.code), problemReason: problem?["reason"] as? String
             )
@@ -153,14 +163,14 @@ public struct AdminClient: Sendable {
         do {
             return try JSONDecoder().decode(Reply.self, from: data)
         } catch {
-            throw AdminClientError(.unexpectedAnswer, "the server's answer is not the admin API's JSON", underlying: error)
+            throw ServerClientError(.unexpectedAnswer, "the server's answer is not the JSON its API documents", underlying: error)
         }
     }
 }
 
-/// What ``AdminClient`` throws: a stable code, a reason, and for a refusal the HTTP status and the
+/// What ``AdminClient`` and ``DataKeyClient`` throw: a stable code, a reason, and for a refusal the HTTP status and the
 /// problem document's `reason` (`unknown-key`, `key-revoked`, `rate-limited`…).
-public struct AdminClientError: CofferError {
+public struct ServerClientError: CofferError {
     /// A stable classification.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
@@ -169,7 +179,7 @@ public struct AdminClientError: CofferError {
 
         /// The request could not be sent or its answer not read.
         public static let unreachable = Code(rawValue: "unreachable")
-        /// The server answered with an error status (see ``AdminClientError/problemReason``).
+        /// The server answered with an error status (see ``ServerClientError/problemReason``).
         public static let refused = Code(rawValue: "refused")
         /// The server answered 2xx with something that is not the admin API's JSON.
         public static let unexpectedAnswer = Code(rawValue: "unexpected-answer")

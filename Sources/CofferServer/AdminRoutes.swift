@@ -32,7 +32,7 @@ enum AdminRoutes {
     /// The most records a listing returns.
     static let listLimit = 10_000
 
-    static func add(to router: Router<HTTPSignatureContext>, server: RegistrationServer, adminKeys: [String: HTTPVerificationKey]) {
+    static func add(to router: Router<HTTPSignatureContext>, server: RegistrationServer, adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?) {
         let store = server.store
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
         policy.requiresCreated = true
@@ -95,6 +95,35 @@ enum AdminRoutes {
                 "token": .string(token.tokenID), "uses": .stringConvertible(uses), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
             ])
             return encoded(.created, IssuedToken(tokenId: token.tokenID, token: secret, uses: uses, expiresAt: token.expiresAt, platform: token.platform))
+        }
+        if let masterKey {
+            admin.post("data-keys/:owner/rotate") { _, context -> Response in
+                let owner = try context.parameters.require("owner")
+                guard try await store.key(id: owner) != nil else {
+                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(owner.prefix(80))'")
+                }
+                let stored = try await DataKeyRoutes.rotate(owner: owner, store: store, masterKey: masterKey)
+                return encoded(.ok, ["owner": owner, "dataKeyId": stored.dataKeyID, "version": String(stored.version)])
+            }
+            admin.post("data-keys/:owner/retire") { request, context -> Response in
+                let owner = try context.parameters.require("owner")
+                var request = request
+                let buffer = try await request.collectBody(upTo: 4096)
+                struct Retire: Decodable { let minVersion: Int64 }
+                let body: Retire
+                switch StrictJSON.decode(Retire.self, from: Data(buffer.readableBytesView), allowed: ["minVersion"]) {
+                case .value(let decoded): body = decoded
+                case .problem(let problem): return problem.response()
+                }
+                guard let newest = try await store.dataKey(owner: owner, version: nil)?.version else {
+                    return RegistrationServer.problem(.notFound, "unknown-key", "'\(owner.prefix(80))' has no data key")
+                }
+                guard (1...newest).contains(body.minVersion) else {
+                    return RegistrationServer.problem(.badRequest, "invalid-request", "minVersion must be 1 to the newest version, \(newest)")
+                }
+                try await store.setMinimumDataKeyVersion(body.minVersion, owner: owner)
+                return encoded(.ok, ["owner": owner, "minimumVersion": String(try await store.minimumDataKeyVersion(owner: owner))])
+            }
         }
         admin.get("tokens") { _, _ -> Response in
             encoded(.ok, ["tokens": try await store.tokens(limit: listLimit).map(TokenEntry.init)])

@@ -106,8 +106,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// Registers `key`, or returns the key already registered with the same public key or id.
     public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
         try await client.query("""
-            INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at)
-            VALUES (\(key.keyID), \(key.algorithm.rawValue), \(key.publicKey), \(key.secret), \(key.createdAt))
+            INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key)
+            VALUES (\(key.keyID), \(key.algorithm.rawValue), \(key.publicKey), \(key.secret), \(key.createdAt), \(key.encryptionKey))
             ON CONFLICT (key_id) DO NOTHING
             """, logger: logger)
         return try await self.key(id: key.keyID) ?? key
@@ -123,19 +123,52 @@ public final class PostgresRegistrationStore: RegistrationStore {
         try await keys(where: "ORDER BY created_at, key_id LIMIT $1", [Int64(limit)])
     }
 
-    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?)
+    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?)
 
     private func keys(where clause: String, _ values: [any PostgresEncodable & Sendable]) async throws -> [RegisteredKey] {
         let rows = try await client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger)
         var keys: [RegisteredKey] = []
-        for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt) in rows.decode(KeyRow.self) {
+        for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey) in rows.decode(KeyRow.self) {
             guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { continue }
             keys.append(RegisteredKey(
                 keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt,
-                state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt
+                state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey
             ))
         }
         return keys
+    }
+
+    /// The owner's data key at `version`, or the newest.
+    public func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
+        let select = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = $1"
+        let query = try version.map { try Self.query(select + " AND version = $2", [owner, $0]) }
+            ?? Self.query(select + " ORDER BY version DESC LIMIT 1", [owner])
+        let rows = try await client.query(query, logger: logger)
+        for try await (owner, version, id, wrapped, master, created) in rows.decode((String, Int64, String, String, String, Int64).self) {
+            return StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: master, createdAt: created)
+        }
+        return nil
+    }
+
+    /// Stores a version unless it exists; the one stored (`ON CONFLICT DO NOTHING`, then read back).
+    public func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey {
+        try await client.query(
+            try Self.query(RegistrationSQL.insertDataKey, [key.owner, key.version, key.dataKeyID, key.wrapped, key.masterKeyID, key.createdAt]),
+            logger: logger
+        )
+        return try await dataKey(owner: key.owner, version: key.version) ?? key
+    }
+
+    /// The oldest version still handed out.
+    public func minimumDataKeyVersion(owner: String) async throws -> Int64 {
+        let rows = try await client.query("SELECT min_version FROM coffer_data_key_floors WHERE owner = \(owner)", logger: logger)
+        for try await version in rows.decode(Int64.self) { return version }
+        return 1
+    }
+
+    /// Raises the floor.
+    public func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws {
+        try await client.query(try Self.query(RegistrationSQL.raiseFloor, [owner, version]), logger: logger)
     }
 
     /// Changes a key's state (never out of `revoked`); the stored record afterwards, nil for no such key.
@@ -247,6 +280,8 @@ public struct ServerConfigurationError: CofferError {
         public static let databaseUnavailable = Code(rawValue: "database-unavailable")
         /// A stored record cannot be used (a key with neither a public key nor a secret).
         public static let invalidRecord = Code(rawValue: "invalid-record")
+        /// The master key that wraps data keys is not 32 bytes, or cannot be read.
+        public static let invalidMasterKey = Code(rawValue: "invalid-master-key")
         /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).
         public static let invalidAdminKey = Code(rawValue: "invalid-admin-key")
     }

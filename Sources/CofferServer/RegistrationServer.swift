@@ -55,6 +55,9 @@ public struct RegistrationServer: Sendable {
         /// instance is refused by every other within this time. Half a second.
         public var keyRecordMaximumAge: Duration = .milliseconds(500)
 
+        /// The key that wraps stored data keys; nil for no data-key routes (`POST /data-keys`).
+        public var masterKey: ServerMasterKey?
+
         /// The registration mode in force: ``registration``, or the default it stands for.
         public var effectiveRegistration: RegistrationMode { registration ?? (adminKeys.isEmpty ? .open : .token) }
 
@@ -96,7 +99,7 @@ public struct RegistrationServer: Sendable {
                 throw ServerConfigurationError(.invalidAdminKey, "the admin key \(key.fingerprint.keyID) cannot sign HTTP requests: \(error.reason)", underlying: error)
             }
         }
-        if !admins.isEmpty { AdminRoutes.add(to: router, server: self, adminKeys: admins) }
+        if !admins.isEmpty { AdminRoutes.add(to: router, server: self, adminKeys: admins, masterKey: options.masterKey) }
         let uses = KeyUseRecorder(store: store)
         let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0) }
         let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
@@ -117,10 +120,16 @@ public struct RegistrationServer: Sendable {
         }
         let keys = StoreKeyProvider(store: store, maximumAge: options.keyRecordMaximumAge)
         let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
+        let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024)
+        if let masterKey = options.masterKey {
+            var devices = router.group()
+            if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures)) }
+            DataKeyRoutes.add(to: devices.add(middleware: middleware), store: store, masterKey: masterKey, uses: uses)
+        }
         var signed = router.group("register_user")
         if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures)) }
         signed
-            .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024))
+            .add(middleware: middleware)
             .post { request, context -> Response in
                 guard let keyID = context.verifiedSignature?.keyID else { return Self.problem(.unauthorized, "missing-signature", "the request is not signed") }
                 try await uses.noteUse(of: keyID)
@@ -165,6 +174,7 @@ public struct RegistrationServer: Sendable {
         let algorithm: String?
         let token: String?
         let platform: String?
+        let encryptionKey: String?
     }
 
     /// A platform label: 1 to 32 of `a-z`, `0-9` and `-`.
@@ -187,12 +197,19 @@ public struct RegistrationServer: Sendable {
         var request = request
         let buffer = try await request.collectBody(upTo: 64 * 1024)
         let body: RegisterBody
-        switch StrictJSON.decode(RegisterBody.self, from: Data(buffer.readableBytesView), allowed: ["publicKey", "algorithm", "token", "platform"]) {
+        switch StrictJSON.decode(RegisterBody.self, from: Data(buffer.readableBytesView), allowed: ["publicKey", "algorithm", "token", "platform", "encryptionKey"]) {
         case .value(let decoded): body = decoded
         case .problem(let problem): return problem.response()
         }
         if let platform = body.platform, !isPlatformLabel(platform) {
             return problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
+        }
+        var encryptionKey: String?
+        if let text = body.encryptionKey {
+            guard let key = try? RecipientPublicKey(importing: Array(text.utf8)) else {
+                return problem(.badRequest, "invalid-encryption-key", "encryptionKey must be an X25519 or P-256 public key (PEM)")
+            }
+            encryptionKey = Base64.encode(key.derRepresentation)
         }
         if mode == .token && body.token == nil {
             return problem(.forbidden, "token-required", "this server registers keys only with a registration token from its admin (\"token\")")
@@ -226,7 +243,9 @@ public struct RegistrationServer: Sendable {
             let secretText = secret.withUnsafeKeyBytes { Base64.encode(Array($0)) }
             var id = [UInt8](repeating: 0, count: 16)
             id.withUnsafeMutableBytes { SecureRandom.fill($0) }
-            let record = RegisteredKey(keyID: "h_" + Base64.encodeURLSafe(id), algorithm: .hmacSHA256, publicKey: nil, secret: secretText, createdAt: now)
+            let record = RegisteredKey(
+                keyID: "h_" + Base64.encodeURLSafe(id), algorithm: .hmacSHA256, publicKey: nil, secret: secretText, createdAt: now, encryptionKey: encryptionKey
+            )
             _ = try await store.insertKey(record)
             context.logger.info("registered a shared secret", metadata: ["keyid": .string(record.keyID)])
             return json(.created, ["keyId": .string(record.keyID), "algorithm": .string(record.algorithm.rawValue), "secret": .string(secretText)])
@@ -242,7 +261,9 @@ public struct RegistrationServer: Sendable {
         }
         guard let verifying = key.verifyingKey else { return problem(.badRequest, "invalid-key", "publicKey is not a public key") }
         let keyID = "k_" + Hex.encode(verifying.fingerprint.sha256.prefix(16))
-        let record = RegisteredKey(keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now)
+        let record = RegisteredKey(
+            keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now, encryptionKey: encryptionKey
+        )
         let existing = try await store.key(id: keyID)
         let stored: RegisteredKey
         if let existing {

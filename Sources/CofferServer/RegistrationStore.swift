@@ -17,6 +17,9 @@ public struct RegisteredKey: Sendable, Hashable {
     public let state: State
     /// When a signature by it was last accepted, UNIX seconds, to the minute; nil before its first use.
     public let lastUsedAt: Int64?
+    /// The device's encryption public key (X25519 or P-256 SubjectPublicKeyInfo DER, base64), which its
+    /// data keys are sealed to; nil when it registered none.
+    public let encryptionKey: String?
 
     /// Whether a registered key may sign.
     public enum State: String, Sendable, Hashable, CaseIterable, Codable {
@@ -37,9 +40,10 @@ public struct RegisteredKey: Sendable, Hashable {
     ///   - createdAt: registration time, UNIX seconds.
     ///   - state: active unless told otherwise.
     ///   - lastUsedAt: the last accepted signature's time, if any.
+    ///   - encryptionKey: the device's encryption public key, SPKI DER base64, if any.
     public init(
         keyID: String, algorithm: HTTPSignatureAlgorithm, publicKey: String?, secret: String?, createdAt: Int64,
-        state: State = .active, lastUsedAt: Int64? = nil
+        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil
     ) {
         self.keyID = keyID
         self.algorithm = algorithm
@@ -48,6 +52,41 @@ public struct RegisteredKey: Sendable, Hashable {
         self.createdAt = createdAt
         self.state = state
         self.lastUsedAt = lastUsedAt
+        self.encryptionKey = encryptionKey
+    }
+}
+
+/// One version of a device's data key as stored: wrapped under the server's master key (AES-256-GCM,
+/// bound to owner, version and id), with that master key's id, so the database alone reveals nothing.
+public struct StoredDataKey: Sendable, Hashable {
+    /// Whose key it is: the device's key id.
+    public let owner: String
+    /// Its version, from 1.
+    public let version: Int64
+    /// Its public id (`dk_…`), the same for every version of one owner's key.
+    public let dataKeyID: String
+    /// nonce ‖ ciphertext ‖ tag, base64.
+    public let wrapped: String
+    /// The id of the master key that wrapped it.
+    public let masterKeyID: String
+    /// When it was made, UNIX seconds.
+    public let createdAt: Int64
+
+    /// A stored data key.
+    /// - Parameters:
+    ///   - owner: the device's key id.
+    ///   - version: the version, from 1.
+    ///   - dataKeyID: the key's public id.
+    ///   - wrapped: the wrapped key, base64.
+    ///   - masterKeyID: the wrapping master key's id.
+    ///   - createdAt: creation time, UNIX seconds.
+    public init(owner: String, version: Int64, dataKeyID: String, wrapped: String, masterKeyID: String, createdAt: Int64) {
+        self.owner = owner
+        self.version = version
+        self.dataKeyID = dataKeyID
+        self.wrapped = wrapped
+        self.masterKeyID = masterKeyID
+        self.createdAt = createdAt
     }
 }
 
@@ -131,6 +170,15 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func tokens(limit: Int) async throws -> [RegistrationToken]
     /// Revokes a token; false when there is none with this id.
     func revokeToken(id tokenID: String) async throws -> Bool
+    /// The owner's data key at `version`, or its newest when `version` is nil; nil when there is none.
+    func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey?
+    /// Stores a data key version unless that (owner, version) exists, and returns the one stored: of two
+    /// instances making an owner's first key at once, both answer with the same key.
+    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey
+    /// The oldest version of the owner's data key still handed out (1 when none was retired).
+    func minimumDataKeyVersion(owner: String) async throws -> Int64
+    /// Retires the owner's versions below `version` (never lowers the floor).
+    func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws
     /// Checks that the store answers.
     func ping() async throws
     /// Releases connections.
@@ -139,7 +187,8 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).
 enum RegistrationSQL {
-    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at"
+    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key"
+    static let dataKeyColumns = "owner, version, data_key_id, wrapped, master_key_id, created_at"
     static let tokenColumns = "token_id, uses, uses_left, expires_at, platform, revoked, created_at"
     static let replayInsert = """
         INSERT INTO coffer_replay (id, expires_at) VALUES ($1, $2)
@@ -167,9 +216,21 @@ enum RegistrationSQL {
             "ALTER TABLE coffer_keys ADD COLUMN last_used_at BIGINT",
             "CREATE TABLE coffer_tokens (token_id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL UNIQUE, uses BIGINT NOT NULL, uses_left BIGINT NOT NULL, expires_at BIGINT NOT NULL, platform TEXT, revoked BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL)",
         ],
+        // 3: per-device data keys: the device's encryption key; data keys wrapped under the master key.
+        [
+            "ALTER TABLE coffer_keys ADD COLUMN encryption_key TEXT",
+            "CREATE TABLE coffer_data_keys (owner TEXT NOT NULL, version BIGINT NOT NULL, data_key_id TEXT NOT NULL, wrapped TEXT NOT NULL, master_key_id TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (owner, version))",
+            "CREATE TABLE coffer_data_key_floors (owner TEXT PRIMARY KEY, min_version BIGINT NOT NULL)",
+        ],
     ]
 
     static let schemaTable = "CREATE TABLE IF NOT EXISTS coffer_schema (version BIGINT NOT NULL)"
+
+    static let insertDataKey = "INSERT INTO coffer_data_keys (\(dataKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (owner, version) DO NOTHING"
+    static let raiseFloor = """
+        INSERT INTO coffer_data_key_floors (owner, min_version) VALUES ($1, $2)
+        ON CONFLICT (owner) DO UPDATE SET min_version = excluded.min_version WHERE coffer_data_key_floors.min_version < excluded.min_version
+        """
 
     /// A state change that never takes a key out of `revoked`.
     static let setState = "UPDATE coffer_keys SET state = $1 WHERE key_id = $2 AND state <> 'revoked'"

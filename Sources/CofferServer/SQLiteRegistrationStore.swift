@@ -48,8 +48,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
-                arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt]
+                sql: "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
+                arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]
             )
             return try Self.key(id: key.keyID, in: db) ?? key
         }
@@ -69,7 +69,49 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static func record(_ row: Row, algorithm: HTTPSignatureAlgorithm) -> RegisteredKey {
         RegisteredKey(
             keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"],
-            state: RegisteredKey.State(rawValue: row["state"]) ?? .revoked, lastUsedAt: row["last_used_at"]
+            state: RegisteredKey.State(rawValue: row["state"]) ?? .revoked, lastUsedAt: row["last_used_at"], encryptionKey: row["encryption_key"]
+        )
+    }
+
+    /// The owner's data key at `version`, or the newest.
+    public func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
+        try await pool.read { db in
+            let sql = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ?"
+                + (version == nil ? " ORDER BY version DESC LIMIT 1" : " AND version = ?")
+            return try Row.fetchOne(db, sql: sql, arguments: StatementArguments([owner] + (version.map { [$0] } ?? []))).map(Self.dataKey)
+        }
+    }
+
+    /// Stores a version unless it exists; the one stored.
+    public func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey {
+        try await write { db in
+            try db.execute(
+                sql: Self.sqlite(RegistrationSQL.insertDataKey),
+                arguments: [key.owner, key.version, key.dataKeyID, key.wrapped, key.masterKeyID, key.createdAt]
+            )
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? AND version = ?", arguments: [key.owner, key.version]
+            )
+            return row.map(Self.dataKey) ?? key
+        }
+    }
+
+    /// The oldest version still handed out.
+    public func minimumDataKeyVersion(owner: String) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT min_version FROM coffer_data_key_floors WHERE owner = ?", arguments: [owner]) ?? 1
+        }
+    }
+
+    /// Raises the floor.
+    public func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws {
+        try await write { db in try db.execute(sql: Self.sqlite(RegistrationSQL.raiseFloor), arguments: [owner, version]) }
+    }
+
+    private static func dataKey(_ row: Row) -> StoredDataKey {
+        StoredDataKey(
+            owner: row["owner"], version: row["version"], dataKeyID: row["data_key_id"], wrapped: row["wrapped"],
+            masterKeyID: row["master_key_id"], createdAt: row["created_at"]
         )
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CofferCore
 import CofferServer
 import Foundation
 import Logging
@@ -16,6 +17,9 @@ struct Serve: ParsableCommand {
                                     @target-uri and content-digest, with created → 201; otherwise 401
                                     with a problem-details body saying why; a replayed request is 401
               GET  /health          200 {"status": "ok"} when the database answers
+              POST /data-keys       signed by a device that registered an "encryptionKey" (X25519 or \
+            P-256): its 256-bit data key sealed to that key with HPKE (needs --master-key-file); \
+            POST /data-keys/rotate makes a new version
 
             The allow-list: --admin-key PUB (repeatable; a public key file, EC or Ed25519) names the \
             admins. Their RFC 9421-signed requests (keyid = the key's Coffer key id) may list, disable, \
@@ -90,6 +94,9 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Who may POST /register: open, token or closed (default: token with --admin-key, else open).", valueName: "mode"))
     var registration: String?
 
+    @Option(name: .customLong("master-key-file"), help: ArgumentHelp("32 random bytes (raw) that wrap stored data keys; enables POST /data-keys. Or COFFER_MASTER_KEY (base64).", valueName: "file"))
+    var masterKeyFile: String?
+
     @Option(name: .customLong("key-cache-ms"), help: ArgumentHelp("How long an instance trusts a key record it read, in ms (0–1000): a revocation reaches every instance within it.", valueName: "ms"))
     var keyCacheMilliseconds: Int = 500
 
@@ -105,6 +112,27 @@ struct Serve: ParsableCommand {
         if !(0...1000).contains(keyCacheMilliseconds) { throw ValidationError("--key-cache-ms must be 0 to 1000") }
         if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
         if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
+    }
+
+    /// The master key from --master-key-file (raw 32 bytes, 0600 expected) or COFFER_MASTER_KEY (base64).
+    func masterKey() throws -> ServerMasterKey? {
+        var bytes: [UInt8]
+        if let masterKeyFile {
+            bytes = try KeyFile(contentsOf: masterKeyFile).bytes
+        } else if let text = ProcessInfo.processInfo.environment["COFFER_MASTER_KEY"] {
+            guard let decoded = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw CommandFailure("COFFER_MASTER_KEY is not base64")
+            }
+            bytes = decoded
+        } else {
+            return nil
+        }
+        defer { SecretBytes.wipe(&bytes) }
+        do {
+            return try ServerMasterKey(bytes: bytes)
+        } catch {
+            throw CommandFailure(error.reason, hint: error.hint)
+        }
     }
 
     func run() throws {
@@ -126,6 +154,7 @@ struct Serve: ParsableCommand {
         options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: PasswordOptions()).verifyingKey }
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
+        options.masterKey = try masterKey()
         if options.effectiveRegistration == .open {
             logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
         }

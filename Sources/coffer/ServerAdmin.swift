@@ -48,10 +48,10 @@ struct AdminOptions: ParsableArguments {
     }
 
     /// Runs one admin exchange, turning the client's errors into the CLI's.
-    func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(AdminClientError) -> Value) throws -> Value {
+    func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(ServerClientError) -> Value) throws -> Value {
         let client = try client()
         return try runBlocking {
-            do throws(AdminClientError) {
+            do throws(ServerClientError) {
                 return try await body(client)
             } catch {
                 let hint: String? = switch error.problemReason {
@@ -99,11 +99,11 @@ struct ServerKeys: ParsableCommand {
 
     func run() throws {
         if let keyID, let change = AdminClient.KeyAction(rawValue: action) {
-            let record = try admin.run { client async throws(AdminClientError) in try await client.apply(change, toKey: keyID) }
+            let record = try admin.run { client async throws(ServerClientError) in try await client.apply(change, toKey: keyID) }
             if admin.json { try JSONLines.write(record) } else { Terminal.writeLine("\(record.keyId) \(record.state)") }
             return
         }
-        let keys = try admin.run { client async throws(AdminClientError) in try await client.keys() }
+        let keys = try admin.run { client async throws(ServerClientError) in try await client.keys() }
         if admin.json {
             for key in keys { try JSONLines.write(key) }
             return
@@ -162,7 +162,7 @@ struct ServerTokens: ParsableCommand {
         let (uses, expiresIn, platform) = (uses, expiresIn, platform)
         switch action {
         case "create":
-            let issued = try admin.run { client async throws(AdminClientError) in
+            let issued = try admin.run { client async throws(ServerClientError) in
                 try await client.createToken(uses: uses, expiresIn: expiresIn, platform: platform)
             }
             if admin.json { try JSONLines.write(issued); return }
@@ -170,10 +170,10 @@ struct ServerTokens: ParsableCommand {
             Terminal.writeError("token \(issued.tokenId): \(issued.uses) use\(issued.uses == 1 ? "" : "s") until \(formatTimestamp(issued.expiresAt))\(issued.platform.map { ", platform \($0)" } ?? "") — shown once\n")
         case "revoke":
             let tokenID = tokenID ?? ""
-            try admin.run { client async throws(AdminClientError) in try await client.revokeToken(id: tokenID) }
+            try admin.run { client async throws(ServerClientError) in try await client.revokeToken(id: tokenID) }
             if admin.json { try JSONLines.write(["tokenId": tokenID, "revoked": "true"]) } else { Terminal.writeLine("\(tokenID) revoked") }
         default:
-            let tokens = try admin.run { client async throws(AdminClientError) in try await client.tokens() }
+            let tokens = try admin.run { client async throws(ServerClientError) in try await client.tokens() }
             if admin.json {
                 for token in tokens { try JSONLines.write(token) }
                 return

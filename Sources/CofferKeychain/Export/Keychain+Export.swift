@@ -113,10 +113,8 @@ extension Keychain {
         var document: [UInt8]
         do {
             document = try CofferEncryption.decrypt(file, with: credential, limits: limits)
-        } catch let error as CofferFormatsError {
-            throw Self.importError(error)
         } catch {
-            throw KeychainError(.dataCorrupted, "cannot read the export: \(error)", underlying: error)
+            throw Self.importError(error)
         }
         defer { SecretBytes.wipe(&document) }
         var items = try ExportDocument.decode(document)

@@ -1,0 +1,137 @@
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferHTTPSignatures
+import CofferHummingbird
+import Crypto
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NIOCore
+
+/// The key that wraps every stored data key (envelope encryption): 32 bytes from `--master-key-file` or
+/// the environment, never in the database. Each stored row names the master key that wrapped it.
+public struct ServerMasterKey: Sendable {
+    private let key: SymmetricKey
+    /// A public name for this key: the first 8 bytes of SHA-256 over a label and the key, hex. Stored
+    /// beside each data key; reveals nothing of the key.
+    public let keyID: String
+
+    /// A master key from its 32 bytes.
+    /// - Throws: ``ServerConfigurationError`` `.invalidMasterKey` for another length.
+    public init(bytes: [UInt8]) throws(ServerConfigurationError) {
+        guard bytes.count == 32 else {
+            throw ServerConfigurationError(.invalidMasterKey, "the master key must be 32 bytes, found \(bytes.count)", hint: "make one with 'coffer random 32 > master.key' and keep it out of the database")
+        }
+        key = SymmetricKey(data: bytes)
+        keyID = Hex.encode(DigestAlgorithm.sha256.hash(Array("coffer master key id".utf8) + bytes).bytes.prefix(8))
+    }
+
+    /// AES-256-GCM of `dataKey` bound to `context`: nonce ‖ ciphertext ‖ tag, base64.
+    func wrap(_ dataKey: [UInt8], context: [UInt8]) throws -> String {
+        let box = try AES.GCM.seal(dataKey, using: key, authenticating: context)
+        return Base64.encode(Array(box.combined ?? Data()))
+    }
+
+    /// The data key a row holds, or nil when it does not open (another master key, a changed row).
+    func unwrap(_ wrapped: String, context: [UInt8]) -> [UInt8]? {
+        guard let bytes = try? Base64.decode(wrapped), let box = try? AES.GCM.SealedBox(combined: bytes),
+              let opened = try? AES.GCM.open(box, using: key, authenticating: context) else { return nil }
+        return Array(opened)
+    }
+}
+
+/// `POST /data-keys` and `POST /data-keys/rotate` (docs/SERVER.md, "Data keys"): a device, signing with
+/// its registered key, gets its data key sealed to the encryption key it registered.
+enum DataKeyRoutes {
+    struct FetchBody: Decodable { let version: Int64? }
+
+    static func add(to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, masterKey: ServerMasterKey, uses: KeyUseRecorder) {
+        group.post("data-keys") { request, context -> Response in
+            guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
+            try await uses.noteUse(of: owner)
+            var request = request
+            let buffer = try await request.collectBody(upTo: 4096)
+            let body: FetchBody
+            if buffer.readableBytes == 0 {
+                body = FetchBody(version: nil)
+            } else {
+                switch StrictJSON.decode(FetchBody.self, from: Data(buffer.readableBytesView), allowed: ["version"]) {
+                case .value(let decoded): body = decoded
+                case .problem(let problem): return problem.response()
+                }
+            }
+            return try await answer(owner: owner, version: body.version, rotate: false, store: store, masterKey: masterKey, context: context)
+        }
+        group.post("data-keys/rotate") { _, context -> Response in
+            guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
+            try await uses.noteUse(of: owner)
+            return try await answer(owner: owner, version: nil, rotate: true, store: store, masterKey: masterKey, context: context)
+        }
+    }
+
+    /// The owner's data key id: the same for every version.
+    static func dataKeyID(owner: String) -> String { "dk_" + Hex.encode(DigestAlgorithm.sha256.hash(owner).bytes.prefix(8)) }
+
+    static func wrapContext(owner: String, version: Int64, dataKeyID: String) -> [UInt8] {
+        Array("coffer data key wrap v1:\(owner):\(version):\(dataKeyID)".utf8)
+    }
+
+    /// Makes version `version` of the owner's key, or finds the one another instance made first.
+    static func make(owner: String, version: Int64, store: any RegistrationStore, masterKey: ServerMasterKey) async throws -> StoredDataKey {
+        var bytes = try SecureRandom.bytes(count: 32)
+        defer { SecretBytes.wipe(&bytes) }
+        let id = dataKeyID(owner: owner)
+        let wrapped = try masterKey.wrap(bytes, context: wrapContext(owner: owner, version: version, dataKeyID: id))
+        let record = StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: masterKey.keyID, createdAt: Int64(Date().timeIntervalSince1970))
+        return try await store.insertDataKey(record)
+    }
+
+    /// Rotates an owner's key: the next version after the newest (the first when there is none).
+    static func rotate(owner: String, store: any RegistrationStore, masterKey: ServerMasterKey) async throws -> StoredDataKey {
+        let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? 0
+        return try await make(owner: owner, version: newest + 1, store: store, masterKey: masterKey)
+    }
+
+    static func answer(
+        owner: String, version: Int64?, rotate rotating: Bool, store: any RegistrationStore, masterKey: ServerMasterKey, context: HTTPSignatureContext
+    ) async throws -> Response {
+        guard let device = try await store.key(id: owner), let encryptionKey = device.encryptionKey,
+              let spki = try? Base64.decode(encryptionKey), let recipient = try? RecipientPublicKey(importing: spki) else {
+            return RegistrationServer.problem(.conflict, "no-encryption-key", "this device registered no encryption key (X25519 or P-256) to seal its data key to")
+        }
+        let floor = try await store.minimumDataKeyVersion(owner: owner)
+        let stored: StoredDataKey
+        if rotating {
+            stored = try await rotate(owner: owner, store: store, masterKey: masterKey)
+            context.logger.notice("data key rotated", metadata: ["keyid": .string(owner), "version": .stringConvertible(stored.version)])
+        } else if let version {
+            guard version >= floor else {
+                return RegistrationServer.problem(.gone, "version-retired", "version \(version) of this data key is retired (the oldest kept is \(floor))")
+            }
+            guard let found = try await store.dataKey(owner: owner, version: version) else {
+                return RegistrationServer.problem(.notFound, "unknown-version", "this data key has no version \(version)")
+            }
+            stored = found
+        } else if let newest = try await store.dataKey(owner: owner, version: nil) {
+            stored = newest
+        } else {
+            stored = try await make(owner: owner, version: 1, store: store, masterKey: masterKey)
+            context.logger.info("data key created", metadata: ["keyid": .string(owner)])
+        }
+        guard stored.masterKeyID == masterKey.keyID,
+              var key = masterKey.unwrap(stored.wrapped, context: wrapContext(owner: owner, version: stored.version, dataKeyID: stored.dataKeyID)) else {
+            context.logger.error("a stored data key does not open with this master key", metadata: ["keyid": .string(owner), "master": .string(stored.masterKeyID)])
+            return RegistrationServer.problem(.serviceUnavailable, "master-key-unavailable", "the server cannot open this data key now; try again later")
+        }
+        defer { SecretBytes.wipe(&key) }
+        let envelope = try DataKeyEnvelope.seal(
+            key, to: recipient, context: DataKeyEnvelope.context(dataKeyID: stored.dataKeyID, version: stored.version, deviceKeyID: owner)
+        )
+        let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? stored.version
+        return RegistrationServer.json(.ok, [
+            "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version), "envelope": .string(Base64.encode(envelope)),
+            "newestVersion": .integer(newest), "minimumVersion": .integer(floor),
+        ])
+    }
+}

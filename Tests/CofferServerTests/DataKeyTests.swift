@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferHTTPClient
+import CofferHTTPSignatures
+import CofferServer
+import CofferTestSupport
+import CofferTesting
+import Foundation
+import Logging
+import Testing
+
+/// Per-device data keys (issue 22): a device fetches its key sealed to its own encryption key; two
+/// instances hand out the same key; rotation keeps old versions until an admin retires them; the
+/// database never holds a key in clear; a revoked device gets nothing.
+@Suite("Data keys")
+struct DataKeyTests {
+    typealias Server = RegistrationServerTests
+    typealias AllowList = AllowListTests
+
+    static func options(admin: SigningKey, masterKey: [UInt8]) throws -> RegistrationServer.Options {
+        var options = AllowList.options(admin: admin, registration: .open)
+        options.masterKey = try ServerMasterKey(bytes: masterKey)
+        return options
+    }
+
+    /// Registers a device (an Ed25519 signing key and an encryption key) and returns its signer.
+    static func device(at base: String, identity: RecipientPrivateKey) async throws -> HTTPMessageSigner {
+        let signing = try SigningKey.generate(.ed25519)
+        let pem = signing.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+        let encryption = PEMArmor.encode(identity.publicKey.derRepresentation, label: "PUBLIC KEY").replacingOccurrences(of: "\n", with: "\\n")
+        let registered = try await Server.post(base, "/register", json: #"{"publicKey": "\#(pem)", "encryptionKey": "\#(encryption)"}"#)
+        let keyID = try #require(registered.json["keyId"] as? String, "\(registered.text)")
+        return HTTPMessageSigner(key: try HTTPSigningKey(signing), keyID: keyID)
+    }
+
+    static func bytes(_ key: EncryptionKey) -> [UInt8] { key.withUnsafeKeyBytes { Array($0) } }
+
+    static func refusal(_ body: () async throws(ServerClientError) -> some Any) async -> String? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error.problemReason ?? error.code.rawValue
+        }
+    }
+
+    /// Two server instances over one database (SQLite file or PostgreSQL), one admin, one master key.
+    struct Instances: Sendable {
+        let one: String
+        let two: String
+        let admin: SigningKey
+        let store: any RegistrationStore
+        let folder: TemporaryDirectory
+    }
+
+    static func withTwoInstances(_ backend: AllowListTests.Backend, _ body: @escaping @Sendable (Instances) async throws -> Void) async throws {
+        let folder = try TemporaryDirectory()
+        guard let (first, second) = try await AllowList.stores(backend, in: folder) else { return }
+        defer { Task { try? await first.close(); try? await second.close() } }
+        let adminKey = try SigningKey.generate(.ed25519)
+        let options = try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
+        try await Server.withServer(store: first, options: options) { one in
+            try await Server.withServer(store: second, options: options) { two in
+                try await body(Instances(one: one, two: two, admin: adminKey, store: first, folder: folder))
+            }
+        }
+    }
+
+    @Test(arguments: AllowListTests.Backend.allCases)
+    func theSameKeyFromEveryInstanceOnlyForItsDevice(backend: AllowListTests.Backend) async throws {
+        try await Self.withTwoInstances(backend) { instances in
+            let (one, two, first, folder) = (instances.one, instances.two, instances.store, instances.folder)
+            do {
+                for identity in [RecipientPrivateKey.generateX25519(), .p256(.init())] {
+                    let signer = try await Self.device(at: one, identity: identity)
+                    // Both instances at once, before any key exists: one key is made, both answer with it.
+                    async let viaOne = DataKeyClient(server: one, signer: signer, identity: identity).fetch()
+                    async let viaTwo = DataKeyClient(server: two, signer: signer, identity: identity).fetch()
+                    let (a, b) = try await (viaOne, viaTwo)
+                    #expect(Self.bytes(a.key) == Self.bytes(b.key) && a.version == 1 && b.version == 1)
+                    // Another device's private key cannot open this device's envelope.
+                    let stranger = try DataKeyClient(server: one, signer: signer, identity: .generateX25519())
+                    #expect(await Self.refusal { () async throws(ServerClientError) in try await stranger.fetch() } == "unexpected-answer")
+
+                    // What the database holds is wrapped: the key appears nowhere in clear.
+                    let secret = Self.bytes(a.key)
+                    let stored = try #require(try await first.dataKey(owner: signer.keyID, version: 1))
+                    #expect(!stored.wrapped.contains(Base64.encode(secret)) && !stored.wrapped.contains(Hex.encode(secret)))
+                    if backend == .sqlite {
+                        for file in ["server.sqlite", "server.sqlite-wal"] where FileManager.default.fileExists(atPath: folder.path(file)) {
+                            let raw = try Array(Data(contentsOf: URL(fileURLWithPath: folder.path(file))))
+                            #expect(raw.occurrences(of: secret) == 0, "the data key in clear in \(file)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: AllowListTests.Backend.allCases)
+    func rotationKeepsOldVersionsUntilRetiredAndRevocationStopsEverything(backend: AllowListTests.Backend) async throws {
+        try await Self.withTwoInstances(backend) { instances in
+            let (one, two, adminKey) = (instances.one, instances.two, instances.admin)
+            do {
+                let identity = RecipientPrivateKey.generateX25519()
+                let signer = try await Self.device(at: one, identity: identity)
+                let client = try DataKeyClient(server: one, signer: signer, identity: identity)
+                let version1 = try await client.fetch()
+                let version2 = try await DataKeyClient(server: two, signer: signer, identity: identity).rotate()
+                #expect(version2.version == 2 && Self.bytes(version2.key) != Self.bytes(version1.key))
+                #expect(version2.dataKeyID == version1.dataKeyID, "one key, two versions")
+                #expect(try await client.fetch().version == 2, "the newest by default")
+                #expect(Self.bytes(try await client.fetch(version: 1).key) == Self.bytes(version1.key), "old versions still decrypt")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await client.fetch(version: 7) } == "unknown-version")
+
+                let retired = try await AllowList.admin(.post, two, "/admin/data-keys/\(signer.keyID)/retire", json: #"{"minVersion": 2}"#, as: adminKey)
+                #expect(retired.status == 200, "\(retired.text)")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await client.fetch(version: 1) } == "version-retired")
+                #expect(try await client.fetch().minimumVersion == 2)
+
+                #expect(try await AllowList.admin(.post, one, "/admin/keys/\(signer.keyID)/revoke", as: adminKey).status == 200)
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await client.fetch() } == "key-revoked")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await client.rotate() } == "key-revoked")
+            }
+        }
+    }
+
+    @Test func aDeviceWithoutAnEncryptionKeyOrABadOneIsToldWhy() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await Server.sqliteStore(folder)
+        let adminKey = try SigningKey.generate(.ed25519)
+        try await Server.withServer(store: store, options: try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))) { base in
+            let signing = try SigningKey.generate(.ed25519)
+            let keyID = try #require(try await Server.register(signing, at: base).json["keyId"] as? String)
+            let client = try DataKeyClient(server: base, signer: HTTPMessageSigner(key: try HTTPSigningKey(signing), keyID: keyID), identity: .generateX25519())
+            #expect(await Self.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-encryption-key")
+            let pem = try SigningKey.generate(.ed25519).verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+            let bad = try await Server.post(base, "/register", json: #"{"publicKey": "\#(pem)", "encryptionKey": "not a key"}"#)
+            #expect(bad.status == 400 && bad.json["reason"] as? String == "invalid-encryption-key")
+            #expect(try await store.keys(limit: 10).count == 1, "nothing written for the bad request")
+        }
+        #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(bytes: [1, 2, 3]) }
+    }
+
+    /// The envelope format on its own: bound to its context, and to its device.
+    @Test func envelopesAreBoundToContextAndDevice() throws {
+        let device = RecipientPrivateKey.generateX25519()
+        let key = try SecureRandom.bytes(count: 32)
+        let context = DataKeyEnvelope.context(dataKeyID: "dk_1", version: 1, deviceKeyID: "k_1")
+        let envelope = try DataKeyEnvelope.seal(key, to: device.publicKey, context: context)
+        #expect(envelope.count == 81)
+        #expect(try DataKeyEnvelope.open(envelope, with: device, context: context) == key)
+        let other = DataKeyEnvelope.context(dataKeyID: "dk_1", version: 2, deviceKeyID: "k_1")
+        #expect(throws: CofferFormatsError.self) { try DataKeyEnvelope.open(envelope, with: device, context: other) }
+        var flipped = envelope
+        flipped[40] ^= 1
+        #expect(throws: CofferFormatsError.self) { try DataKeyEnvelope.open(flipped, with: device, context: context) }
+        #expect(throws: CofferFormatsError.self) { try DataKeyEnvelope.open(Array(envelope.prefix(50)), with: device, context: context) }
+        #expect(throws: CofferFormatsError.self) { try DataKeyEnvelope.open(envelope, with: .p256(.init()), context: context) }
+    }
+}
