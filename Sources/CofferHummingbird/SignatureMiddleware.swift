@@ -2,6 +2,7 @@ public import CofferHTTPSignatures
 import Foundation
 public import Hummingbird
 import HTTPTypes
+public import Metrics
 public import NIOCore
 
 /// A request context that can carry the signature a ``HTTPSignatureMiddleware`` verified.
@@ -52,13 +53,24 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
     public var authority: String?
     /// The largest body read for the digest check; a larger one gets `413`.
     public var maximumBodySize: Int
+    /// Where refusals are counted: `coffer_signature_refusals_total{reason}` (swift-metrics; the
+    /// bootstrapped system's factory by default).
+    public var metricsFactory: any MetricsFactory
 
     /// A middleware; see the properties for what each parameter means.
-    public init(verifier: HTTPMessageVerifier, scheme: String = "https", authority: String? = nil, maximumBodySize: Int = 1 << 20) {
+    public init(
+        verifier: HTTPMessageVerifier, scheme: String = "https", authority: String? = nil, maximumBodySize: Int = 1 << 20,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         self.verifier = verifier
         self.scheme = scheme
         self.authority = authority
         self.maximumBodySize = maximumBodySize
+        self.metricsFactory = metricsFactory
+    }
+
+    private func countRefusal(_ reason: String) {
+        Counter(label: "coffer_signature_refusals_total", dimensions: [("reason", reason)], factory: metricsFactory).increment()
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -68,6 +80,7 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
             buffer = try await request.collectBody(upTo: maximumBodySize)
         } catch is NIOTooManyBytesError {
             context.logger.info("signature refused", metadata: ["reason": "body-too-large"])
+            countRefusal("body-too-large")
             return ProblemDetails(
                 status: .contentTooLarge, reason: "body-too-large",
                 detail: "the body is larger than \(maximumBodySize) bytes, the most this server reads to check its digest"
@@ -84,6 +97,7 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
             context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
         } catch {
             let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
+            countRefusal(error.code.rawValue)
             if error.code == .unavailable {
                 context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason)])
             } else {

@@ -32,15 +32,18 @@ enum AdminRoutes {
     /// The most records a listing returns.
     static let listLimit = 10_000
 
-    static func add(to router: Router<HTTPSignatureContext>, server: RegistrationServer, adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?) {
-        let store = server.store
+    static func add(
+        to router: Router<HTTPSignatureContext>, server: RegistrationServer, store: any RegistrationStore,
+        adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?
+    ) {
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
         policy.requiresCreated = true
         policy.maximumAge = server.options.maximumAge
         let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys(adminKeys), replayCache: store)
         let admin = router.group("admin")
             .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(
-                verifier: verifier, scheme: server.options.scheme, authority: server.options.authority, maximumBodySize: 16 * 1024
+                verifier: verifier, scheme: server.options.scheme, authority: server.options.authority, maximumBodySize: 16 * 1024,
+                metricsFactory: server.options.metricsFactory
             ))
         admin.get("keys") { _, _ -> Response in
             let keys = try await store.keys(limit: listLimit).map(KeyEntry.init)

@@ -21,10 +21,10 @@ public struct ServerMasterKey: Sendable {
     /// - Throws: ``ServerConfigurationError`` `.invalidMasterKey` for another length.
     public init(bytes: [UInt8]) throws(ServerConfigurationError) {
         guard bytes.count == 32 else {
-            throw ServerConfigurationError(.invalidMasterKey, "the master key must be 32 bytes, found \(bytes.count)", hint: "make one with 'coffer random 32 > master.key' and keep it out of the database")
+            throw ServerConfigurationError(.invalidMasterKey, "the master key must be 32 bytes, found \(bytes.count)", hint: "32 random bytes, kept out of the database")
         }
         key = SymmetricKey(data: bytes)
-        keyID = Hex.encode(DigestAlgorithm.sha256.hash(Array("coffer master key id".utf8) + bytes).bytes.prefix(8))
+        keyID = Hex.encode(DigestAlgorithm.sha256.hash(Array("coffer-master-key-id".utf8) + bytes).bytes.prefix(8))
     }
 
     /// AES-256-GCM of `dataKey` bound to `context`: nonce ‖ ciphertext ‖ tag, base64.
@@ -46,7 +46,7 @@ public struct ServerMasterKey: Sendable {
 enum DataKeyRoutes {
     struct FetchBody: Decodable { let version: Int64? }
 
-    static func add(to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, masterKey: ServerMasterKey, uses: KeyUseRecorder) {
+    static func add(to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, masterKey: ServerMasterKey, uses: KeyUseRecorder, metrics: ServerMetrics) {
         group.post("data-keys") { request, context -> Response in
             guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
             try await uses.noteUse(of: owner)
@@ -61,12 +61,12 @@ enum DataKeyRoutes {
                 case .problem(let problem): return problem.response()
                 }
             }
-            return try await answer(owner: owner, version: body.version, rotate: false, store: store, masterKey: masterKey, context: context)
+            return try await answer(owner: owner, version: body.version, rotate: false, store: store, masterKey: masterKey, context: context, metrics: metrics)
         }
         group.post("data-keys/rotate") { _, context -> Response in
             guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
             try await uses.noteUse(of: owner)
-            return try await answer(owner: owner, version: nil, rotate: true, store: store, masterKey: masterKey, context: context)
+            return try await answer(owner: owner, version: nil, rotate: true, store: store, masterKey: masterKey, context: context, metrics: metrics)
         }
     }
 
@@ -74,7 +74,7 @@ enum DataKeyRoutes {
     static func dataKeyID(owner: String) -> String { "dk_" + Hex.encode(DigestAlgorithm.sha256.hash(owner).bytes.prefix(8)) }
 
     static func wrapContext(owner: String, version: Int64, dataKeyID: String) -> [UInt8] {
-        Array("coffer data key wrap v1:\(owner):\(version):\(dataKeyID)".utf8)
+        Array("coffer-data-key-wrap v1:\(owner):\(version):\(dataKeyID)".utf8)
     }
 
     /// Makes version `version` of the owner's key, or finds the one another instance made first.
@@ -94,7 +94,8 @@ enum DataKeyRoutes {
     }
 
     static func answer(
-        owner: String, version: Int64?, rotate rotating: Bool, store: any RegistrationStore, masterKey: ServerMasterKey, context: HTTPSignatureContext
+        owner: String, version: Int64?, rotate rotating: Bool, store: any RegistrationStore, masterKey: ServerMasterKey, context: HTTPSignatureContext,
+        metrics: ServerMetrics
     ) async throws -> Response {
         guard let device = try await store.key(id: owner), let encryptionKey = device.encryptionKey,
               let spki = try? Base64.decode(encryptionKey), let recipient = try? RecipientPublicKey(importing: spki) else {
@@ -129,6 +130,7 @@ enum DataKeyRoutes {
             key, to: recipient, context: DataKeyEnvelope.context(dataKeyID: stored.dataKeyID, version: stored.version, deviceKeyID: owner)
         )
         let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? stored.version
+        metrics.dataKeyIssued(rotating ? "rotated" : "fetched")
         return RegistrationServer.json(.ok, [
             "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version), "envelope": .string(Base64.encode(envelope)),
             "newestVersion": .integer(newest), "minimumVersion": .integer(floor),

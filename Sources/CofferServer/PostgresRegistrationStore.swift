@@ -252,6 +252,13 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return false
     }
 
+    /// The newest migration applied (0 before any).
+    public func schemaVersion() async throws -> Int {
+        let rows = try await client.query("SELECT COALESCE(MAX(version), 0) FROM coffer_schema", logger: logger)
+        for try await version in rows.decode(Int64.self) { return Int(version) }
+        return 0
+    }
+
     /// Throws unless the database answers a trivial query.
     public func ping() async throws {
         try await client.query("SELECT 1", logger: logger)

@@ -9,6 +9,7 @@ import HummingbirdTLS
 import HummingbirdCore
 public import HTTPTypes
 public import Logging
+public import Metrics
 import NIOCore
 import NIOSSL
 
@@ -58,6 +59,10 @@ public struct RegistrationServer: Sendable {
         /// The key that wraps stored data keys; nil for no data-key routes (`POST /data-keys`).
         public var masterKey: ServerMasterKey?
 
+        /// Where the server's metrics go (docs/SERVER.md, "Operations"); the bootstrapped swift-metrics
+        /// system's factory by default (a no-op until something is bootstrapped).
+        public var metricsFactory: any MetricsFactory = MetricsSystem.factory
+
         /// The registration mode in force: ``registration``, or the default it stands for.
         public var effectiveRegistration: RegistrationMode { registration ?? (adminKeys.isEmpty ? .open : .token) }
 
@@ -89,7 +94,9 @@ public struct RegistrationServer: Sendable {
     ///   requests (an RSA key needs an algorithm, so admin keys are EC or Ed25519).
     public func router() throws -> Router<HTTPSignatureContext> {
         let router = Router(context: HTTPSignatureContext.self)
-        let store = store
+        let metrics = ServerMetrics(factory: options.metricsFactory)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        let store: any RegistrationStore = MeasuredStore(store, metrics: metrics)
         let mode = options.effectiveRegistration
         var admins: [String: HTTPVerificationKey] = [:]
         for key in options.adminKeys {
@@ -99,7 +106,7 @@ public struct RegistrationServer: Sendable {
                 throw ServerConfigurationError(.invalidAdminKey, "the admin key \(key.fingerprint.keyID) cannot sign HTTP requests: \(error.reason)", underlying: error)
             }
         }
-        if !admins.isEmpty { AdminRoutes.add(to: router, server: self, adminKeys: admins, masterKey: options.masterKey) }
+        if !admins.isEmpty { AdminRoutes.add(to: router, server: self, store: store, adminKeys: admins, masterKey: options.masterKey) }
         let uses = KeyUseRecorder(store: store)
         let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0) }
         let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
@@ -111,8 +118,21 @@ public struct RegistrationServer: Sendable {
                 return Self.json(.serviceUnavailable, ["status": "unavailable"])
             }
         }
+        router.get("ready") { _, _ -> Response in
+            do {
+                try await store.ping()
+                let version = try await store.schemaVersion()
+                guard version >= RegistrationSQL.latestVersion else {
+                    return Self.json(.serviceUnavailable, ["status": "migrating", "schema": .integer(Int64(version))])
+                }
+                return Self.json(.ok, ["status": "ready", "schema": .integer(Int64(version))])
+            } catch {
+                return Self.json(.serviceUnavailable, ["status": "unavailable"])
+            }
+        }
         router.post("register") { request, context -> Response in
             if let wait = registrations?.take(Self.clientAddress(context)) {
+                metrics.rateLimited("registration")
                 context.logger.notice("registration refused: rate limit", metadata: ["address": .string(Self.clientAddress(context))])
                 return Self.tooManyRequests(retryAfter: wait, "too many registrations from this address")
             }
@@ -120,14 +140,16 @@ public struct RegistrationServer: Sendable {
         }
         let keys = StoreKeyProvider(store: store, maximumAge: options.keyRecordMaximumAge)
         let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
-        let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024)
+        let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(
+            verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024, metricsFactory: options.metricsFactory
+        )
         if let masterKey = options.masterKey {
             var devices = router.group()
-            if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures)) }
-            DataKeyRoutes.add(to: devices.add(middleware: middleware), store: store, masterKey: masterKey, uses: uses)
+            if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
+            DataKeyRoutes.add(to: devices.add(middleware: middleware), store: store, masterKey: masterKey, uses: uses, metrics: metrics)
         }
         var signed = router.group("register_user")
-        if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures)) }
+        if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
         signed
             .add(middleware: middleware)
             .post { request, context -> Response in
@@ -155,10 +177,12 @@ public struct RegistrationServer: Sendable {
     struct SignatureFailureLimit: RouterMiddleware {
         typealias Context = HTTPSignatureContext
         let limiter: AddressRateLimiter
+        let metrics: ServerMetrics
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             let address = RegistrationServer.clientAddress(context)
             if let wait = limiter.retryAfter(address) {
+                metrics.rateLimited("signature-failures")
                 return RegistrationServer.tooManyRequests(retryAfter: wait, "too many failed signature checks from this address")
             }
             let response = try await next(request, context)

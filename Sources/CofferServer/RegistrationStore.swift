@@ -179,6 +179,8 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func minimumDataKeyVersion(owner: String) async throws -> Int64
     /// Retires the owner's versions below `version` (never lowers the floor).
     func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws
+    /// The number of the newest migration applied (``migrate()`` brings it to this Coffer's).
+    func schemaVersion() async throws -> Int
     /// Checks that the store answers.
     func ping() async throws
     /// Releases connections.
@@ -225,6 +227,8 @@ enum RegistrationSQL {
     ]
 
     static let schemaTable = "CREATE TABLE IF NOT EXISTS coffer_schema (version BIGINT NOT NULL)"
+    /// The schema version this Coffer needs.
+    static var latestVersion: Int { migrations.count }
 
     static let insertDataKey = "INSERT INTO coffer_data_keys (\(dataKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (owner, version) DO NOTHING"
     static let raiseFloor = """

@@ -207,6 +207,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static let replayInsert = RegistrationSQL.replayInsert.replacingOccurrences(of: "$", with: "?")
     private static let userInsert = "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id"
 
+    /// The newest migration applied (0 before any).
+    public func schemaVersion() async throws -> Int {
+        try await pool.read { db in
+            guard try db.tableExists("coffer_schema") else { return 0 }
+            return try Int.fetchOne(db, sql: "SELECT MAX(version) FROM coffer_schema") ?? 0
+        }
+    }
+
     /// Throws unless the database answers a trivial query.
     public func ping() async throws {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }

@@ -2,7 +2,10 @@ import ArgumentParser
 import CofferCore
 import CofferServer
 import Foundation
+import Hummingbird
 import Logging
+import Prometheus
+import ServiceLifecycle
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +20,7 @@ struct Serve: ParsableCommand {
                                     @target-uri and content-digest, with created → 201; otherwise 401
                                     with a problem-details body saying why; a replayed request is 401
               GET  /health          200 {"status": "ok"} when the database answers
+              GET  /ready           200 when the database answers with every migration applied
               POST /data-keys       signed by a device that registered an "encryptionKey" (X25519 or \
             P-256): its 256-bit data key sealed to that key with HPKE (needs --master-key-file); \
             POST /data-keys/rotate makes a new version
@@ -42,6 +46,10 @@ struct Serve: ParsableCommand {
             and signed routes to --failure-limit failed signature checks a minute; beyond that the answer \
             is 429 with Retry-After (0 turns a limit off; behind a proxy every client shares the \
             proxy's address). The database URL is never printed with its password.
+
+            --metrics-port P serves Prometheus metrics at /metrics on a separate listener (requests by \
+            route and status, signature refusals by reason, rate-limited requests, store latency, data \
+            keys issued), never on the public port.
 
             Logs are structured (swift-log) on standard error; SIGINT or SIGTERM stops the server \
             gracefully (requests in flight finish). The first line on standard output is \
@@ -97,6 +105,12 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("master-key-file"), help: ArgumentHelp("32 random bytes (raw) that wrap stored data keys; enables POST /data-keys. Or COFFER_MASTER_KEY (base64).", valueName: "file"))
     var masterKeyFile: String?
 
+    @Option(name: .customLong("metrics-port"), help: ArgumentHelp("Serve Prometheus metrics at /metrics on this port (0 picks one), never on the public port.", valueName: "port"))
+    var metricsPort: Int?
+
+    @Option(name: .customLong("metrics-host"), help: ArgumentHelp("The address the metrics port listens on.", valueName: "host"))
+    var metricsHost: String = "127.0.0.1"
+
     @Option(name: .customLong("key-cache-ms"), help: ArgumentHelp("How long an instance trusts a key record it read, in ms (0–1000): a revocation reaches every instance within it.", valueName: "ms"))
     var keyCacheMilliseconds: Int = 500
 
@@ -109,6 +123,8 @@ struct Serve: ParsableCommand {
         if !(1...3600).contains(headerTimeout) { throw ValidationError("--header-timeout must be 1 to 3600 seconds") }
         if registerLimit < 0 || failureLimit < 0 { throw ValidationError("--register-limit and --failure-limit must be 0 (no limit) or more") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
+        if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
+        if let metricsPort, metricsPort != 0, metricsPort == port { throw ValidationError("--metrics-port must differ from --port: metrics never go on the public port") }
         if !(0...1000).contains(keyCacheMilliseconds) { throw ValidationError("--key-cache-ms must be 0 to 1000") }
         if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
         if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
@@ -131,7 +147,7 @@ struct Serve: ParsableCommand {
         do {
             return try ServerMasterKey(bytes: bytes)
         } catch {
-            throw CommandFailure(error.reason, hint: error.hint)
+            throw CommandFailure(error.reason, hint: "make one with 'coffer random --raw --output master.key', and keep it out of the database")
         }
     }
 
@@ -155,11 +171,13 @@ struct Serve: ParsableCommand {
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
         options.masterKey = try masterKey()
+        let registry = PrometheusCollectorRegistry()
+        if metricsPort != nil { options.metricsFactory = PrometheusMetricsFactory(registry: registry) }
         if options.effectiveRegistration == .open {
             logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
         }
         let scheme = cert == nil ? "http" : "https"
-        let (host, port, cert, key) = (host, port, cert, key)
+        let (host, port, cert, key, metricsHost, metricsPort) = (host, port, cert, key, metricsHost, metricsPort)
         try runBlocking { [logger, options] in
             let store: any RegistrationStore
             do {
@@ -175,8 +193,23 @@ struct Serve: ParsableCommand {
                 Terminal.writeOut("listening on \(scheme)://\(host):\(bound)\n")
                 Terminal.flushStandardOutput()
             }
+            var services: [any Service] = [application]
+            if let metricsPort {
+                let router = Router()
+                router.get("metrics") { _, _ -> Response in
+                    Response(
+                        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
+                    )
+                }
+                services.append(Application(
+                    router: router, configuration: ApplicationConfiguration(address: .hostname(metricsHost, port: metricsPort), serverName: "coffer-metrics"),
+                    onServerRunning: { channel in logger.info("metrics on http://\(metricsHost):\(channel.localAddress?.port ?? metricsPort)/metrics") },
+                    logger: logger
+                ))
+            }
             do {
-                try await application.runService()
+                try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
             } catch {
                 try? await store.close()
                 throw error

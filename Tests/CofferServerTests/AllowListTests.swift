@@ -256,6 +256,37 @@ struct AllowListTests {
     }
 }
 
+extension AllowListTests {
+    /// Instances starting together each run the migrations: every migration is applied exactly once.
+    @Test(arguments: Backend.allCases)
+    func instancesStartingAtOnceMigrateOnce(backend: Backend) async throws {
+        let folder = try TemporaryDirectory()
+        let location: DatabaseLocation
+        switch backend {
+        case .sqlite: location = .sqlite(path: folder.path("fresh.sqlite"))
+        case .postgres:
+            guard let url = ProcessInfo.processInfo.environment["COFFER_TEST_POSTGRES_URL"] else { return }
+            location = try DatabaseLocation(url)
+        }
+        let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let store = try await location.open(logger: Logger(label: "start"))
+                    let version = try await store.schemaVersion()
+                    try await store.close()
+                    return version
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(Set(versions).count == 1 && versions[0] >= 3, "\(versions)")
+        if backend == .sqlite {
+            let counted = try CommandRunner.run("sqlite3", [folder.path("fresh.sqlite"), "SELECT count(*) = count(DISTINCT version) FROM coffer_schema"])
+            #expect(counted.status != 0 || counted.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        }
+    }
+}
+
 /// A value shared with a `@Sendable` clock closure.
 final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()

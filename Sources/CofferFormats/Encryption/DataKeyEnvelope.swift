@@ -8,11 +8,11 @@ import Foundation
 ///
 /// Layout: suite (1 byte: 1 = DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20-Poly1305; 2 =
 /// DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM) ‖ encapsulated key (32 or 65 bytes) ‖ sealed key
-/// (32 + 16 bytes). HPKE's info is `coffer data key v1`; its associated data is the `context` both sides
+/// (32 + 16 bytes). HPKE's info is `coffer-data-key v1`; its associated data is the `context` both sides
 /// build from the key's id, version and the device's key id, so an envelope cannot be passed off as
 /// another key, version or device.
 public enum DataKeyEnvelope {
-    static var info: Data { Data("coffer data key v1".utf8) }
+    static var info: Data { Data("coffer-data-key v1".utf8) }
 
     /// Seals `key` (32 bytes) to `recipient`.
     /// - Throws: ``CofferFormatsError`` `.invalidArgument` for a key that is not 32 bytes.

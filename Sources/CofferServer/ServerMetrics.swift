@@ -1,0 +1,108 @@
+import CofferHTTPSignatures
+import Foundation
+import Hummingbird
+public import Metrics
+
+/// What the registration server counts (swift-metrics; `coffer serve --metrics-port` exposes them for
+/// Prometheus on a separate port, docs/SERVER.md "Operations"):
+///
+/// - `coffer_requests_total{route, status}` — every answer, by route pattern and status;
+/// - `coffer_signature_refusals_total{reason}` — refused signatures, by reason (`replayed`, `key-revoked`…),
+///   counted by the signature middleware;
+/// - `coffer_rate_limited_total{limit}` — `429` answers (`registration`, `signature-failures`);
+/// - `coffer_store_seconds{operation}` — store latency, a timer per operation;
+/// - `coffer_data_keys_issued_total{kind}` — data keys handed out (`fetched`, `created`, `rotated`).
+struct ServerMetrics: Sendable {
+    let factory: any MetricsFactory
+
+    func request(route: String, status: Int) {
+        Metrics.Counter(label: "coffer_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory).increment()
+    }
+
+    func rateLimited(_ limit: String) {
+        Metrics.Counter(label: "coffer_rate_limited_total", dimensions: [("limit", limit)], factory: factory).increment()
+    }
+
+    func dataKeyIssued(_ kind: String) {
+        Metrics.Counter(label: "coffer_data_keys_issued_total", dimensions: [("kind", kind)], factory: factory).increment()
+    }
+
+    func storeTimer(_ operation: String) -> Metrics.Timer {
+        Metrics.Timer(label: "coffer_store_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds, factory: factory)
+    }
+}
+
+/// Counts every answer by route pattern and status.
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            let response = try await next(request, context)
+            metrics.request(route: context.endpointPath ?? "unmatched", status: Int(response.status.code))
+            return response
+        } catch let error as any HTTPResponseError {
+            metrics.request(route: context.endpointPath ?? "unmatched", status: Int(error.status.code))
+            throw error
+        } catch {
+            metrics.request(route: context.endpointPath ?? "unmatched", status: 500)
+            throw error
+        }
+    }
+}
+
+/// A ``RegistrationStore`` that times each call (`coffer_store_seconds{operation}`).
+final class MeasuredStore: RegistrationStore {
+    let store: any RegistrationStore
+    let metrics: ServerMetrics
+
+    init(_ store: any RegistrationStore, metrics: ServerMetrics) {
+        self.store = store
+        self.metrics = metrics
+    }
+
+    private func timed<T>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
+        let start = ContinuousClock.now
+        defer {
+            let elapsed = start.duration(to: .now).components
+            metrics.storeTimer(operation).recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        }
+        return try await body()
+    }
+
+    func migrate() async throws { try await timed("migrate") { try await store.migrate() } }
+    func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey { try await timed("insert_key") { try await store.insertKey(key) } }
+    func key(id: String) async throws -> RegisteredKey? { try await timed("key") { try await store.key(id: id) } }
+    func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
+        try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
+    }
+    func keys(limit: Int) async throws -> [RegisteredKey] { try await timed("keys") { try await store.keys(limit: limit) } }
+    func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
+        try await timed("set_state") { try await store.setState(state, ofKey: keyID) }
+    }
+    func recordUse(ofKey keyID: String, at time: Int64) async throws { try await timed("record_use") { try await store.recordUse(ofKey: keyID, at: time) } }
+    func insertToken(_ token: RegistrationToken, secretHash: String) async throws {
+        try await timed("insert_token") { try await store.insertToken(token, secretHash: secretHash) }
+    }
+    func consumeToken(secretHash: String, platform: String?, now: Int64) async throws -> RegistrationToken? {
+        try await timed("consume_token") { try await store.consumeToken(secretHash: secretHash, platform: platform, now: now) }
+    }
+    func tokens(limit: Int) async throws -> [RegistrationToken] { try await timed("tokens") { try await store.tokens(limit: limit) } }
+    func revokeToken(id tokenID: String) async throws -> Bool { try await timed("revoke_token") { try await store.revokeToken(id: tokenID) } }
+    func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
+        try await timed("data_key") { try await store.dataKey(owner: owner, version: version) }
+    }
+    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey { try await timed("insert_data_key") { try await store.insertDataKey(key) } }
+    func minimumDataKeyVersion(owner: String) async throws -> Int64 {
+        try await timed("minimum_data_key_version") { try await store.minimumDataKeyVersion(owner: owner) }
+    }
+    func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws {
+        try await timed("set_minimum_data_key_version") { try await store.setMinimumDataKeyVersion(version, owner: owner) }
+    }
+    func schemaVersion() async throws -> Int { try await timed("schema_version") { try await store.schemaVersion() } }
+    func ping() async throws { try await timed("ping") { try await store.ping() } }
+    func close() async throws { try await store.close() }
+    func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
+        try await timed("record_first_use") { try await store.recordFirstUse(of: identifier, expiringAt: expiry, now: now) }
+    }
+}
