@@ -24,12 +24,10 @@ extension KeychainBackend {
         _ key: SigningKey, tag: String, label: String? = nil, accessibility: Accessibility = .whenUnlocked,
         accessControl: AccessControl = .none
     ) throws(KeychainError) {
-        var item = KeychainItem.key(
-            applicationTag: Array(tag.utf8), keyClass: .privateKey, keyType: KeychainItem.keyType(for: key.algorithm),
-            keySizeInBits: KeychainItem.keySize(of: key.algorithm), accessibility: accessibility
+        let item = KeychainItem.key(
+            tag: tag, keyClass: .privateKey, keyType: KeychainItem.keyType(for: key.algorithm), keySizeInBits: KeychainItem.keySize(of: key.algorithm),
+            applicationLabel: key.verifyingKey.fingerprint.sha256, label: label, accessibility: accessibility
         )
-        item.applicationLabel = key.verifyingKey.fingerprint.sha256
-        item.label = label
         var der: [UInt8]
         do {
             der = try key.representation(as: privateKeyStorageFormat == .pkcs8 ? .pkcs8 : .appleExternal, encoding: .der)
@@ -70,6 +68,19 @@ extension KeychainBackend {
 }
 
 extension KeychainItem {
+    /// A key item found by application tag: what the signing-key and encryption-key helpers store.
+    static func key(
+        tag: String, keyClass: KeyClass, keyType: String, keySizeInBits: Int?, applicationLabel: [UInt8], label: String?,
+        accessibility: Accessibility
+    ) -> KeychainItem {
+        var item = KeychainItem.key(
+            applicationTag: Array(tag.utf8), keyClass: keyClass, keyType: keyType, keySizeInBits: keySizeInBits, accessibility: accessibility
+        )
+        item.applicationLabel = applicationLabel
+        item.label = label
+        return item
+    }
+
     /// The `keyType` Coffer stores for a signing algorithm.
     public static func keyType(for algorithm: KeyAlgorithm) -> String {
         switch algorithm {

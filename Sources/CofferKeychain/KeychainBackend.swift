@@ -37,7 +37,7 @@ public protocol KeychainBackend: Sendable {
     /// reads its rows directly.
     func items(matching query: KeychainQuery) throws(KeychainError) -> [KeychainItem]
 
-    /// The format private keys are stored in by ``add(_:tag:label:accessibility:accessControl:)``:
+    /// The format private keys are stored in by ``add(_:tag:label:accessibility:accessControl:)-(SigningKey,_,_,_,_)``:
     /// PKCS#8 DER in Coffer's store, Apple's external representation in the system keychain (what
     /// `SecKeyCreateWithData` reads).
     var privateKeyStorageFormat: PrivateKeyStorageFormat { get }

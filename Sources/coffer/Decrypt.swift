@@ -42,6 +42,12 @@ struct Decrypt: ParsableCommand {
     @Option(name: .customLong("key-file"), help: ArgumentHelp("Decrypt with the key in this file (32 bytes; 64 for RNCryptor).", valueName: "file"))
     var keyFile: String?
 
+    @Option(name: .customLong("keychain-key"), help: ArgumentHelp("Decrypt with the 32-byte key stored in the keychain under this tag ('coffer server data-key fetch'); --password-file/--password-env then give the keychain's password.", valueName: "tag"))
+    var keychainKey: String?
+
+    @Option(name: .customLong("keychain"), help: ArgumentHelp("The keychain for --keychain-key (default: $XDG_DATA_HOME/coffer/keychain.db).", valueName: "path"))
+    var keychainPath: String?
+
     @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp("Decrypt with this private key.", valueName: "key"))
     var identity: String?
 
@@ -66,12 +72,13 @@ struct Decrypt: ParsableCommand {
     @Argument(help: "The file to decrypt ('-' or nothing: standard input).")
     var input: String = "-"
 
-    private var usesPassword: Bool { askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil }
+    /// Whether a password protects the file (with --keychain-key, the password options are the keychain's).
+    private var usesPassword: Bool { keychainKey == nil && (askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil) }
 
     func validate() throws {
-        let modes = [usesPassword, keyFile != nil, identity != nil].filter { $0 }.count
+        let modes = [usesPassword, keyFile != nil, keychainKey != nil, identity != nil].filter { $0 }.count
         guard modes == 1 else {
-            throw ValidationError("say how to open the file: a password (-p, --password-file, --password-env), --key-file, or -i identity; exactly one of them")
+            throw ValidationError("say how to open the file: a password (-p, --password-file, --password-env), --key-file, --keychain-key, or -i identity; exactly one of them")
         }
     }
 
@@ -94,6 +101,8 @@ struct Decrypt: ParsableCommand {
             credential = .identity(try readIdentity(identity, password: { try passwords.read(prompt: "Password for \(identity): ") }))
         } else if let keyFile {
             credential = .keyBytes(try readKeyFile(keyFile))
+        } else if let keychainKey {
+            credential = .keyBytes(try readKeychainKey(tag: keychainKey, path: keychainPath, passwords: passwords))
         } else {
             credential = .password(try passwords.read(prompt: "Password: "), openSSLIterations: iter)
         }

@@ -45,6 +45,12 @@ struct Encrypt: ParsableCommand {
     @Option(name: .customLong("key-file"), help: ArgumentHelp("Encrypt with the 32-byte key in this file.", valueName: "file"))
     var keyFile: String?
 
+    @Option(name: .customLong("keychain-key"), help: ArgumentHelp("Encrypt with the 32-byte key stored in the keychain under this tag ('coffer server data-key fetch'); --password-file/--password-env then give the keychain's password.", valueName: "tag"))
+    var keychainKey: String?
+
+    @Option(name: .customLong("keychain"), help: ArgumentHelp("The keychain for --keychain-key (default: $XDG_DATA_HOME/coffer/keychain.db).", valueName: "path"))
+    var keychainPath: String?
+
     @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp("Encrypt for this public key (repeatable).", valueName: "pub"))
     var recipients: [String] = []
 
@@ -78,16 +84,17 @@ struct Encrypt: ParsableCommand {
     @Argument(help: "The file to encrypt ('-' or nothing: standard input).")
     var input: String = "-"
 
-    private var usesPassword: Bool { askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil }
+    /// Whether a password protects the file (with --keychain-key, the password options are the keychain's).
+    private var usesPassword: Bool { keychainKey == nil && (askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil) }
 
     func validate() throws {
-        let modes = [usesPassword, keyFile != nil, !recipients.isEmpty].filter { $0 }.count
+        let modes = [usesPassword, keyFile != nil, keychainKey != nil, !recipients.isEmpty].filter { $0 }.count
         guard modes == 1 else {
-            throw ValidationError("say who can open the file: a password (-p, --password-file, --password-env), --key-file, or -r recipients; exactly one of them")
+            throw ValidationError("say who can open the file: a password (-p, --password-file, --password-env), --key-file, --keychain-key, or -r recipients; exactly one of them")
         }
         guard kdf == "scrypt" || kdf == "pbkdf2" else { throw ValidationError("--kdf must be scrypt or pbkdf2, found '\(kdf)'") }
         if format != .coffer && !recipients.isEmpty { throw ValidationError("recipients need the coffer format") }
-        if format == .openssl && keyFile != nil { throw ValidationError("the openssl format takes a password, not a key file") }
+        if format == .openssl && (keyFile != nil || keychainKey != nil) { throw ValidationError("the openssl format takes a password, not a key file") }
     }
 
     func run() throws {
@@ -104,7 +111,7 @@ struct Encrypt: ParsableCommand {
         // Wiped in place on the way out; empty when no password is used.
         var secret = usesPassword ? try passwords.read(prompt: "Password: ", confirm: true) : []
         defer { SecretBytes.wipe(&secret) }
-        let keyBytes = try keyFile.map(readKeyFile)
+        let keyBytes = try keyFile.map(readKeyFile) ?? keychainKey.map { try readKeychainKey(tag: $0, path: keychainPath, passwords: passwords) }
         let reader = try FileReader.open(input)
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }

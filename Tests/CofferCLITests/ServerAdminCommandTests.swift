@@ -62,4 +62,51 @@ struct ServerAdminCommandTests {
         let notAdmin = try coffer(["server", "keys", "list", "--server", base, "-k", "app.key"], in: folder)
         #expect(notAdmin.status != 0 && notAdmin.standardError.contains("--admin-key"), "\(notAdmin.standardError)")
     }
+
+    /// The data-key flow from the command line: register with an encryption key, fetch the key into
+    /// the keychain, encrypt with it, "reinstall" (a new keychain), fetch again, decrypt.
+    @Test func aDataKeyFetchedTwiceDecryptsWhatItEncrypted() throws {
+        let folder = try TemporaryDirectory()
+        for arguments in [
+            ["key", "generate", "-t", "ed25519", "-o", "device.key", "--public", "device.pub"],
+            ["key", "generate", "-t", "x25519", "-o", "device-x25519.key", "--public", "device-x25519.pub"],
+            ["random", "--raw", "--output", "master.key"],
+        ] {
+            let result = try coffer(arguments, in: folder)
+            #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        }
+        let server = try CommandRunner.start(
+            try CommandRunner.cofferExecutable(),
+            ["serve", "--port", "0", "--database", "sqlite:" + folder.path("server.sqlite"), "--master-key-file", "master.key"],
+            pipeInput: false, currentDirectory: folder.path
+        )
+        defer { server.signal(SIGTERM); _ = try? server.wait() }
+        let log = try #require(server.waitForError(containing: "listening on"))
+        let port = try #require(log.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
+        let base = "http://127.0.0.1:\(port)"
+
+        let pem = { (name: String) in try String(contentsOfFile: folder.path(name), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n") }
+        let registered = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(try pem("device.pub"))", "encryptionKey": "\#(try pem("device-x25519.pub"))"}"#], in: folder)
+        #expect(registered.status == 0, "\(registered.output)")
+        let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+        _ = try folder.write("keychain password\n", to: "kc.pass")
+        _ = try folder.write("secret notes\n", to: "notes.txt")
+        let device = ["--server", base, "-k", "device.key", "--keyid", keyID, "-i", "device-x25519.key"]
+
+        for keychain in ["first.db", "reinstalled.db"] {
+            #expect(try coffer(["keychain", "create", "--keychain", keychain, "--password-file", "kc.pass", "--scrypt-log-n", "10"], in: folder).status == 0)
+            let fetched = try coffer(["server", "data-key", "fetch"] + device + ["--keychain-tag", "notes", "--keychain", keychain, "--password-file", "kc.pass"], in: folder)
+            #expect(fetched.status == 0 && fetched.output.isEmpty, "never printed: \(fetched.standardError)")
+        }
+        let keyed = ["--keychain-key", "notes", "--password-file", "kc.pass"]
+        #expect(try coffer(["encrypt"] + keyed + ["--keychain", "first.db", "-o", "notes.coffer", "notes.txt"], in: folder).status == 0)
+        let decrypted = try coffer(["decrypt"] + keyed + ["--keychain", "reinstalled.db", "-o", "-", "notes.coffer"], in: folder)
+        #expect(decrypted.status == 0 && decrypted.output == "secret notes\n", "\(decrypted.standardError)")
+
+        // -o writes a 0600 file; the same key again.
+        #expect(try coffer(["server", "data-key", "fetch"] + device + ["-o", "data.key"], in: folder).status == 0)
+        var info = stat()
+        #expect(stat(folder.path("data.key"), &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try coffer(["decrypt", "--key-file", "data.key", "-o", "-", "notes.coffer"], in: folder).output == "secret notes\n")
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CofferCore
 import CofferCrypto
 import CofferFormats
+import CofferKeychain
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -101,5 +102,22 @@ func readIdentity(_ path: String, password: @escaping ImportedKey.PasswordProvid
         return try RecipientPrivateKey(importing: bytes, password: password)
     } catch {
         throw CommandFailure("\(path): \(error.reason)")
+    }
+}
+
+/// The 32 key bytes stored in the keychain under `tag` (`coffer server data-key fetch --keychain-tag`):
+/// the keychain at `path` (or the default), unlocked by the session from `coffer keychain unlock` or
+/// by its password asked on the terminal.
+func readKeychainKey(tag: String, path: String?, passwords: PasswordOptions) throws -> [UInt8] {
+    let keychain = try Keychain.open(at: try path ?? Keychain.defaultPath())
+    if !KeychainSession.restore(keychain) {
+        var secret = try passwords.read(prompt: "Keychain password: ")
+        defer { SecretBytes.wipe(&secret) }
+        try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
+    }
+    do {
+        return try keychain.encryptionKey(tag: tag).withUnsafeKeyBytes { Array($0) }
+    } catch {
+        throw CommandFailure(error.reason, hint: error.code == .itemNotFound ? "store one with 'coffer server data-key fetch --keychain-tag \(tag)'" : nil)
     }
 }
