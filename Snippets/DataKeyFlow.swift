@@ -32,6 +32,7 @@ try Data("my notes\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"
 func post(_ path: String, _ json: String) async throws -> [String: Any] {
     var request = HTTPClientRequest(url: server + path)
     request.method = .POST
+    request.headers.add(name: "Content-Type", value: "application/json")
     request.body = .bytes(ByteBuffer(string: json))
     let body = try await HTTPClient.shared.execute(request, timeout: .seconds(30)).body.collect(upTo: 1 << 16)
     return (try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]) ?? [:]

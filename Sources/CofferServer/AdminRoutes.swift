@@ -70,9 +70,13 @@ enum AdminRoutes {
         }
         admin.post("tokens") { request, context -> Response in
             var request = request
-            let buffer = try await request.collectBody(upTo: 16 * 1024)
+            let data: Data
+            switch try await StrictJSON.read(&request, limit: 16 * 1024) {
+            case .bytes(let bytes): data = bytes.isEmpty ? Data("{}".utf8) : bytes
+            case .problem(let problem): return problem.response()
+            }
             let body: TokenRequest
-            switch StrictJSON.decode(TokenRequest.self, from: Data(buffer.readableBytesView), allowed: ["uses", "expiresIn", "platform"]) {
+            switch StrictJSON.decode(TokenRequest.self, from: data, allowed: ["uses", "expiresIn", "platform"]) {
             case .value(let decoded): body = decoded
             case .problem(let problem): return problem.response()
             }
@@ -111,10 +115,14 @@ enum AdminRoutes {
             admin.post("data-keys/:owner/retire") { request, context -> Response in
                 let owner = try context.parameters.require("owner")
                 var request = request
-                let buffer = try await request.collectBody(upTo: 4096)
+                let data: Data
+                switch try await StrictJSON.read(&request, limit: 4096) {
+                case .bytes(let bytes): data = bytes
+                case .problem(let problem): return problem.response()
+                }
                 struct Retire: Decodable { let minVersion: Int64 }
                 let body: Retire
-                switch StrictJSON.decode(Retire.self, from: Data(buffer.readableBytesView), allowed: ["minVersion"]) {
+                switch StrictJSON.decode(Retire.self, from: data, allowed: ["minVersion"]) {
                 case .value(let decoded): body = decoded
                 case .problem(let problem): return problem.response()
                 }
@@ -201,9 +209,35 @@ enum AdminRoutes {
     }
 }
 
-/// JSON bodies read strictly: an object, with only the fields a route knows, each of its type; anything
-/// else is a `400` problem that says what was wrong.
+/// JSON bodies read strictly: `Content-Type: application/json` (`415 unsupported-media-type`
+/// otherwise), at most a route's limit (`413 body-too-large`), an object with only the fields a route
+/// knows, each of its type (`400 unknown-field`, `400 invalid-request`).
 enum StrictJSON {
+    enum Body {
+        case bytes(Data)
+        case problem(ProblemDetails)
+    }
+
+    /// The request's body, once its content type and size are known to be acceptable. An empty body is
+    /// accepted whatever its content type (routes whose fields are all optional read it as `{}`).
+    static func read(_ request: inout Request, limit: Int) async throws -> Body {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            return .problem(ProblemDetails(status: .contentTooLarge, reason: "body-too-large", detail: "the body is larger than this route's \(limit) bytes"))
+        }
+        guard buffer.readableBytes > 0 else { return .bytes(Data()) }
+        let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let type, type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json")) else {
+            return .problem(ProblemDetails(
+                status: .unsupportedMediaType, reason: "unsupported-media-type",
+                detail: "send the body as Content-Type: application/json, not \(request.headers[.contentType].map { "'\($0.prefix(60))'" } ?? "without a content type")"
+            ))
+        }
+        return .bytes(Data(buffer.readableBytesView))
+    }
+
     enum Decoded<T> {
         case value(T)
         case problem(ProblemDetails)

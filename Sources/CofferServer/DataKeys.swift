@@ -51,12 +51,14 @@ enum DataKeyRoutes {
             guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
             try await uses.noteUse(of: owner)
             var request = request
-            let buffer = try await request.collectBody(upTo: 4096)
             let body: FetchBody
-            if buffer.readableBytes == 0 {
+            switch try await StrictJSON.read(&request, limit: 4096) {
+            case .problem(let problem):
+                return problem.response()
+            case .bytes(let data) where data.isEmpty:
                 body = FetchBody(version: nil)
-            } else {
-                switch StrictJSON.decode(FetchBody.self, from: Data(buffer.readableBytesView), allowed: ["version"]) {
+            case .bytes(let data):
+                switch StrictJSON.decode(FetchBody.self, from: data, allowed: ["version"]) {
                 case .value(let decoded): body = decoded
                 case .problem(let problem): return problem.response()
                 }

@@ -219,9 +219,13 @@ public struct RegistrationServer: Sendable {
             return problem(.forbidden, "registration-closed", "this server registers no new keys")
         }
         var request = request
-        let buffer = try await request.collectBody(upTo: 64 * 1024)
+        let data: Data
+        switch try await StrictJSON.read(&request, limit: 64 * 1024) {
+        case .bytes(let bytes): data = bytes
+        case .problem(let problem): return problem.response()
+        }
         let body: RegisterBody
-        switch StrictJSON.decode(RegisterBody.self, from: Data(buffer.readableBytesView), allowed: ["publicKey", "algorithm", "token", "platform", "encryptionKey"]) {
+        switch StrictJSON.decode(RegisterBody.self, from: data, allowed: ["publicKey", "algorithm", "token", "platform", "encryptionKey"]) {
         case .value(let decoded): body = decoded
         case .problem(let problem): return problem.response()
         }
@@ -307,8 +311,12 @@ public struct RegistrationServer: Sendable {
 
     static func registerUser(_ request: Request, context: HTTPSignatureContext, keyID: String, store: any RegistrationStore) async throws -> Response {
         var request = request
-        let buffer = try await request.collectBody(upTo: 64 * 1024)
-        guard let body = try? JSONDecoder().decode(UserBody.self, from: Data(buffer.readableBytesView)) else {
+        let data: Data
+        switch try await StrictJSON.read(&request, limit: 64 * 1024) {
+        case .bytes(let bytes): data = bytes
+        case .problem(let problem): return problem.response()
+        }
+        guard let body = try? JSONDecoder().decode(UserBody.self, from: data) else {
             return problem(.badRequest, "invalid-request", "send JSON {\"email\": \"…\", \"name\": \"…\"}")
         }
         let email = body.email.trimmingCharacters(in: .whitespaces)

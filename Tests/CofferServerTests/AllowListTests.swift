@@ -287,6 +287,39 @@ extension AllowListTests {
     }
 }
 
+extension AllowListTests {
+    /// Bad input gets a documented problem and changes nothing.
+    @Test func badBodiesAreProblemsAndWriteNothing() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await Server.sqliteStore(folder)
+        try await Server.withServer(store: store) { base in
+            func post(_ json: String, contentType: String?) async throws -> Server.Reply {
+                var request = HTTPClientRequest(url: base + "/register")
+                request.method = .POST
+                if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+                request.body = .bytes(ByteBuffer(string: json))
+                return try await Server.send(request)
+            }
+            let hmac = #"{"algorithm": "hmac-sha256"}"#
+            let cases: [(String, String?, Int, String)] = [
+                (hmac, "text/plain", 415, "unsupported-media-type"),
+                (hmac, nil, 415, "unsupported-media-type"),
+                (#"{"algorithm": "#, "application/json", 400, "invalid-request"),
+                (#"["hmac-sha256"]"#, "application/json", 400, "invalid-request"),
+                (#"{"algorithm": "hmac-sha256", "admin": true}"#, "application/json", 400, "unknown-field"),
+                (#"{"algorithm": 7}"#, "application/json", 400, "invalid-request"),
+                (#"{"publicKey": "\#(String(repeating: "A", count: 70_000))"}"#, "application/json", 413, "body-too-large"),
+            ]
+            for (json, type, status, reason) in cases {
+                let reply = try await post(json, contentType: type)
+                #expect(reply.status == status && reply.json["reason"] as? String == reason, "\(json.prefix(40)) \(type ?? "none"): \(reply.status) \(reply.text.prefix(200))")
+            }
+            #expect(try await store.keys(limit: 10).isEmpty, "nothing written")
+            #expect(try await post(hmac, contentType: "application/json; charset=utf-8").status == 201)
+        }
+    }
+}
+
 /// A value shared with a `@Sendable` clock closure.
 final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
