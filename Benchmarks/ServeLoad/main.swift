@@ -62,7 +62,7 @@ enum ServeLoadServer {
         var options = RegistrationServer.Options()
         options.registrationsPerMinute = nil
         options.signatureFailuresPerMinute = nil
-        let router = RegistrationServer(store: store, options: options).router()
+        let router = try RegistrationServer(store: store, options: options).router()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         router.post("unsigned/register_user") { request, _ -> Response in

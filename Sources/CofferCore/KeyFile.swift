@@ -24,15 +24,7 @@ public struct KeyFile: Sendable {
     ///   `.fileNotFound`, `.permissionDenied`, `.isDirectory` or `.ioFailure` when it cannot be read.
     public init(contentsOf path: String) throws(CofferCoreError) {
         let reader = try FileReader.open(path)
-        let read: [UInt8]?
-        do {
-            read = try reader.readAll(limit: Self.maximumSize)
-        } catch let error as CofferCoreError {
-            throw error
-        } catch {
-            throw CofferCoreError(.ioFailure, "cannot read '\(path)': \(error)", underlying: error)
-        }
-        guard let read else {
+        guard let read = try reader.readAll(limit: Self.maximumSize) else {
             throw CofferCoreError(.invalidArgument, "'\(path)' is larger than 1 MiB; it is not a key, certificate or secret file")
         }
         self.path = path

@@ -70,14 +70,14 @@ public struct DataKeyClient: Sendable {
     ///   envelope that does not open with `identity` (another device's, or altered).
     public func fetch(version: Int64? = nil) async throws(ServerClientError) -> DataKey {
         let body = version.map { Array(#"{"version":\#($0)}"#.utf8) } ?? Array("{}".utf8)
-        return try await open(try await SignedExchange.send(
+        return try open(try await SignedExchange.send(
             .post, "/data-keys", body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: Answer.self
         ))
     }
 
     /// Makes a new version and returns it; older versions stay fetchable until an admin retires them.
     public func rotate() async throws(ServerClientError) -> DataKey {
-        try await open(try await SignedExchange.send(
+        try open(try await SignedExchange.send(
             .post, "/data-keys/rotate", body: Array("{}".utf8), to: server, signer: signer, client: client, timeout: timeout, decoding: Answer.self
         ))
     }

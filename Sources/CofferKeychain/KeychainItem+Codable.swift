@@ -1,5 +1,5 @@
 import CofferCore
-public import Foundation
+import Foundation
 
 /// An item's attributes as JSON (never its secret), the schema `coffer keychain list --json` prints:
 ///

@@ -1,5 +1,5 @@
 public import CofferCore
-public import Foundation
+import Foundation
 public import Logging
 
 /// Where `coffer serve` keeps its data: `sqlite:PATH` (the default, under the XDG data folder) or a

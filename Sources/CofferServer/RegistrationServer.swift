@@ -7,7 +7,7 @@ import Foundation
 public import Hummingbird
 import HummingbirdTLS
 import HummingbirdCore
-public import HTTPTypes
+import HTTPTypes
 public import Logging
 public import Metrics
 import NIOCore

@@ -1,7 +1,7 @@
 import CofferHTTPSignatures
 import Foundation
 import Hummingbird
-public import Metrics
+import Metrics
 
 /// What the registration server counts (swift-metrics; `coffer serve --metrics-port` exposes them for
 /// Prometheus on a separate port, docs/SERVER.md "Operations"):
