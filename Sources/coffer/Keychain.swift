@@ -55,7 +55,13 @@ struct KeychainOptions: ParsableArguments {
     /// Opens and unlocks: from the session keyring when `coffer keychain unlock` is in force, otherwise
     /// with the password.
     func openUnlocked() throws -> Keychain {
-        let keychain = try open()
+        try Self.openUnlocked(at: resolvedPath, password: password)
+    }
+
+    /// The keychain at `path`, unlocked from the session keyring when no password source is named,
+    /// otherwise with the password from `password` (a file, a variable, or the terminal).
+    static func openUnlocked(at path: String, password: PasswordOptions) throws -> Keychain {
+        let keychain = try Keychain.open(at: path)
         if password.passwordFile == nil && password.passwordEnvironmentVariable == nil && KeychainSession.restore(keychain) {
             return keychain
         }

@@ -109,12 +109,7 @@ func readIdentity(_ path: String, password: @escaping ImportedKey.PasswordProvid
 /// the keychain at `path` (or the default), unlocked by the session from `coffer keychain unlock` or
 /// by its password asked on the terminal.
 func readKeychainKey(tag: String, path: String?, passwords: PasswordOptions) throws -> [UInt8] {
-    let keychain = try Keychain.open(at: try path ?? Keychain.defaultPath())
-    if !KeychainSession.restore(keychain) {
-        var secret = try passwords.read(prompt: "Keychain password: ")
-        defer { SecretBytes.wipe(&secret) }
-        try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
-    }
+    let keychain = try KeychainOptions.openUnlocked(at: try path ?? Keychain.defaultPath(), password: passwords)
     do {
         return try keychain.encryptionKey(tag: tag).withUnsafeKeyBytes { Array($0) }
     } catch {
