@@ -121,7 +121,8 @@ public struct AdminClient: Sendable {
 
     /// Revokes a token.
     public func revokeToken(id tokenID: String) async throws(ServerClientError) {
-        _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: [String: String].self)
+        struct Revoked: Decodable { let revoked: Bool }
+        _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: Revoked.self)
     }
 
     /// A key or token id as one path segment (ids are base64url or hex; anything else is escaped).

@@ -34,13 +34,15 @@ enum AdminRoutes {
 
     static func add(
         to router: Router<HTTPSignatureContext>, server: RegistrationServer, store: any RegistrationStore,
-        adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?
+        adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?, failureLimit: RegistrationServer.SignatureFailureLimit?
     ) {
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
         policy.requiresCreated = true
         policy.maximumAge = server.options.maximumAge
         let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys(adminKeys), replayCache: store)
-        let admin = router.group("admin")
+        var group = router.group("admin")
+        if let failureLimit { group = group.add(middleware: failureLimit) }
+        let admin = group
             .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(
                 verifier: verifier, scheme: server.options.scheme, authority: server.options.authority, maximumBodySize: 16 * 1024,
                 metricsFactory: server.options.metricsFactory
@@ -50,7 +52,9 @@ enum AdminRoutes {
             return encoded(.ok, ["keys": keys])
         }
         for (action, state) in [("disable", RegisteredKey.State.disabled), ("enable", .active), ("revoke", .revoked)] {
-            admin.post("keys/:keyId/\(action)") { _, context -> Response in
+            admin.post("keys/:keyId/\(action)") { request, context -> Response in
+                var request = request
+                if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
                 let keyID = try context.parameters.require("keyId")
                 guard let before = try await store.key(id: keyID) else {
                     return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
@@ -104,13 +108,15 @@ enum AdminRoutes {
             return encoded(.created, IssuedToken(tokenId: token.tokenID, token: secret, uses: uses, expiresAt: token.expiresAt, platform: token.platform))
         }
         if let masterKey {
-            admin.post("data-keys/:owner/rotate") { _, context -> Response in
+            admin.post("data-keys/:owner/rotate") { request, context -> Response in
+                var request = request
+                if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
                 let owner = try context.parameters.require("owner")
                 guard try await store.key(id: owner) != nil else {
                     return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(owner.prefix(80))'")
                 }
                 let stored = try await DataKeyRoutes.rotate(owner: owner, store: store, masterKey: masterKey)
-                return encoded(.ok, ["owner": owner, "dataKeyId": stored.dataKeyID, "version": String(stored.version)])
+                return RegistrationServer.json(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
             }
             admin.post("data-keys/:owner/retire") { request, context -> Response in
                 let owner = try context.parameters.require("owner")
@@ -133,18 +139,20 @@ enum AdminRoutes {
                     return RegistrationServer.problem(.badRequest, "invalid-request", "minVersion must be 1 to the newest version, \(newest)")
                 }
                 try await store.setMinimumDataKeyVersion(body.minVersion, owner: owner)
-                return encoded(.ok, ["owner": owner, "minimumVersion": String(try await store.minimumDataKeyVersion(owner: owner))])
+                return RegistrationServer.json(.ok, ["owner": .string(owner), "minimumVersion": .integer(try await store.minimumDataKeyVersion(owner: owner))])
             }
         }
         admin.get("tokens") { _, _ -> Response in
             encoded(.ok, ["tokens": try await store.tokens(limit: listLimit).map(TokenEntry.init)])
         }
-        admin.post("tokens/:tokenId/revoke") { _, context -> Response in
+        admin.post("tokens/:tokenId/revoke") { request, context -> Response in
+            var request = request
+            if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
             let tokenID = try context.parameters.require("tokenId")
             guard try await store.revokeToken(id: tokenID) else {
                 return RegistrationServer.problem(.notFound, "unknown-token", "no token has the id '\(tokenID.prefix(80))'")
             }
-            return encoded(.ok, ["tokenId": tokenID, "revoked": "true"])
+            return encoded(.ok, RevokedToken(tokenId: tokenID, revoked: true))
         }
     }
 
@@ -152,6 +160,11 @@ enum AdminRoutes {
         let uses: Int?
         let expiresIn: Int64?
         let platform: String?
+    }
+
+    struct RevokedToken: Encodable {
+        let tokenId: String
+        let revoked: Bool
     }
 
     struct IssuedToken: Encodable {
@@ -236,6 +249,18 @@ enum StrictJSON {
             ))
         }
         return .bytes(Data(buffer.readableBytesView))
+    }
+
+    /// For a route that takes no fields: nil when the body is empty or `{}`, else the problem.
+    static func noFields(_ request: inout Request, limit: Int) async throws -> ProblemDetails? {
+        struct Nothing: Decodable {}
+        switch try await read(&request, limit: limit) {
+        case .problem(let problem): return problem
+        case .bytes(let data) where data.isEmpty: return nil
+        case .bytes(let data):
+            if case .problem(let problem) = decode(Nothing.self, from: data, allowed: []) { return problem }
+            return nil
+        }
     }
 
     enum Decoded<T> {

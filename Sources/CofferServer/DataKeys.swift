@@ -65,9 +65,11 @@ enum DataKeyRoutes {
             }
             return try await answer(owner: owner, version: body.version, rotate: false, store: store, masterKey: masterKey, context: context, metrics: metrics)
         }
-        group.post("data-keys/rotate") { _, context -> Response in
+        group.post("data-keys/rotate") { request, context -> Response in
             guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
             try await uses.noteUse(of: owner)
+            var request = request
+            if let problem = try await StrictJSON.noFields(&request, limit: 4096) { return problem.response() }
             return try await answer(owner: owner, version: nil, rotate: true, store: store, masterKey: masterKey, context: context, metrics: metrics)
         }
     }
@@ -109,6 +111,9 @@ enum DataKeyRoutes {
             stored = try await rotate(owner: owner, store: store, masterKey: masterKey)
             context.logger.notice("data key rotated", metadata: ["keyid": .string(owner), "version": .stringConvertible(stored.version)])
         } else if let version {
+            guard version >= 1 else {
+                return RegistrationServer.problem(.badRequest, "invalid-request", "version must be 1 or more, found \(version)")
+            }
             guard version >= floor else {
                 return RegistrationServer.problem(.gone, "version-retired", "version \(version) of this data key is retired (the oldest kept is \(floor))")
             }

@@ -96,6 +96,7 @@ public struct RegistrationServer: Sendable {
         let router = Router(context: HTTPSignatureContext.self)
         let metrics = ServerMetrics(factory: options.metricsFactory)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: UnavailableOnFailure())
         let store: any RegistrationStore = MeasuredStore(store, metrics: metrics)
         let mode = options.effectiveRegistration
         var admins: [String: HTTPVerificationKey] = [:]
@@ -106,10 +107,15 @@ public struct RegistrationServer: Sendable {
                 throw ServerConfigurationError(.invalidAdminKey, "the admin key \(key.fingerprint.keyID) cannot sign HTTP requests: \(error.reason)", underlying: error)
             }
         }
-        if !admins.isEmpty { AdminRoutes.add(to: router, server: self, store: store, adminKeys: admins, masterKey: options.masterKey) }
-        let uses = KeyUseRecorder(store: store)
         let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0) }
         let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
+        if !admins.isEmpty {
+            AdminRoutes.add(
+                to: router, server: self, store: store, adminKeys: admins, masterKey: options.masterKey,
+                failureLimit: failures.map { SignatureFailureLimit(limiter: $0, metrics: metrics) }
+            )
+        }
+        let uses = KeyUseRecorder(store: store)
         router.get("health") { _, _ -> Response in
             do {
                 try await store.ping()
@@ -316,8 +322,10 @@ public struct RegistrationServer: Sendable {
         case .bytes(let bytes): data = bytes
         case .problem(let problem): return problem.response()
         }
-        guard let body = try? JSONDecoder().decode(UserBody.self, from: data) else {
-            return problem(.badRequest, "invalid-request", "send JSON {\"email\": \"…\", \"name\": \"…\"}")
+        let body: UserBody
+        switch StrictJSON.decode(UserBody.self, from: data, allowed: ["email", "name"]) {
+        case .value(let decoded): body = decoded
+        case .problem(let problem): return problem.response()
         }
         let email = body.email.trimmingCharacters(in: .whitespaces)
         guard email.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex, email.index(after: at) != email.endIndex,

@@ -174,7 +174,7 @@ struct ServerTokens: ParsableCommand {
         case "revoke":
             let tokenID = tokenID ?? ""
             try admin.run { client async throws(ServerClientError) in try await client.revokeToken(id: tokenID) }
-            if admin.json { try JSONLines.write(["tokenId": tokenID, "revoked": "true"]) } else { Terminal.writeLine("\(tokenID) revoked") }
+            if admin.json { try JSONLines.write(RevokedToken(tokenId: tokenID, revoked: true)) } else { Terminal.writeLine("\(tokenID) revoked") }
         default:
             let tokens = try admin.run { client async throws(ServerClientError) in try await client.tokens() }
             if admin.json {
@@ -283,4 +283,10 @@ struct ServerDataKey: ParsableCommand {
         }
         Terminal.writeError("data key \(dataKey.dataKeyID) version \(dataKey.version) (newest \(dataKey.newestVersion), oldest kept \(dataKey.minimumVersion)) -> \(keychainTag.map { "keychain tag \($0)" } ?? output ?? "")\n")
     }
+}
+
+/// What `coffer server tokens revoke --json` prints: the server's answer.
+private struct RevokedToken: Encodable {
+    let tokenId: String
+    let revoked: Bool
 }
