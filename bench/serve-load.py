@@ -15,6 +15,11 @@ the rounds).
 
     python3 bench/serve-load.py
     python3 bench/serve-load.py --seconds 10 --rounds 5 --connections 32
+    python3 bench/serve-load.py --data-keys --connections 32
+
+With --data-keys the server has a master key, and a device (an Ed25519 signing key and an X25519
+encryption key) also fetches its data key: Ed25519-signed POST /data-keys answered with the key sealed
+by HPKE, beside the three /register_user routes.
 
 Needs wrk (apt install wrk) and openssl.
 """
@@ -49,10 +54,11 @@ def build_server():
     return build_product("serve-load-server", os.path.join(ROOT, "Benchmarks"))
 
 
-def start_server(server, folder):
+def start_server(server, folder, master_key=None):
+    extra = ["--master-key-file", master_key] if master_key else []
     process = subprocess.Popen(
         [server, "--host", "127.0.0.1", "--port", "0",
-         "--database", "sqlite:" + os.path.join(folder, "serve.sqlite")],
+         "--database", "sqlite:" + os.path.join(folder, "serve.sqlite")] + extra,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     match = re.search(r"listening on (http://\S+)", line)
@@ -77,9 +83,9 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid):
+def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid, route="register_user"):
     argv = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
-            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run]
+            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run, route]
     before = cpu_seconds(server_pid)
     text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     used = cpu_seconds(server_pid) - before
@@ -102,6 +108,7 @@ def main():
     parser.add_argument("--per-second", type=int, default=15000,
                         help="requests built per second of run (an upper bound of the server's rate)")
     parser.add_argument("--server", help="a serve-load-server binary to use instead of building one")
+    parser.add_argument("--data-keys", action="store_true", help="also measure a device fetching its data key (POST /data-keys)")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed (apt install wrk)")
@@ -120,7 +127,12 @@ def main():
         with open(seed_path, "wb") as out:
             out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
 
-        server, url = start_server(binary, folder)
+        master_key = None
+        if args.data_keys:
+            master_key = os.path.join(folder, "master.key")
+            with open(master_key, "wb") as out:
+                out.write(os.urandom(32))
+        server, url = start_server(binary, folder, master_key)
         ed = post(url + "/register", {"publicKey": public})
         hmac = post(url + "/register", {"algorithm": "hmac-sha256"})
         secret_path = os.path.join(folder, "hmac.secret")
@@ -128,27 +140,43 @@ def main():
             out.write(base64.b64decode(hmac["secret"]))
 
         modes = [("unsigned", hmac["keyId"], "-"), ("hmac-sha256", hmac["keyId"], secret_path), ("ed25519", ed["keyId"], seed_path)]
+        if args.data_keys:
+            # A device: its own Ed25519 signing key and an X25519 encryption key, both made by OpenSSL.
+            device_pem = os.path.join(folder, "device.pem")
+            subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", device_pem], check=True, capture_output=True)
+            device_public = subprocess.run(["openssl", "pkey", "-in", device_pem, "-pubout"], check=True, capture_output=True, text=True).stdout
+            device_der = subprocess.run(["openssl", "pkey", "-in", device_pem, "-outform", "DER"], check=True, capture_output=True).stdout
+            device_seed = os.path.join(folder, "device.seed")
+            with open(device_seed, "wb") as out:
+                out.write(device_der[-32:])
+            x25519_pem = os.path.join(folder, "x25519.pem")
+            subprocess.run(["openssl", "genpkey", "-algorithm", "x25519", "-out", x25519_pem], check=True, capture_output=True)
+            x25519_public = subprocess.run(["openssl", "pkey", "-in", x25519_pem, "-pubout"], check=True, capture_output=True, text=True).stdout
+            device = post(url + "/register", {"publicKey": device_public, "encryptionKey": x25519_public})
+            modes.append(("data-keys", device["keyId"], device_seed))
         count = args.per_second * args.seconds // args.threads
         results = {mode: [] for mode, _, _ in modes}
         for round_number in range(1, args.rounds + 1):
             # The tables grow run after run: rotate the order so that no route always meets the largest.
             shift = (round_number - 1) % len(modes)
             for mode, keyid, keyfile in modes[shift:] + modes[:shift]:
-                result = run_wrk(url, mode, keyid, keyfile, count, f"r{round_number}{mode[:2]}{os.getpid()}", args, server.pid)
+                route = "data-keys" if mode == "data-keys" else "register_user"
+                result = run_wrk(url, "ed25519" if mode == "data-keys" else mode, keyid, keyfile, count,
+                                 f"r{round_number}{mode[:2]}{os.getpid()}", args, server.pid, route)
                 results[mode].append(result)
                 print(f"round {round_number} {mode:12} {result['rate']:9.0f} req/s  p50 {result['p50']:.2f} ms"
                       f"  p99 {result['p99']:.2f} ms  server CPU {result['cpu_us']:.0f} µs/request", file=sys.stderr)
 
         baseline = statistics.median(r["rate"] for r in results["unsigned"])
         baseline_cpu = statistics.median(r["cpu_us"] for r in results["unsigned"])
-        print(f"\ncoffer serve, POST /register_user on loopback: wrk -t{args.threads} -c{args.connections} "
+        print(f"\ncoffer serve, POST /register_user (and /data-keys) on loopback: wrk -t{args.threads} -c{args.connections} "
               f"-d{args.seconds}s, median of {args.rounds} rounds")
         print(f"{'route':28}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'of unsigned':>14}{'server µs/req':>15}{'CPU ratio':>11}")
         for mode, _, _ in modes:
             rate = statistics.median(r["rate"] for r in results[mode])
             p50 = statistics.median(r["p50"] for r in results[mode])
             p99 = statistics.median(r["p99"] for r in results[mode])
-            label = "unsigned twin" if mode == "unsigned" else f"signed {mode}"
+            label = {"unsigned": "unsigned twin", "data-keys": "ed25519 POST /data-keys"}.get(mode, f"signed {mode}")
             cpu = statistics.median(r["cpu_us"] for r in results[mode])
             print(f"{label:28}{rate:10.0f}{p50:10.2f}{p99:10.2f}{rate / baseline:13.0%}{cpu:15.0f}{baseline_cpu / cpu:10.0%}")
         print("server µs/req: the server process's CPU time (user + system) per answered request; CPU ratio: the\n"

@@ -6,6 +6,8 @@
 //
 //   cd Benchmarks && swift run -c release serve-load-server --database sqlite:/tmp/load.sqlite --port 0
 //
+// With `--master-key-file FILE` (32 bytes) it serves `POST /data-keys` as `coffer serve` does.
+//
 // The twin names its key in the `Coffer-Unsigned-Key-Id` header field. The per-address limits are off: the
 // load generator is one address.
 import CofferServer
@@ -18,6 +20,7 @@ struct Arguments {
     var host = "127.0.0.1"
     var port = 0
     var database: String?
+    var masterKeyFile: String?
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -27,7 +30,8 @@ struct Arguments {
             case "--host": host = value
             case "--port": port = Int(value) ?? 0
             case "--database": database = value
-            default: throw Failure("unknown option \(flag); expected --host, --port, --database")
+            case "--master-key-file": masterKeyFile = value
+            default: throw Failure("unknown option \(flag); expected --host, --port, --database, --master-key-file")
             }
         }
     }
@@ -62,6 +66,9 @@ enum ServeLoadServer {
         var options = RegistrationServer.Options()
         options.registrationsPerMinute = nil
         options.signatureFailuresPerMinute = nil
+        if let path = arguments.masterKeyFile {
+            options.masterKey = try ServerMasterKey(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
         let router = try RegistrationServer(store: store, options: options).router()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -28,6 +28,8 @@ public struct AdminClient: Sendable {
         public let createdAt: Int64
         /// The last accepted signature's time, to the minute; nil before the first.
         public let lastUsedAt: Int64?
+        /// The user the device belongs to (per-user data keys), if any.
+        public let userId: Int64?
     }
 
     /// A registration token as the admin API lists it (never the token itself).
@@ -101,6 +103,14 @@ public struct AdminClient: Sendable {
     /// Disables, enables or revokes a key; the record afterwards.
     public func apply(_ action: KeyAction, toKey keyID: String) async throws(ServerClientError) -> KeyRecord {
         try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/\(action.rawValue)", decoding: KeyRecord.self)
+    }
+
+    /// Links a device's key to a user (for instance once the user signed in on the new device through
+    /// single sign-on): with per-user data keys, the device then gets that user's key. The record
+    /// afterwards.
+    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key` or `unknown-user`.
+    public func link(key keyID: String, toUser userID: Int64) async throws(ServerClientError) -> KeyRecord {
+        try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/user", body: Array(#"{"userId":\#(userID)}"#.utf8), decoding: KeyRecord.self)
     }
 
     /// Issues a registration token.

@@ -7,6 +7,17 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 
+/// Whose data key a device gets from `POST /data-keys` (docs/SERVER.md, "Data keys").
+public enum DataKeyScope: String, Sendable, CaseIterable {
+    /// Each device its own key: the default.
+    case device
+    /// One key per user, shared by the user's devices: a device gets the key of the user it signed up
+    /// (`POST /register_user`) or an admin linked it to (`POST /admin/keys/{keyId}/user`), and `409
+    /// no-user` while it belongs to none. A new device of the same user, once linked, opens what the
+    /// others encrypted.
+    case user
+}
+
 /// Who may register a key through `POST /register`.
 public enum RegistrationMode: String, Sendable, CaseIterable {
     /// Anyone (rate-limited per address): for development, or an API whose keys need no allow-list.
@@ -36,6 +47,7 @@ enum AdminRoutes {
         to router: Router<HTTPSignatureContext>, server: RegistrationServer, store: any RegistrationStore,
         adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?, failureLimit: RegistrationServer.SignatureFailureLimit?
     ) {
+        let scope = server.options.dataKeyScope
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
         policy.requiresCreated = true
         policy.maximumAge = server.options.maximumAge
@@ -71,6 +83,31 @@ enum AdminRoutes {
                 ])
                 return encoded(.ok, KeyEntry(after))
             }
+        }
+        admin.post("keys/:keyId/user") { request, context -> Response in
+            let keyID = try context.parameters.require("keyId")
+            var request = request
+            let data: Data
+            switch try await StrictJSON.read(&request, limit: 16 * 1024) {
+            case .bytes(let bytes): data = bytes
+            case .problem(let problem): return problem.response()
+            }
+            struct Link: Decodable { let userId: Int64 }
+            let body: Link
+            switch StrictJSON.decode(Link.self, from: data, allowed: ["userId"]) {
+            case .value(let decoded): body = decoded
+            case .problem(let problem): return problem.response()
+            }
+            guard try await store.key(id: keyID) != nil else {
+                return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
+            }
+            guard let linked = try await store.linkKey(keyID, toUser: body.userId) else {
+                return RegistrationServer.problem(.notFound, "unknown-user", "no user has the id \(body.userId)")
+            }
+            context.logger.notice("admin linked a key to a user", metadata: [
+                "keyid": .string(keyID), "user": .stringConvertible(body.userId), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
+            ])
+            return encoded(.ok, KeyEntry(linked))
         }
         admin.post("tokens") { request, context -> Response in
             var request = request
@@ -111,15 +148,16 @@ enum AdminRoutes {
             admin.post("data-keys/:owner/rotate") { request, context -> Response in
                 var request = request
                 if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
-                let owner = try context.parameters.require("owner")
-                guard try await store.key(id: owner) != nil else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(owner.prefix(80))'")
+                let keyID = try context.parameters.require("owner")
+                guard let device = try await store.key(id: keyID) else {
+                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
                 }
+                guard let owner = DataKeyRoutes.owner(of: device, scope: scope) else { return DataKeyRoutes.noUser(keyID) }
                 let stored = try await DataKeyRoutes.rotate(owner: owner, store: store, masterKey: masterKey)
                 return RegistrationServer.json(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
             }
             admin.post("data-keys/:owner/retire") { request, context -> Response in
-                let owner = try context.parameters.require("owner")
+                let keyID = try context.parameters.require("owner")
                 var request = request
                 let data: Data
                 switch try await StrictJSON.read(&request, limit: 4096) {
@@ -132,8 +170,12 @@ enum AdminRoutes {
                 case .value(let decoded): body = decoded
                 case .problem(let problem): return problem.response()
                 }
+                guard let device = try await store.key(id: keyID) else {
+                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
+                }
+                guard let owner = DataKeyRoutes.owner(of: device, scope: scope) else { return DataKeyRoutes.noUser(keyID) }
                 guard let newest = try await store.dataKey(owner: owner, version: nil)?.version else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "'\(owner.prefix(80))' has no data key")
+                    return RegistrationServer.problem(.notFound, "unknown-key", "'\(keyID.prefix(80))' has no data key")
                 }
                 guard (1...newest).contains(body.minVersion) else {
                     return RegistrationServer.problem(.badRequest, "invalid-request", "minVersion must be 1 to the newest version, \(newest)")
@@ -182,6 +224,7 @@ enum AdminRoutes {
         let state: String
         let createdAt: Int64
         let lastUsedAt: Int64?
+        let userId: Int64?
 
         init(_ key: RegisteredKey) {
             keyId = key.keyID
@@ -189,6 +232,7 @@ enum AdminRoutes {
             state = key.state.rawValue
             createdAt = key.createdAt
             lastUsedAt = key.lastUsedAt
+            userId = key.userID
         }
     }
 

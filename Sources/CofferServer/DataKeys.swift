@@ -46,10 +46,13 @@ public struct ServerMasterKey: Sendable {
 enum DataKeyRoutes {
     struct FetchBody: Decodable { let version: Int64? }
 
-    static func add(to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, masterKey: ServerMasterKey, uses: KeyUseRecorder, metrics: ServerMetrics) {
+    static func add(
+        to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, masterKey: ServerMasterKey, scope: DataKeyScope, uses: KeyUseRecorder,
+        metrics: ServerMetrics
+    ) {
         group.post("data-keys") { request, context -> Response in
-            guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
-            try await uses.noteUse(of: owner)
+            guard let device = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
+            try await uses.noteUse(of: device)
             var request = request
             let body: FetchBody
             switch try await StrictJSON.read(&request, limit: 4096) {
@@ -63,15 +66,33 @@ enum DataKeyRoutes {
                 case .problem(let problem): return problem.response()
                 }
             }
-            return try await answer(owner: owner, version: body.version, rotate: false, store: store, masterKey: masterKey, context: context, metrics: metrics)
+            return try await answer(
+                device: device, version: body.version, rotate: false, scope: scope, store: store, masterKey: masterKey, context: context, metrics: metrics
+            )
         }
         group.post("data-keys/rotate") { request, context -> Response in
-            guard let owner = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
-            try await uses.noteUse(of: owner)
+            guard let device = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
+            try await uses.noteUse(of: device)
             var request = request
             if let problem = try await StrictJSON.noFields(&request, limit: 4096) { return problem.response() }
-            return try await answer(owner: owner, version: nil, rotate: true, store: store, masterKey: masterKey, context: context, metrics: metrics)
+            return try await answer(device: device, version: nil, rotate: true, scope: scope, store: store, masterKey: masterKey, context: context, metrics: metrics)
         }
+    }
+
+    /// Whose data key a device's requests reach: the device's own (its key id), or its user's
+    /// (`user:<id>`); nil when the scope is per user and the device belongs to no user.
+    static func owner(of device: RegisteredKey, scope: DataKeyScope) -> String? {
+        switch scope {
+        case .device: device.keyID
+        case .user: device.userID.map { "user:\($0)" }
+        }
+    }
+
+    static func noUser(_ keyID: String) -> Response {
+        RegistrationServer.problem(
+            .conflict, "no-user",
+            "data keys here are per user, and the device '\(keyID.prefix(80))' belongs to no user: sign up with POST /register_user, or have an admin link it"
+        )
     }
 
     /// The owner's data key id: the same for every version.
@@ -98,18 +119,19 @@ enum DataKeyRoutes {
     }
 
     static func answer(
-        owner: String, version: Int64?, rotate rotating: Bool, store: any RegistrationStore, masterKey: ServerMasterKey, context: HTTPSignatureContext,
-        metrics: ServerMetrics
+        device deviceKeyID: String, version: Int64?, rotate rotating: Bool, scope: DataKeyScope, store: any RegistrationStore, masterKey: ServerMasterKey,
+        context: HTTPSignatureContext, metrics: ServerMetrics
     ) async throws -> Response {
-        guard let device = try await store.key(id: owner), let encryptionKey = device.encryptionKey,
+        guard let device = try await store.key(id: deviceKeyID), let encryptionKey = device.encryptionKey,
               let spki = try? Base64.decode(encryptionKey), let recipient = try? RecipientPublicKey(importing: spki) else {
             return RegistrationServer.problem(.conflict, "no-encryption-key", "this device registered no encryption key (X25519 or P-256) to seal its data key to")
         }
+        guard let owner = owner(of: device, scope: scope) else { return noUser(deviceKeyID) }
         let floor = try await store.minimumDataKeyVersion(owner: owner)
         let stored: StoredDataKey
         if rotating {
             stored = try await rotate(owner: owner, store: store, masterKey: masterKey)
-            context.logger.notice("data key rotated", metadata: ["keyid": .string(owner), "version": .stringConvertible(stored.version)])
+            context.logger.notice("data key rotated", metadata: ["owner": .string(owner), "version": .stringConvertible(stored.version)])
         } else if let version {
             guard version >= 1 else {
                 return RegistrationServer.problem(.badRequest, "invalid-request", "version must be 1 or more, found \(version)")
@@ -125,16 +147,16 @@ enum DataKeyRoutes {
             stored = newest
         } else {
             stored = try await make(owner: owner, version: 1, store: store, masterKey: masterKey)
-            context.logger.info("data key created", metadata: ["keyid": .string(owner)])
+            context.logger.info("data key created", metadata: ["owner": .string(owner)])
         }
         guard stored.masterKeyID == masterKey.keyID,
               var key = masterKey.unwrap(stored.wrapped, context: wrapContext(owner: owner, version: stored.version, dataKeyID: stored.dataKeyID)) else {
-            context.logger.error("a stored data key does not open with this master key", metadata: ["keyid": .string(owner), "master": .string(stored.masterKeyID)])
+            context.logger.error("a stored data key does not open with this master key", metadata: ["owner": .string(owner), "master": .string(stored.masterKeyID)])
             return RegistrationServer.problem(.serviceUnavailable, "master-key-unavailable", "the server cannot open this data key now; try again later")
         }
         defer { SecretBytes.wipe(&key) }
         let envelope = try DataKeyEnvelope.seal(
-            key, to: recipient, context: DataKeyEnvelope.context(dataKeyID: stored.dataKeyID, version: stored.version, deviceKeyID: owner)
+            key, to: recipient, context: DataKeyEnvelope.context(dataKeyID: stored.dataKeyID, version: stored.version, deviceKeyID: deviceKeyID)
         )
         let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? stored.version
         metrics.dataKeyIssued(rotating ? "rotated" : "fetched")

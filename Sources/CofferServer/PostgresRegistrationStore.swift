@@ -123,16 +123,16 @@ public final class PostgresRegistrationStore: RegistrationStore {
         try await keys(where: "ORDER BY created_at, key_id LIMIT $1", [Int64(limit)])
     }
 
-    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?)
+    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?, Int64?)
 
     private func keys(where clause: String, _ values: [any PostgresEncodable & Sendable]) async throws -> [RegisteredKey] {
         let rows = try await client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger)
         var keys: [RegisteredKey] = []
-        for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey) in rows.decode(KeyRow.self) {
+        for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey, userID) in rows.decode(KeyRow.self) {
             guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { continue }
             keys.append(RegisteredKey(
                 keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt,
-                state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey
+                state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey, userID: userID
             ))
         }
         return keys
@@ -229,13 +229,26 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// Adds a user; nil when the email is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
+        // One statement, so the user and the link are made together or not at all.
         let rows = try await client.query("""
-            INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (\(email), \(name), \(keyID), \(createdAt))
-            ON CONFLICT (email) DO NOTHING RETURNING id
+            WITH inserted AS (
+                INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (\(email), \(name), \(keyID), \(createdAt))
+                ON CONFLICT (email) DO NOTHING RETURNING id
+            ), linked AS (
+                UPDATE coffer_keys SET user_id = (SELECT id FROM inserted) WHERE key_id = \(keyID) AND user_id IS NULL AND EXISTS (SELECT 1 FROM inserted)
+            )
+            SELECT id FROM inserted
             """, logger: logger)
         for try await id in rows.decode(Int64.self) {
             return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
         }
+        return nil
+    }
+
+    /// Links a key to a user; the record afterwards, nil when either is unknown.
+    public func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
+        let rows = try await client.query(try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID]), logger: logger)
+        for try await _ in rows.decode(String.self) { return try await key(id: keyID) }
         return nil
     }
 

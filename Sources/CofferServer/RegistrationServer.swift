@@ -58,6 +58,8 @@ public struct RegistrationServer: Sendable {
 
         /// The key that wraps stored data keys; nil for no data-key routes (`POST /data-keys`).
         public var masterKey: ServerMasterKey?
+        /// Whose data key a device gets: its own (the default) or its user's.
+        public var dataKeyScope: DataKeyScope = .device
 
         /// Where the server's metrics go (docs/SERVER.md, "Operations"); the bootstrapped swift-metrics
         /// system's factory by default (a no-op until something is bootstrapped).
@@ -152,7 +154,9 @@ public struct RegistrationServer: Sendable {
         if let masterKey = options.masterKey {
             var devices = router.group()
             if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
-            DataKeyRoutes.add(to: devices.add(middleware: middleware), store: store, masterKey: masterKey, uses: uses, metrics: metrics)
+            DataKeyRoutes.add(
+                to: devices.add(middleware: middleware), store: store, masterKey: masterKey, scope: options.dataKeyScope, uses: uses, metrics: metrics
+            )
         }
         var signed = router.group("register_user")
         if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }

@@ -20,6 +20,9 @@ public struct RegisteredKey: Sendable, Hashable {
     /// The device's encryption public key (X25519 or P-256 SubjectPublicKeyInfo DER, base64), which its
     /// data keys are sealed to; nil when it registered none.
     public let encryptionKey: String?
+    /// The user this device belongs to (docs/SERVER.md, "Data keys"): the user it signed up through
+    /// `POST /register_user`, or the one an admin linked it to; nil for none.
+    public let userID: Int64?
 
     /// Whether a registered key may sign.
     public enum State: String, Sendable, Hashable, CaseIterable, Codable {
@@ -41,9 +44,10 @@ public struct RegisteredKey: Sendable, Hashable {
     ///   - state: active unless told otherwise.
     ///   - lastUsedAt: the last accepted signature's time, if any.
     ///   - encryptionKey: the device's encryption public key, SPKI DER base64, if any.
+    ///   - userID: the user the device belongs to, if any.
     public init(
         keyID: String, algorithm: HTTPSignatureAlgorithm, publicKey: String?, secret: String?, createdAt: Int64,
-        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil
+        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil
     ) {
         self.keyID = keyID
         self.algorithm = algorithm
@@ -53,6 +57,7 @@ public struct RegisteredKey: Sendable, Hashable {
         self.state = state
         self.lastUsedAt = lastUsedAt
         self.encryptionKey = encryptionKey
+        self.userID = userID
     }
 }
 
@@ -152,13 +157,17 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey
     /// The key with this id.
     func key(id: String) async throws -> RegisteredKey?
-    /// Stores a user; nil when the e-mail address is already registered.
+    /// Stores a user and links the key that signed up to it when that key belongs to no user yet (in
+    /// one transaction); nil when the e-mail address is already registered.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser?
     /// Every registered key, oldest first (at most `limit`).
     func keys(limit: Int) async throws -> [RegisteredKey]
     /// Changes a key's state and returns the record as stored afterwards; nil when there is no such
     /// key. A revoked key stays revoked whatever is asked.
     func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey?
+    /// Links a key (a device) to a user, whichever user it belonged to before; the record afterwards, or
+    /// nil when there is no such key or no such user.
+    func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey?
     /// Records that a signature by the key was accepted at `time` (callers do so at most once a minute).
     func recordUse(ofKey keyID: String, at time: Int64) async throws
     /// Stores a new token under the SHA-256 of its secret (hex).
@@ -189,7 +198,7 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).
 enum RegistrationSQL {
-    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key"
+    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key, user_id"
     static let dataKeyColumns = "owner, version, data_key_id, wrapped, master_key_id, created_at"
     static let tokenColumns = "token_id, uses, uses_left, expires_at, platform, revoked, created_at"
     static let replayInsert = """
@@ -224,6 +233,10 @@ enum RegistrationSQL {
             "CREATE TABLE coffer_data_keys (owner TEXT NOT NULL, version BIGINT NOT NULL, data_key_id TEXT NOT NULL, wrapped TEXT NOT NULL, master_key_id TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (owner, version))",
             "CREATE TABLE coffer_data_key_floors (owner TEXT PRIMARY KEY, min_version BIGINT NOT NULL)",
         ],
+        // 4: per-user data keys: the user a device belongs to.
+        [
+            "ALTER TABLE coffer_keys ADD COLUMN user_id BIGINT",
+        ],
     ]
 
     static let schemaTable = "CREATE TABLE IF NOT EXISTS coffer_schema (version BIGINT NOT NULL)"
@@ -236,6 +249,10 @@ enum RegistrationSQL {
         ON CONFLICT (owner) DO UPDATE SET min_version = excluded.min_version WHERE coffer_data_key_floors.min_version < excluded.min_version
         """
 
+    /// Links the key that signed a user up to that user, unless it belongs to one already.
+    static let linkFirstUser = "UPDATE coffer_keys SET user_id = $1 WHERE key_id = $2 AND user_id IS NULL"
+    /// Links a key to a user that exists.
+    static let linkKey = "UPDATE coffer_keys SET user_id = $1 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
     /// A state change that never takes a key out of `revoked`.
     static let setState = "UPDATE coffer_keys SET state = $1 WHERE key_id = $2 AND state <> 'revoked'"
     static let recordUse = "UPDATE coffer_keys SET last_used_at = $1 WHERE key_id = $2 AND (last_used_at IS NULL OR last_used_at < $1)"

@@ -69,7 +69,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static func record(_ row: Row, algorithm: HTTPSignatureAlgorithm) -> RegisteredKey {
         RegisteredKey(
             keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"],
-            state: RegisteredKey.State(rawValue: row["state"]) ?? .revoked, lastUsedAt: row["last_used_at"], encryptionKey: row["encryption_key"]
+            state: RegisteredKey.State(rawValue: row["state"]) ?? .revoked, lastUsedAt: row["last_used_at"], encryptionKey: row["encryption_key"],
+            userID: row["user_id"]
         )
     }
 
@@ -183,8 +184,18 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await write { db in
             let statement = try db.cachedStatement(sql: Self.userInsert)
-            let id = try Int64.fetchOne(statement, arguments: [email, name, keyID, createdAt])
-            return id.map { RegisteredUser(id: $0, email: email, name: name, keyID: keyID) }
+            guard let id = try Int64.fetchOne(statement, arguments: [email, name, keyID, createdAt]) else { return nil }
+            try db.execute(sql: Self.sqlite(RegistrationSQL.linkFirstUser), arguments: [id, keyID])
+            return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+        }
+    }
+
+    /// Links a key to a user; the record afterwards, nil when either is unknown.
+    public func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
+        try await write { db in
+            try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID])
+            guard db.changesCount > 0 else { return nil }
+            return try Self.key(id: keyID, in: db)
         }
     }
 

@@ -76,6 +76,9 @@ final class MeasuredStore: RegistrationStore {
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
     }
+    func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
+        try await timed("link_key") { try await store.linkKey(keyID, toUser: userID) }
+    }
     func keys(limit: Int) async throws -> [RegisteredKey] { try await timed("keys") { try await store.keys(limit: limit) } }
     func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
         try await timed("set_state") { try await store.setState(state, ofKey: keyID) }

@@ -23,7 +23,8 @@ struct Serve: ParsableCommand {
               GET  /ready           200 when the database answers with every migration applied
               POST /data-keys       signed by a device that registered an "encryptionKey" (X25519 or \
             P-256): its 256-bit data key sealed to that key with HPKE (needs --master-key-file); \
-            POST /data-keys/rotate makes a new version
+            POST /data-keys/rotate makes a new version. With --data-key-scope user the key is the \
+            user's, shared by the devices it signed up with or an admin linked (coffer server keys link)
 
             The allow-list: --admin-key PUB (repeatable; a public key file, EC or Ed25519) names the \
             admins. Their RFC 9421-signed requests (keyid = the key's Coffer key id) may list, disable, \
@@ -105,6 +106,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("master-key-file"), help: ArgumentHelp("32 random bytes (raw) that wrap stored data keys; enables POST /data-keys. Or COFFER_MASTER_KEY (base64).", valueName: "file"))
     var masterKeyFile: String?
 
+    @Option(name: .customLong("data-key-scope"), help: ArgumentHelp("Whose data key a device gets: device (its own) or user (its user's, shared by the user's devices).", valueName: "scope"))
+    var dataKeyScope: String = "device"
+
     @Option(name: .customLong("metrics-port"), help: ArgumentHelp("Serve Prometheus metrics at /metrics on this port (0 picks one), never on the public port.", valueName: "port"))
     var metricsPort: Int?
 
@@ -126,6 +130,7 @@ struct Serve: ParsableCommand {
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
         if let metricsPort, metricsPort != 0, metricsPort == port { throw ValidationError("--metrics-port must differ from --port: metrics never go on the public port") }
         if !(0...1000).contains(keyCacheMilliseconds) { throw ValidationError("--key-cache-ms must be 0 to 1000") }
+        if DataKeyScope(rawValue: dataKeyScope) == nil { throw ValidationError("--data-key-scope takes device or user") }
         if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
         if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
     }
@@ -171,6 +176,7 @@ struct Serve: ParsableCommand {
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
         options.masterKey = try masterKey()
+        options.dataKeyScope = DataKeyScope(rawValue: dataKeyScope) ?? .device
         let registry = PrometheusCollectorRegistry()
         if metricsPort != nil { options.metricsFactory = PrometheusMetricsFactory(registry: registry) }
         if options.effectiveRegistration == .open {

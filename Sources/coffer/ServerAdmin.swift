@@ -71,36 +71,49 @@ struct AdminOptions: ParsableArguments {
 struct ServerKeys: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "List registered keys, or disable, enable or revoke one (revocation is final).",
+        abstract: "List registered keys; disable, enable or revoke one (revocation is final); link one to a user.",
         discussion: """
             A disabled or revoked key is refused by every server instance within a second (401 \
-            key-revoked).
+            key-revoked). link ties a device's key to a user (coffer serve --data-key-scope user): \
+            the device then gets that user's data key, shared by the user's devices.
 
             Examples:
               coffer server keys list --server URL -k admin.key
               coffer server keys disable k_3f… --server URL -k admin.key
+              coffer server keys link k_3f… --user 42 --server URL -k admin.key
             """
     )
 
-    @Argument(help: ArgumentHelp("list, disable, enable or revoke.", valueName: "action"))
+    @Argument(help: ArgumentHelp("list, disable, enable, revoke or link.", valueName: "action"))
     var action: String
 
-    @Argument(help: ArgumentHelp("The key id (for disable, enable and revoke).", valueName: "keyid"))
+    @Argument(help: ArgumentHelp("The key id (for every action but list).", valueName: "keyid"))
     var keyID: String?
+
+    @Option(help: ArgumentHelp("The user to link the key to (for link): the id POST /register_user answered.", valueName: "id"))
+    var user: Int64?
 
     @OptionGroup var admin: AdminOptions
 
     func validate() throws {
         if action == "list" {
             if keyID != nil { throw ValidationError("list takes no key id") }
-        } else if AdminClient.KeyAction(rawValue: action) != nil {
+        } else if AdminClient.KeyAction(rawValue: action) != nil || action == "link" {
             if keyID == nil { throw ValidationError("\(action) needs the key id") }
         } else {
-            throw ValidationError("the action is list, disable, enable or revoke, not '\(action)'")
+            throw ValidationError("the action is list, disable, enable, revoke or link, not '\(action)'")
+        }
+        if (action == "link") != (user != nil) {
+            throw ValidationError(action == "link" ? "link needs --user ID" : "--user is for link")
         }
     }
 
     func run() throws {
+        if let keyID, let user, action == "link" {
+            let record = try admin.run { client async throws(ServerClientError) in try await client.link(key: keyID, toUser: user) }
+            if admin.json { try JSONLines.write(record) } else { Terminal.writeLine("\(record.keyId) user \(record.userId.map(String.init) ?? "none")") }
+            return
+        }
         if let keyID, let change = AdminClient.KeyAction(rawValue: action) {
             let record = try admin.run { client async throws(ServerClientError) in try await client.apply(change, toKey: keyID) }
             if admin.json { try JSONLines.write(record) } else { Terminal.writeLine("\(record.keyId) \(record.state)") }

@@ -51,6 +51,16 @@ struct ServerAdminCommandTests {
         let entry = try #require(listed.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         #expect(entry["keyId"] as? String == keyID && entry["state"] as? String == "active")
 
+        // Signing a user up linked the key to it (user 1); link moves a device to a user that exists.
+        #expect(entry["userId"] as? Int == 1, "\(entry)")
+        let linked = try coffer(["server", "keys", "link", keyID, "--user", "1", "--json"] + admin, in: folder)
+        let linkedEntry = linked.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(linked.status == 0 && linkedEntry?["userId"] as? Int == 1, "\(linked.output)")
+        let unknownUser = try coffer(["server", "keys", "link", keyID, "--user", "99"] + admin, in: folder)
+        #expect(unknownUser.status != 0 && unknownUser.standardError.contains("no user has the id 99"), "\(unknownUser.standardError)")
+        let noUser = try coffer(["server", "keys", "link", keyID] + admin, in: folder)
+        #expect(noUser.status != 0 && noUser.standardError.contains("--user"), "\(noUser.standardError)")
+
         let revoked = try coffer(["server", "keys", "revoke", keyID] + admin, in: folder)
         #expect(revoked.output == "\(keyID) revoked\n", "\(revoked.standardError)")
         let after = try coffer(user + ["-d", #"{"email": "bob@example.com", "name": "Bob"}"#], in: folder)

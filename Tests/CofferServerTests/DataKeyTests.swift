@@ -55,12 +55,16 @@ struct DataKeyTests {
         let folder: TemporaryDirectory
     }
 
-    static func withTwoInstances(_ backend: AllowListTests.Backend, _ body: @escaping @Sendable (Instances) async throws -> Void) async throws {
+    static func withTwoInstances(
+        _ backend: AllowListTests.Backend, scope: DataKeyScope = .device, _ body: @escaping @Sendable (Instances) async throws -> Void
+    ) async throws {
         let folder = try TemporaryDirectory()
         guard let (first, second) = try await AllowList.stores(backend, in: folder) else { return }
         defer { Task { try? await first.close(); try? await second.close() } }
         let adminKey = try SigningKey.generate(.ed25519)
-        let options = try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
+        var configured = try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
+        configured.dataKeyScope = scope
+        let options = configured
         try await Server.withServer(store: first, options: options) { one in
             try await Server.withServer(store: second, options: options) { two in
                 try await body(Instances(one: one, two: two, admin: adminKey, store: first, folder: folder))
@@ -95,6 +99,57 @@ struct DataKeyTests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Per-user data keys: the devices of one user share one key (a new device opens what another
+    /// encrypted), each still sealed to its own encryption key; another user's key differs; a device
+    /// that belongs to no user gets none until an admin links it.
+    @Test(arguments: AllowListTests.Backend.allCases)
+    func perUserKeysAreSharedByTheUsersDevicesOnly(backend: AllowListTests.Backend) async throws {
+        try await Self.withTwoInstances(backend, scope: .user) { instances in
+            let (one, two, adminKey) = (instances.one, instances.two, instances.admin)
+            do {
+                let phoneIdentity = RecipientPrivateKey.generateX25519()
+                let phone = try await Self.device(at: one, identity: phoneIdentity)
+                let phoneClient = try DataKeyClient(server: one, signer: phone, identity: phoneIdentity)
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await phoneClient.fetch() } == "no-user")
+                let signedUp = try await Server.send(Server.signedUserRequest(one, signer: phone, email: "u\(UUID().uuidString.prefix(12))@example.com"))
+                let userID = try #require(signedUp.json["id"] as? Int, "\(signedUp.text)")
+                let fromPhone = try await phoneClient.fetch()
+
+                // A new device of the same user (P-256 this time), through the other instance.
+                let laptopIdentity = RecipientPrivateKey.p256(.init())
+                let laptop = try await Self.device(at: two, identity: laptopIdentity)
+                let laptopClient = try DataKeyClient(server: two, signer: laptop, identity: laptopIdentity)
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await laptopClient.fetch() } == "no-user")
+                let admin = try AdminClient(server: two, key: adminKey)
+                #expect(try await admin.link(key: laptop.keyID, toUser: Int64(userID)).userId == Int64(userID))
+                let fromLaptop = try await laptopClient.fetch()
+                #expect(Self.bytes(fromLaptop.key) == Self.bytes(fromPhone.key) && fromLaptop.dataKeyID == fromPhone.dataKeyID)
+                // Sealed to each device: the phone's identity does not open the laptop's envelope.
+                let impostor = try DataKeyClient(server: one, signer: laptop, identity: phoneIdentity)
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await impostor.fetch() } == "unexpected-answer")
+
+                // Rotation by one device is the user's: the other sees the new version.
+                let rotated = try await laptopClient.rotate()
+                let seenByPhone = try await phoneClient.fetch()
+                #expect(rotated.version == 2 && Self.bytes(seenByPhone.key) == Self.bytes(rotated.key))
+
+                // Another user's device gets another key.
+                let strangerIdentity = RecipientPrivateKey.generateX25519()
+                let stranger = try await Self.device(at: one, identity: strangerIdentity)
+                _ = try await Server.send(Server.signedUserRequest(one, signer: stranger, email: "s\(UUID().uuidString.prefix(12))@example.com"))
+                let theirs = try await DataKeyClient(server: one, signer: stranger, identity: strangerIdentity).fetch()
+                #expect(Self.bytes(theirs.key) != Self.bytes(fromPhone.key) && theirs.dataKeyID != fromPhone.dataKeyID)
+
+                // Linking refuses what does not exist; revoking the laptop stops it, not the phone.
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: laptop.keyID, toUser: 9_999_999) } == "unknown-user")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: "k_none", toUser: Int64(userID)) } == "unknown-key")
+                _ = try await admin.apply(.revoke, toKey: laptop.keyID)
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await laptopClient.fetch() } == "key-revoked")
+                #expect(try await phoneClient.fetch().version == 2)
             }
         }
     }

@@ -142,6 +142,8 @@ struct OpenAPIContractTests {
             }
             try await contract.send(.post, "/admin/keys/{keyId}/enable", path: "/admin/keys/\(plainID)/enable", to: base, signer: admin, expect: 409)
             try await contract.send(.post, "/admin/keys/{keyId}/disable", path: "/admin/keys/\(plainID)/disable", to: base, signer: admin, expect: 409)
+            try await contract.send(.post, "/admin/keys/{keyId}/user", path: "/admin/keys/\(deviceID)/user", to: base, body: Self.json(#"{"userId": 1}"#), signer: admin, expect: 200)
+            try await contract.send(.post, "/admin/keys/{keyId}/user", path: "/admin/keys/\(deviceID)/user", to: base, body: Self.json(#"{"userId": 999}"#), signer: admin, expect: 404)
             try await contract.send(.post, "/admin/tokens/{tokenId}/revoke", path: "/admin/tokens/\(tokenID)/revoke", to: base, signer: admin, expect: 200)
             try await contract.send(.post, "/admin/tokens/{tokenId}/revoke", path: "/admin/tokens/t_unknown/revoke", to: base, signer: admin, expect: 404)
 
@@ -174,8 +176,26 @@ struct OpenAPIContractTests {
             for (method, template) in document.signedOperations {
                 let method = HTTPRequest.Method(rawValue: method) ?? .post
                 let path = Self.path(template, keyID: deviceID, tokenID: tokenID)
-                let body = template.hasSuffix("/retire") ? Self.json(#"{"minVersion": 1}"#) : template == "/register_user" ? user : []
+                let body = template.hasSuffix("/retire") ? Self.json(#"{"minVersion": 1}"#) : template.hasSuffix("/user") ? Self.json(#"{"userId": 1}"#)
+                    : template == "/register_user" ? user : []
                 try await contract.send(method, template, path: path, to: base, body: body, signer: signers.for(template), expect: 503)
+            }
+        }
+
+        // Per-user data keys: a device that belongs to no user has none.
+        let userFolder = try TemporaryDirectory()
+        let userStore = try await Server.sqliteStore(userFolder)
+        defer { Task { try? await userStore.close() } }
+        var perUser = try DataKeyTests.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
+        perUser.dataKeyScope = .user
+        try await Server.withServer(store: userStore, options: perUser) { base in
+            let signer = try await DataKeyTests.device(at: base, identity: identity)
+            try await contract.send(.post, "/data-keys", to: base, signer: signer, expect: 409)
+            for action in ["rotate", "retire"] {
+                try await contract.send(
+                    .post, "/admin/data-keys/{keyId}/\(action)", path: "/admin/data-keys/\(signer.keyID)/\(action)", to: base,
+                    body: action == "retire" ? Self.json(#"{"minVersion": 1}"#) : [], signer: admin, expect: 409
+                )
             }
         }
 

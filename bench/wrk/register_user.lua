@@ -1,16 +1,18 @@
 -- wrk script for `bench/serve-load.py`: POST /register_user with a fresh e-mail address per request,
--- either unsigned (to /unsigned/register_user) or signed per RFC 9421 with hmac-sha256 or ed25519.
+-- either unsigned (to /unsigned/register_user) or signed per RFC 9421 with hmac-sha256 or ed25519; or
+-- (ROUTE data-keys) a signed POST /data-keys with the body {}, a device fetching its data key.
 --
 -- The requests are built and signed in init(), before wrk starts its clock, through OpenSSL's
 -- libcrypto (LuaJIT FFI): the load generator's signing does not count against the server, and the
 -- signatures come from a second implementation (OpenSSL), not from Coffer.
 --
---   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN
+--   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN [ROUTE]
 --
 -- MODE: unsigned | hmac-sha256 | ed25519. KEYID: the registered key (for unsigned too: the twin route
 -- records the user against it). KEYFILE: the HMAC secret or the Ed25519 seed, 32 raw bytes
 -- (unused for unsigned). COUNT: requests built per thread (each is sent once; more would be replays).
--- RUN: a string that makes this run's e-mail addresses and nonces unique.
+-- RUN: a string that makes this run's e-mail addresses and nonces unique. ROUTE: register_user (the
+-- default) or data-keys.
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -89,15 +91,16 @@ local next_request = 1
 
 function init(args)
   local mode, keyid, keyfile, count, run = args[1], args[2], args[3], tonumber(args[4]), args[5]
+  local route = args[6] or "register_user"
   local authority = wrk.host .. ":" .. wrk.port
-  local target_uri = wrk.scheme .. "://" .. authority .. "/register_user"
+  local target_uri = wrk.scheme .. "://" .. authority .. "/" .. route
   local sign = mode ~= "unsigned" and signer(mode, read_file(keyfile)) or nil
-  local path = mode == "unsigned" and "/unsigned/register_user" or "/register_user"
+  local path = mode == "unsigned" and "/unsigned/" .. route or "/" .. route
   local created = os.time()
   local covered = '("@method" "@target-uri" "content-digest" "content-type")'
   for index = 1, count do
     local unique = run .. "-" .. (thread_id or 1) .. "-" .. index
-    local body = '{"email": "user-' .. unique .. '@example.com", "name": "Ada Lovelace"}'
+    local body = route == "data-keys" and "{}" or '{"email": "user-' .. unique .. '@example.com", "name": "Ada Lovelace"}'
     local headers = { ["Content-Type"] = "application/json" }
     if not sign then
       headers["Coffer-Unsigned-Key-Id"] = keyid  -- whom the twin route records the user against
