@@ -47,8 +47,8 @@ enum DataKeyRoutes {
     struct FetchBody: Decodable { let version: Int64? }
 
     static func add(
-        to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, masterKey: ServerMasterKey, scope: DataKeyScope, uses: KeyUseRecorder,
-        metrics: ServerMetrics
+        to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, records: StoreKeyProvider, masterKey: ServerMasterKey, scope: DataKeyScope,
+        uses: KeyUseRecorder, metrics: ServerMetrics
     ) {
         group.post("data-keys") { request, context -> Response in
             guard let device = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
@@ -67,7 +67,8 @@ enum DataKeyRoutes {
                 }
             }
             return try await answer(
-                device: device, version: body.version, rotate: false, scope: scope, store: store, masterKey: masterKey, context: context, metrics: metrics
+                device: device, version: body.version, rotate: false, scope: scope, store: store, records: records, masterKey: masterKey, context: context,
+                metrics: metrics
             )
         }
         group.post("data-keys/rotate") { request, context -> Response in
@@ -75,7 +76,9 @@ enum DataKeyRoutes {
             try await uses.noteUse(of: device)
             var request = request
             if let problem = try await StrictJSON.noFields(&request, limit: 4096) { return problem.response() }
-            return try await answer(device: device, version: nil, rotate: true, scope: scope, store: store, masterKey: masterKey, context: context, metrics: metrics)
+            return try await answer(
+                device: device, version: nil, rotate: true, scope: scope, store: store, records: records, masterKey: masterKey, context: context, metrics: metrics
+            )
         }
     }
 
@@ -119,31 +122,35 @@ enum DataKeyRoutes {
     }
 
     static func answer(
-        device deviceKeyID: String, version: Int64?, rotate rotating: Bool, scope: DataKeyScope, store: any RegistrationStore, masterKey: ServerMasterKey,
-        context: HTTPSignatureContext, metrics: ServerMetrics
+        device deviceKeyID: String, version: Int64?, rotate rotating: Bool, scope: DataKeyScope, store: any RegistrationStore, records: StoreKeyProvider,
+        masterKey: ServerMasterKey, context: HTTPSignatureContext, metrics: ServerMetrics
     ) async throws -> Response {
-        guard let device = try await store.key(id: deviceKeyID), let encryptionKey = device.encryptionKey,
+        // The record the signature check just read (at most the key cache's age old: a user an admin
+        // linked the device to counts within that time, as a revocation does).
+        guard let device = try await records.record(forKeyID: deviceKeyID), let encryptionKey = device.encryptionKey,
               let spki = try? Base64.decode(encryptionKey), let recipient = try? RecipientPublicKey(importing: spki) else {
             return RegistrationServer.problem(.conflict, "no-encryption-key", "this device registered no encryption key (X25519 or P-256) to seal its data key to")
         }
         guard let owner = owner(of: device, scope: scope) else { return noUser(deviceKeyID) }
-        let floor = try await store.minimumDataKeyVersion(owner: owner)
+        if let version, version < 1 {
+            return RegistrationServer.problem(.badRequest, "invalid-request", "version must be 1 or more, found \(version)")
+        }
+        // One read for the floor, the newest and the asked version (the newest when none is named).
+        let lookup = try await store.lookUpDataKey(owner: owner, version: rotating ? nil : version)
+        let floor = lookup.minimumVersion
         let stored: StoredDataKey
         if rotating {
-            stored = try await rotate(owner: owner, store: store, masterKey: masterKey)
+            stored = try await make(owner: owner, version: (lookup.newestVersion ?? 0) + 1, store: store, masterKey: masterKey)
             context.logger.notice("data key rotated", metadata: ["owner": .string(owner), "version": .stringConvertible(stored.version)])
         } else if let version {
-            guard version >= 1 else {
-                return RegistrationServer.problem(.badRequest, "invalid-request", "version must be 1 or more, found \(version)")
-            }
             guard version >= floor else {
                 return RegistrationServer.problem(.gone, "version-retired", "version \(version) of this data key is retired (the oldest kept is \(floor))")
             }
-            guard let found = try await store.dataKey(owner: owner, version: version) else {
+            guard let found = lookup.key else {
                 return RegistrationServer.problem(.notFound, "unknown-version", "this data key has no version \(version)")
             }
             stored = found
-        } else if let newest = try await store.dataKey(owner: owner, version: nil) {
+        } else if let newest = lookup.key {
             stored = newest
         } else {
             stored = try await make(owner: owner, version: 1, store: store, masterKey: masterKey)
@@ -158,7 +165,8 @@ enum DataKeyRoutes {
         let envelope = try DataKeyEnvelope.seal(
             key, to: recipient, context: DataKeyEnvelope.context(dataKeyID: stored.dataKeyID, version: stored.version, deviceKeyID: deviceKeyID)
         )
-        let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? stored.version
+        // Made a moment ago, it is the newest this request knows of.
+        let newest = max(lookup.newestVersion ?? stored.version, stored.version)
         metrics.dataKeyIssued(rotating ? "rotated" : "fetched")
         return RegistrationServer.json(.ok, [
             "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version), "envelope": .string(Base64.encode(envelope)),

@@ -166,6 +166,20 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return 1
     }
 
+    /// The floor, the newest version and the asked (or newest) version, in one query.
+    public func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
+        let rows = try await client.query(try Self.query(RegistrationSQL.lookUpDataKey, [owner, version]), logger: logger)
+        typealias Columns = (Int64?, Int64?, String?, Int64?, String?, String?, String?, Int64?)
+        for try await (floor, newest, owner, version, id, wrapped, master, created) in rows.decode(Columns.self) {
+            var key: StoredDataKey?
+            if let owner, let version, let id, let wrapped, let master, let created {
+                key = StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: master, createdAt: created)
+            }
+            return DataKeyLookup(minimumVersion: floor ?? 1, newestVersion: newest, key: key)
+        }
+        return DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil)
+    }
+
     /// Raises the floor.
     public func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws {
         try await client.query(try Self.query(RegistrationSQL.raiseFloor, [owner, version]), logger: logger)

@@ -155,7 +155,8 @@ public struct RegistrationServer: Sendable {
             var devices = router.group()
             if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
             DataKeyRoutes.add(
-                to: devices.add(middleware: middleware), store: store, masterKey: masterKey, scope: options.dataKeyScope, uses: uses, metrics: metrics
+                to: devices.add(middleware: middleware), store: store, records: keys, masterKey: masterKey, scope: options.dataKeyScope, uses: uses,
+                metrics: metrics
             )
         }
         var signed = router.group("register_user")

@@ -95,6 +95,28 @@ public struct StoredDataKey: Sendable, Hashable {
     }
 }
 
+/// What answering a data-key request needs from the store, read at once: the oldest version still
+/// handed out, the newest version, and the version asked for (or the newest).
+public struct DataKeyLookup: Sendable, Hashable {
+    /// The oldest version still handed out (1 when none was retired).
+    public let minimumVersion: Int64
+    /// The newest version stored; nil when the owner has no key yet.
+    public let newestVersion: Int64?
+    /// The version asked for, or the newest when none was named; nil when there is no such version.
+    public let key: StoredDataKey?
+
+    /// A lookup's result.
+    /// - Parameters:
+    ///   - minimumVersion: the oldest version still handed out.
+    ///   - newestVersion: the newest version stored, if any.
+    ///   - key: the version asked for (or the newest), if stored.
+    public init(minimumVersion: Int64, newestVersion: Int64?, key: StoredDataKey?) {
+        self.minimumVersion = minimumVersion
+        self.newestVersion = newestVersion
+        self.key = key
+    }
+}
+
 /// A registration token an admin issued: `POST /register` accepts it `usesLeft` more times until
 /// `expiresAt`, optionally only for one platform label. The token itself is shown once, when issued;
 /// the store keeps its SHA-256 only.
@@ -186,6 +208,10 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey
     /// The oldest version of the owner's data key still handed out (1 when none was retired).
     func minimumDataKeyVersion(owner: String) async throws -> Int64
+    /// The floor, the newest version and the version asked for (the newest when `version` is nil) of
+    /// the owner's data key, read together. A default implementation composes ``minimumDataKeyVersion(owner:)``
+    /// and ``dataKey(owner:version:)``; Coffer's stores answer in one read.
+    func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup
     /// Retires the owner's versions below `version` (never lowers the floor).
     func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws
     /// The number of the newest migration applied (``migrate()`` brings it to this Coffer's).
@@ -194,6 +220,17 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func ping() async throws
     /// Releases connections.
     func close() async throws
+}
+
+extension RegistrationStore {
+    /// Composes ``minimumDataKeyVersion(owner:)`` and ``dataKey(owner:version:)`` (two or three reads,
+    /// not one snapshot): for a custom store that has no single read for it.
+    public func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
+        let floor = try await minimumDataKeyVersion(owner: owner)
+        let newest = try await dataKey(owner: owner, version: nil)
+        guard let version else { return DataKeyLookup(minimumVersion: floor, newestVersion: newest?.version, key: newest) }
+        return DataKeyLookup(minimumVersion: floor, newestVersion: newest?.version, key: try await dataKey(owner: owner, version: version))
+    }
 }
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).
@@ -244,6 +281,16 @@ enum RegistrationSQL {
     static var latestVersion: Int { migrations.count }
 
     static let insertDataKey = "INSERT INTO coffer_data_keys (\(dataKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (owner, version) DO NOTHING"
+    /// The floor, the newest version and the asked version's row (the newest's when $2 is NULL), as one
+    /// row even when the owner has nothing stored.
+    static let lookUpDataKey = """
+        SELECT (SELECT min_version FROM coffer_data_key_floors WHERE owner = $1),
+               (SELECT max(version) FROM coffer_data_keys WHERE owner = $1),
+               k.owner, k.version, k.data_key_id, k.wrapped, k.master_key_id, k.created_at
+        FROM (SELECT 1 AS one) AS one
+        LEFT JOIN coffer_data_keys AS k
+          ON k.owner = $1 AND k.version = COALESCE(CAST($2 AS BIGINT), (SELECT max(version) FROM coffer_data_keys WHERE owner = $1))
+        """
     static let raiseFloor = """
         INSERT INTO coffer_data_key_floors (owner, min_version) VALUES ($1, $2)
         ON CONFLICT (owner) DO UPDATE SET min_version = excluded.min_version WHERE coffer_data_key_floors.min_version < excluded.min_version

@@ -61,7 +61,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     }
 
     private static func key(id: String, in db: Database) throws -> RegisteredKey? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = ?", arguments: [id]),
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: selectKey), arguments: [id]),
               let algorithm = HTTPSignatureAlgorithm(rawValue: row["algorithm"]) else { return nil }
         return record(row, algorithm: algorithm)
     }
@@ -77,9 +77,10 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// The owner's data key at `version`, or the newest.
     public func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
         try await pool.read { db in
-            let sql = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ?"
-                + (version == nil ? " ORDER BY version DESC LIMIT 1" : " AND version = ?")
-            return try Row.fetchOne(db, sql: sql, arguments: StatementArguments([owner] + (version.map { [$0] } ?? []))).map(Self.dataKey)
+            if let version {
+                return try Row.fetchOne(db.cachedStatement(sql: Self.selectDataKeyVersion), arguments: [owner, version]).map(Self.dataKey)
+            }
+            return try Row.fetchOne(db.cachedStatement(sql: Self.selectNewestDataKey), arguments: [owner]).map(Self.dataKey)
         }
     }
 
@@ -100,7 +101,21 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// The oldest version still handed out.
     public func minimumDataKeyVersion(owner: String) async throws -> Int64 {
         try await pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT min_version FROM coffer_data_key_floors WHERE owner = ?", arguments: [owner]) ?? 1
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT min_version FROM coffer_data_key_floors WHERE owner = ?"), arguments: [owner]) ?? 1
+        }
+    }
+
+    /// The floor, the newest version and the asked (or newest) version, in one read.
+    public func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.lookUpDataKey), arguments: [owner, version]) else {
+                return DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil)
+            }
+            let stored: Int64? = row[3]
+            return DataKeyLookup(
+                minimumVersion: row[0] ?? 1, newestVersion: row[1],
+                key: stored == nil ? nil : StoredDataKey(owner: row[2], version: row[3], dataKeyID: row[4], wrapped: row[5], masterKeyID: row[6], createdAt: row[7])
+            )
         }
     }
 
@@ -185,7 +200,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         try await write { db in
             let statement = try db.cachedStatement(sql: Self.userInsert)
             guard let id = try Int64.fetchOne(statement, arguments: [email, name, keyID, createdAt]) else { return nil }
-            try db.execute(sql: Self.sqlite(RegistrationSQL.linkFirstUser), arguments: [id, keyID])
+            try db.cachedStatement(sql: Self.linkFirstUser).execute(arguments: [id, keyID])
             return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
         }
     }
@@ -216,6 +231,15 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// The shared statements in SQLite's spelling: `?1`… for PostgreSQL's `$1`….
     private static let replayInsert = RegistrationSQL.replayInsert.replacingOccurrences(of: "$", with: "?")
+    // The statements of the signed routes, prepared once per connection (GRDB's statement cache):
+    // compiling them for every request cost more than running them.
+    private static let selectKey = "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = ?"
+    private static let lookUpDataKey = sqlite(RegistrationSQL.lookUpDataKey)
+    private static let selectDataKeyVersion = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? AND version = ?"
+    private static let selectNewestDataKey = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? ORDER BY version DESC LIMIT 1"
+
+    /// In SQLite's spelling once, and a cached statement: it runs with every signed-up user.
+    private static let linkFirstUser = sqlite(RegistrationSQL.linkFirstUser)
     private static let userInsert = "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id"
 
     /// The newest migration applied (0 before any).

@@ -99,6 +99,9 @@ final class MeasuredStore: RegistrationStore {
     func minimumDataKeyVersion(owner: String) async throws -> Int64 {
         try await timed("minimum_data_key_version") { try await store.minimumDataKeyVersion(owner: owner) }
     }
+    func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
+        try await timed("look_up_data_key") { try await store.lookUpDataKey(owner: owner, version: version) }
+    }
     func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws {
         try await timed("set_minimum_data_key_version") { try await store.setMinimumDataKeyVersion(version, owner: owner) }
     }

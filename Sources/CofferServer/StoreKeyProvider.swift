@@ -46,23 +46,31 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
     /// - Throws: `HTTPSignatureError` `.keyRevoked` for a disabled or revoked key; the store's error
     ///   when it fails.
     public func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
-        let now = clock()
-        let entry: Entry
-        if let cached = lock.withLock({ cache[keyID] }), now - cached.fetched < maximumAge {
-            entry = cached
-        } else {
-            // An unknown id is not remembered: a key registered a moment ago must work at once.
-            guard let record = try await store.key(id: keyID) else { return nil }
-            entry = Entry(record: record, key: try Self.verificationKey(of: record), fetched: now)
-            lock.withLock {
-                if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-                cache[keyID] = entry
-            }
-        }
+        guard let entry = try await entry(forKeyID: keyID) else { return nil }
         guard entry.record.state == .active else {
             throw HTTPSignatureError(.keyRevoked, "the key '\(keyID)' is \(entry.record.state.rawValue): it no longer signs")
         }
         return entry.key
+    }
+
+    /// The stored record of `keyID` as this provider last read it (at most ``maximumAge`` ago), nil for
+    /// none: what a route behind the signature check reads about the key that signed, without another
+    /// database read.
+    public func record(forKeyID keyID: String) async throws -> RegisteredKey? {
+        try await entry(forKeyID: keyID)?.record
+    }
+
+    private func entry(forKeyID keyID: String) async throws -> Entry? {
+        let now = clock()
+        if let cached = lock.withLock({ cache[keyID] }), now - cached.fetched < maximumAge { return cached }
+        // An unknown id is not remembered: a key registered a moment ago must work at once.
+        guard let record = try await store.key(id: keyID) else { return nil }
+        let entry = Entry(record: record, key: try Self.verificationKey(of: record), fetched: now)
+        lock.withLock {
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[keyID] = entry
+        }
+        return entry
     }
 
     /// The verification key a stored record describes.

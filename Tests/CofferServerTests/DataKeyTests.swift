@@ -199,6 +199,31 @@ struct DataKeyTests {
         #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(bytes: [1, 2, 3]) }
     }
 
+    /// The store's one-read lookup: the floor, the newest version and the asked one (or the newest),
+    /// whatever the owner has stored, including nothing.
+    @Test(arguments: AllowListTests.Backend.allCases)
+    func oneReadGivesTheFloorTheNewestAndTheAskedVersion(backend: AllowListTests.Backend) async throws {
+        let folder = try TemporaryDirectory()
+        guard let (store, other) = try await AllowList.stores(backend, in: folder) else { return }
+        defer { Task { try? await store.close(); try? await other.close() } }
+        let owner = "lookup-" + Hex.encode(try SecureRandom.bytes(count: 8))
+        #expect(try await store.lookUpDataKey(owner: owner, version: nil) == DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil))
+        #expect(try await store.lookUpDataKey(owner: owner, version: 1) == DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil))
+        var stored: [StoredDataKey] = []
+        for version in Int64(1)...3 {
+            let key = StoredDataKey(owner: owner, version: version, dataKeyID: "dk_x", wrapped: "w\(version)", masterKeyID: "mk", createdAt: 1_700_000_000 + version)
+            stored.append(try await store.insertDataKey(key))
+        }
+        // Another owner's keys and floor change nothing here.
+        _ = try await store.insertDataKey(StoredDataKey(owner: owner + "-b", version: 9, dataKeyID: "dk_y", wrapped: "w", masterKeyID: "mk", createdAt: 1))
+        try await store.setMinimumDataKeyVersion(5, owner: owner + "-b")
+        #expect(try await other.lookUpDataKey(owner: owner, version: nil) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: stored[2]))
+        #expect(try await other.lookUpDataKey(owner: owner, version: 2) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: stored[1]))
+        #expect(try await other.lookUpDataKey(owner: owner, version: 7) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: nil))
+        try await store.setMinimumDataKeyVersion(2, owner: owner)
+        #expect(try await other.lookUpDataKey(owner: owner, version: 1) == DataKeyLookup(minimumVersion: 2, newestVersion: 3, key: stored[0]))
+    }
+
     /// The envelope format on its own: bound to its context, and to its device.
     @Test func envelopesAreBoundToContextAndDevice() throws {
         let device = RecipientPrivateKey.generateX25519()
