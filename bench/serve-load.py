@@ -16,6 +16,7 @@ the rounds).
     python3 bench/serve-load.py
     python3 bench/serve-load.py --seconds 10 --rounds 5 --connections 32
     python3 bench/serve-load.py --data-keys --connections 32
+    python3 bench/serve-load.py --data-keys --connections 32 --pace-ms 16   # ~2,000 req/s offered
 
 With --data-keys the server has a master key, and a device (an Ed25519 signing key and an X25519
 encryption key) also fetches its data key: Ed25519-signed POST /data-keys answered with the key sealed
@@ -85,7 +86,7 @@ def cpu_seconds(pid):
 
 def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid, route="register_user"):
     argv = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
-            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run, route]
+            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run, route, str(args.pace_ms)]
     before = cpu_seconds(server_pid)
     text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     used = cpu_seconds(server_pid) - before
@@ -108,6 +109,9 @@ def main():
     parser.add_argument("--per-second", type=int, default=15000,
                         help="requests built per second of run (an upper bound of the server's rate)")
     parser.add_argument("--server", help="a serve-load-server binary to use instead of building one")
+    parser.add_argument("--pace-ms", type=int, default=0,
+                        help="each connection waits this long before its next request: a load below saturation "
+                             "(C connections offer at most C*1000/PACE req/s); 0 sends as fast as answers come")
     parser.add_argument("--data-keys", action="store_true", help="also measure a device fetching its data key (POST /data-keys)")
     args = parser.parse_args()
     if not shutil.which("wrk"):
@@ -170,7 +174,7 @@ def main():
         baseline = statistics.median(r["rate"] for r in results["unsigned"])
         baseline_cpu = statistics.median(r["cpu_us"] for r in results["unsigned"])
         print(f"\ncoffer serve, POST /register_user (and /data-keys) on loopback: wrk -t{args.threads} -c{args.connections} "
-              f"-d{args.seconds}s, median of {args.rounds} rounds")
+              f"-d{args.seconds}s{f', each connection pacing {args.pace_ms} ms' if args.pace_ms else ''}, median of {args.rounds} rounds")
         print(f"{'route':28}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'of unsigned':>14}{'server µs/req':>15}{'CPU ratio':>11}")
         for mode, _, _ in modes:
             rate = statistics.median(r["rate"] for r in results[mode])

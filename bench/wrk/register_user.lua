@@ -6,13 +6,15 @@
 -- libcrypto (LuaJIT FFI): the load generator's signing does not count against the server, and the
 -- signatures come from a second implementation (OpenSSL), not from Coffer.
 --
---   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN [ROUTE]
+--   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN [ROUTE [PACE]]
 --
 -- MODE: unsigned | hmac-sha256 | ed25519. KEYID: the registered key (for unsigned too: the twin route
 -- records the user against it). KEYFILE: the HMAC secret or the Ed25519 seed, 32 raw bytes
 -- (unused for unsigned). COUNT: requests built per thread (each is sent once; more would be replays).
 -- RUN: a string that makes this run's e-mail addresses and nonces unique. ROUTE: register_user (the
--- default) or data-keys.
+-- default) or data-keys. PACE: milliseconds each connection waits before its next request (wrk's
+-- delay(); 0, the default, sends as fast as answers come): C connections at PACE ms offer at most
+-- C * 1000 / PACE requests a second, a load below saturation whose latency is the route's, not a queue's.
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -88,10 +90,12 @@ end
 
 local requests = {}
 local next_request = 1
+local pace = 0
 
 function init(args)
   local mode, keyid, keyfile, count, run = args[1], args[2], args[3], tonumber(args[4]), args[5]
   local route = args[6] or "register_user"
+  pace = tonumber(args[7] or "0")
   local authority = wrk.host .. ":" .. wrk.port
   local target_uri = wrk.scheme .. "://" .. authority .. "/" .. route
   local sign = mode ~= "unsigned" and signer(mode, read_file(keyfile)) or nil
@@ -119,6 +123,10 @@ function init(args)
     end
     requests[index] = wrk.format("POST", path, headers, body)
   end
+end
+
+function delay()
+  return pace
 end
 
 function request()
