@@ -24,6 +24,12 @@
 // is our own test harness.
 import PackageDescription
 
+/// The commit being built, for `coffer --version` (Package.swift is re-read when the checkout changes).
+let buildCommit: String = {
+    guard let git = Context.gitInformation else { return "unknown" }
+    return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-modified" : "")
+}()
+
 let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -202,10 +208,11 @@ let package = Package(
         ),
         // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs, fallocate).
         .target(name: "CCofferSupport"),
+        .target(name: "CCofferBuildInfo", cSettings: [.define("COFFER_COMMIT", to: "\"\(buildCommit)\"")]),
         .executableTarget(
             name: "coffer",
             dependencies: [
-                "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport",
+                "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport", "CCofferBuildInfo",
                 "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer", "CofferPinning", "CofferFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -72,8 +72,9 @@ public enum ChecksumList {
     ///   - line: the line, without its line feed (a trailing carriage return is ignored).
     ///   - number: its 1-based line number, for error messages and ``Entry/line``.
     ///   - algorithm: the algorithm untagged (GNU) lines were made with.
-    ///   - strict: when `true`, a BSD line that names a different algorithm is an error; when `false` the
-    ///     tag decides, as for `coffer hash --check` without `-a`.
+    ///   - strict: when `true`, a BSD line that names a different algorithm is an error and an untagged
+    ///     line must be `algorithm`'s; when `false` the tag decides, and an untagged line's digest length
+    ///     (SHA-256, SHA-384 or SHA-512), as for `coffer hash --check` without `-a`.
     /// - Returns: the entry, or `nil` for a blank line or a `#` comment, which `sha256sum -c` also skips.
     /// - Throws: ``CofferFormatsError`` with the line number for anything else.
     public static func parse(
@@ -83,6 +84,8 @@ public enum ChecksumList {
         strict: Bool
     ) throws(CofferFormatsError) -> Entry? {
         var text = line
+        // A list saved by a Windows editor starts with a UTF-8 byte order mark: not part of the line.
+        if number == 1, text.unicodeScalars.first == "\u{FEFF}" { text = Substring(text.unicodeScalars.dropFirst()) }
         if text.hasSuffix("\r") { text = text.dropLast() }
         guard text.utf8.count <= maximumLineLength else {
             throw CofferFormatsError(.malformedChecksumLine, "line is longer than \(maximumLineLength) bytes", line: number)
@@ -96,7 +99,20 @@ public enum ChecksumList {
         if let entry = try parseBSD(text, escaped: escaped, number: number, algorithm: algorithm, strict: strict) {
             return entry
         }
-        return try parseGNU(text, escaped: escaped, number: number, algorithm: algorithm)
+        return try parseGNU(text, escaped: escaped, number: number, algorithm: strict ? algorithm : guessing(algorithm, for: text))
+    }
+
+    /// Without a named algorithm an untagged hex digest's length decides, as one expects of a
+    /// SHA512SUMS list: 64 hex digits keep `algorithm` when it is that long, else SHA-256; 96 are
+    /// SHA-384 and 128 SHA-512. Other lengths, and base64 digests, keep `algorithm` (and fail there).
+    private static func guessing(_ algorithm: DigestAlgorithm, for text: Substring) -> DigestAlgorithm {
+        guard let space = text.firstIndex(of: " ") else { return algorithm }
+        let digest = text[..<space]
+        // Hex only: 64 base64 characters could be a damaged SHA-256 hex digest as well as a SHA-384.
+        guard Hex.isValid(digest), digest.utf8.count % 2 == 0 else { return algorithm }
+        let length = digest.utf8.count / 2
+        if length == algorithm.byteCount { return algorithm }
+        return [DigestAlgorithm.sha256, .sha384, .sha512].first { $0.byteCount == length } ?? algorithm
     }
 
     /// Parses a whole list. Each line yields an entry or an error, so one bad line does not hide the rest.

@@ -20,10 +20,15 @@ public struct ChecksumVerifier: Sendable {
     /// When true, a BSD line tagged with another algorithm is a malformed line; when false the tag decides.
     public var strict: Bool
 
+    /// When true, a listed file that does not exist is skipped (``Event/skippedMissing(_:)``) instead
+    /// of failing the check, as `sha256sum --ignore-missing` does; any other read failure still fails.
+    public var ignoresMissingFiles: Bool
+
     /// A verifier; see the properties.
-    public init(algorithm: DigestAlgorithm = .sha256, strict: Bool = false) {
+    public init(algorithm: DigestAlgorithm = .sha256, strict: Bool = false, ignoresMissingFiles: Bool = false) {
         self.algorithm = algorithm
         self.strict = strict
+        self.ignoresMissingFiles = ignoresMissingFiles
     }
 
     /// How the check of one listed file ended.
@@ -46,6 +51,8 @@ public struct ChecksumVerifier: Sendable {
         case finished(ChecksumList.Entry, Outcome)
         /// A line of the list is not a checksum line; it is skipped.
         case malformedLine(number: Int, CofferFormatsError)
+        /// A listed file does not exist and ``ChecksumVerifier/ignoresMissingFiles`` is set: skipped.
+        case skippedMissing(ChecksumList.Entry)
     }
 
     /// The counts of one or more checks.
@@ -58,6 +65,8 @@ public struct ChecksumVerifier: Sendable {
         public var unreadable = 0
         /// Lines that were not checksum lines.
         public var malformedLines = 0
+        /// Listed files that do not exist, skipped under ``ChecksumVerifier/ignoresMissingFiles``.
+        public var skippedMissing = 0
 
         /// An empty summary.
         public init() {}
@@ -71,6 +80,7 @@ public struct ChecksumVerifier: Sendable {
             mismatched += other.mismatched
             unreadable += other.unreadable
             malformedLines += other.malformedLines
+            skippedMissing += other.skippedMissing
         }
     }
 
@@ -87,6 +97,11 @@ public struct ChecksumVerifier: Sendable {
                 do {
                     guard let entry = try ChecksumList.parse(line: line, number: number, algorithm: algorithm, strict: strict) else { return }
                     let outcome = Self.check(entry, observe)
+                    if ignoresMissingFiles, case .unreadable(let error) = outcome, error.code == .fileNotFound {
+                        summary.skippedMissing += 1
+                        observe(.skippedMissing(entry))
+                        return
+                    }
                     switch outcome {
                     case .matched: summary.matched += 1
                     case .mismatched: summary.mismatched += 1

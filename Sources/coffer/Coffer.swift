@@ -1,4 +1,5 @@
 import ArgumentParser
+import CCofferBuildInfo
 import CCofferSupport
 import CofferCore
 import CofferCrypto
@@ -112,7 +113,12 @@ struct Coffer: ParsableCommand {
 
 /// The version printed by `coffer --version`.
 enum CofferVersion {
-    static let current = "1.0.0"
+    /// The release.
+    static let number = "1.0.0"
+    /// The commit built from (Package.swift reads it from git), or "unknown".
+    static let commit = String(cString: coffer_build_commit())
+    /// What `coffer --version` prints: `1.0.0 (commit 0123456789ab)`.
+    static let current = "\(number) (commit \(commit))"
 }
 
 /// Coffer's exit statuses.

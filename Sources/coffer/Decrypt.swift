@@ -13,7 +13,9 @@ struct Decrypt: ParsableCommand {
             --force). The file is not flushed to disk before exit unless --sync is given: the ciphertext \
             remains.
 
-            To standard output (-o -), nothing touches the disk. A Coffer file streams as each segment \
+            Without -o the plaintext goes to standard output when that is a pipe or a file (as age and gpg \
+            do: 'coffer decrypt -i me.key docs.tar.coffer | tar x'), and otherwise to IN without its \
+            .coffer, .rncryptor or .enc suffix. To standard output, nothing touches the disk. A Coffer file streams as each segment \
             authenticates (as age does): if the rest turns out truncated or altered, coffer exits 1 and \
             what the reader received must be discarded. RNCryptor and OpenSSL files check their data only \
             at the end, so their plaintext is held in memory until then, up to 64 MiB; decrypt larger \
@@ -29,6 +31,7 @@ struct Decrypt: ParsableCommand {
             Examples:
               coffer decrypt -p backup.tar.coffer
               coffer decrypt -i alice.key report.pdf.coffer -o report.pdf
+              coffer decrypt -i alice.key docs.tar.coffer | tar x
               coffer decrypt --password-file pass.txt --iter 100000 legacy.enc -o legacy.txt
             """
     )
@@ -51,7 +54,7 @@ struct Decrypt: ParsableCommand {
     @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp("Decrypt with this private key.", valueName: "key"))
     var identity: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write (default: IN without .coffer; standard output for '-').", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output; default: standard output when it is a pipe or file, else IN without .coffer).", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("OpenSSL format: the iteration count used to encrypt (default 10,000).", valueName: "n"))
@@ -86,7 +89,8 @@ struct Decrypt: ParsableCommand {
         let destination: String
         if let output {
             destination = output
-        } else if input == "-" {
+        } else if input == "-" || Terminal.standardOutputTakesData {
+            // As age and gpg do: `coffer decrypt -i key docs.tar.coffer | tar x`.
             destination = "-"
         } else if let stripped = [".coffer", ".rncryptor", ".enc"].first(where: { input.hasSuffix($0) }).map({ String(input.dropLast($0.count)) }) {
             destination = stripped
@@ -142,6 +146,10 @@ struct Decrypt: ParsableCommand {
         if found == .openssl {
             Terminal.warn("the OpenSSL enc format is not authenticated; the data decrypted, but nothing proves it was not altered")
         }
-        if destination != "-" { Terminal.writeError("decrypted \(input == "-" ? "standard input" : input) (\(found)) -> \(destination)\n") }
+        if destination != "-" {
+            Terminal.writeError("decrypted \(input == "-" ? "standard input" : input) (\(found)) -> \(destination)\n")
+        } else if output == nil && input != "-" {
+            Terminal.writeError("decrypted \(input) (\(found)) -> standard output; -o FILE writes a file\n")
+        }
     }
 }

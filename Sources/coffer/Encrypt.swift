@@ -16,11 +16,12 @@ struct Encrypt: ParsableCommand {
               --key-file K                                  a 32-byte key ('coffer random --raw --output K')
               -r PUB (repeatable)                           holders of these X25519 or P-256 private keys
                                                             ('coffer key generate -t x25519')
+              -R FILE                                       every key a recipients file lists
 
             Legacy formats for existing apps and tools: --format rncryptor (RNCryptor v3, authenticated) \
             and --format openssl ('openssl enc -aes-256-cbc -pbkdf2 -iter N' files; NOT authenticated, \
-            with a warning). The output goes to IN.coffer (or -o); standard input goes to standard \
-            output, never to a terminal.
+            with a warning). Without -o the output goes to standard output when that is a pipe or a file \
+            (as age does), else to IN.coffer; never to a terminal.
 
             The output file appears whole or not at all: it has no name until the last byte is written, \
             so Ctrl-C, a kill or a full disk leaves nothing behind, and a file that appears at the \
@@ -32,6 +33,7 @@ struct Encrypt: ParsableCommand {
             Examples:
               coffer encrypt -p backup.tar
               coffer encrypt -r alice.pub -r bob.pub report.pdf -o report.pdf.coffer
+              coffer encrypt -R team.recipients notes.txt -o notes.txt.coffer
               tar c photos | coffer encrypt --key-file photos.key > photos.tar.coffer
             """
     )
@@ -54,7 +56,10 @@ struct Encrypt: ParsableCommand {
     @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp("Encrypt for this public key (repeatable).", valueName: "pub"))
     var recipients: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write (default: IN.coffer, or standard output for '-').", valueName: "file"))
+    @Option(name: [.customShort("R"), .customLong("recipients-file")], help: ArgumentHelp("Encrypt for every public key this file lists: PEM blocks or one key per line (JWK, OpenSSH, base64 DER), '#' comments (repeatable).", valueName: "file"))
+    var recipientFiles: [String] = []
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output; default: standard output when it is a pipe or file, else IN.coffer).", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("coffer (default), rncryptor or openssl.", valueName: "format"), transform: parseEncryptedFormat)
@@ -88,17 +93,20 @@ struct Encrypt: ParsableCommand {
     private var usesPassword: Bool { keychainKey == nil && (askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil) }
 
     func validate() throws {
-        let modes = [usesPassword, keyFile != nil, keychainKey != nil, !recipients.isEmpty].filter { $0 }.count
+        let modes = [usesPassword, keyFile != nil, keychainKey != nil, !recipients.isEmpty || !recipientFiles.isEmpty].filter { $0 }.count
         guard modes == 1 else {
-            throw ValidationError("say who can open the file: a password (-p, --password-file, --password-env), --key-file, --keychain-key, or -r recipients; exactly one of them")
+            throw ValidationError("say who can open the file: a password (-p, --password-file, --password-env), --key-file, --keychain-key, or recipients (-r, -R); exactly one of them")
         }
         guard kdf == "scrypt" || kdf == "pbkdf2" else { throw ValidationError("--kdf must be scrypt or pbkdf2, found '\(kdf)'") }
-        if format != .coffer && !recipients.isEmpty { throw ValidationError("recipients need the coffer format") }
+        if format != .coffer && !(recipients.isEmpty && recipientFiles.isEmpty) { throw ValidationError("recipients need the coffer format") }
         if format == .openssl && (keyFile != nil || keychainKey != nil) { throw ValidationError("the openssl format takes a password, not a key file") }
     }
 
     func run() throws {
-        let destination = output ?? (input == "-" ? "-" : input + (format == .coffer ? ".coffer" : format == .rncryptor ? ".rncryptor" : ".enc"))
+        // Without -o: standard output when it is a pipe or a file (`tar c docs | coffer encrypt -r KEY > docs.tar.coffer`,
+        // as age does), else IN with the format's suffix.
+        let suffix = format == .coffer ? ".coffer" : format == .rncryptor ? ".rncryptor" : ".enc"
+        let destination = output ?? (input == "-" || Terminal.standardOutputTakesData ? "-" : input + suffix)
         if destination == "-" && Terminal.standardOutputIsTerminal {
             throw CommandFailure("refusing to write ciphertext to a terminal", hint: "redirect to a file, or use -o FILE")
         }
@@ -125,7 +133,7 @@ struct Encrypt: ParsableCommand {
                 } else if let keyBytes {
                     protection = .key(try EncryptionKey(bytes: keyBytes))
                 } else {
-                    protection = .recipients(try readRecipients(recipients))
+                    protection = .recipients(try readRecipients(recipients) + readRecipientFiles(recipientFiles))
                 }
                 switch destination {
                 case .file(let writer):
@@ -141,6 +149,10 @@ struct Encrypt: ParsableCommand {
             }
         }
         progress.finish()
-        if destination != "-" { Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format))\n") }
+        if destination != "-" {
+            Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format))\n")
+        } else if output == nil && input != "-" {
+            Terminal.writeError("encrypted \(input) -> standard output (\(format)); -o FILE writes a file\n")
+        }
     }
 }

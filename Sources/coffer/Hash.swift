@@ -8,7 +8,9 @@ struct Hash: ParsableCommand {
         abstract: "Print or check cryptographic digests of files.",
         discussion: """
             Output is 'DIGEST  NAME', exactly as sha256sum prints it, so 'sha256sum -c' accepts Coffer's \
-            lists and 'coffer hash --check' accepts sha256sum's (and BSD-style 'SHA256 (NAME) = DIGEST' lines).
+            lists and 'coffer hash -c' accepts sha256sum's (and BSD-style 'SHA256 (NAME) = DIGEST' lines). \
+            Checking without -a, each line's BSD tag or digest length names its algorithm (64 hex digits \
+            SHA-256, 96 SHA-384, 128 SHA-512); name -a for the others (SHA-3, SHA-512/256).
 
             Algorithms: sha256 (default), sha384, sha512, sha512-256, sha3-256, sha3-384, sha3-512.
             Broken ones, only for legacy checksums: insecure-sha1, insecure-md5.
@@ -19,7 +21,8 @@ struct Hash: ParsableCommand {
             Examples:
               coffer hash release.tar.gz
               coffer hash -a sha512 *.iso > SHA512SUMS
-              coffer hash --check SHA512SUMS -a sha512
+              coffer hash -c SHA512SUMS
+              coffer hash -c --ignore-missing --status SHA256SUMS && echo verified
               curl -s https://example.com/file | coffer hash --json
             """
     )
@@ -33,8 +36,17 @@ struct Hash: ParsableCommand {
 
     private var algorithm: DigestAlgorithm { chosenAlgorithm ?? .sha256 }
 
-    @Flag(help: "Read checksum lists from the FILEs and verify the files they name.")
+    @Flag(name: .shortAndLong, help: "Read checksum lists from the FILEs and verify the files they name.")
     var check = false
+
+    @Flag(help: "With --check, print nothing: the exit status says it all (0 every file matched).")
+    var status = false
+
+    @Flag(help: "With --check, skip listed files that do not exist instead of failing them.")
+    var ignoreMissing = false
+
+    @Flag(help: "With --check, fail on improperly formatted lines (Coffer always does; accepted for sha256sum's scripts).")
+    var strict = false
 
     @Flag(help: "Print BSD-style lines: 'SHA256 (NAME) = DIGEST'.")
     var tag = false
@@ -61,6 +73,9 @@ struct Hash: ParsableCommand {
         if quiet && !check {
             throw ValidationError("--quiet only applies to --check")
         }
+        for (flag, given) in [("--status", status), ("--ignore-missing", ignoreMissing), ("--strict", strict)] where given && !check {
+            throw ValidationError("\(flag) only applies to --check (-c)")
+        }
     }
 
     func run() throws {
@@ -69,7 +84,9 @@ struct Hash: ParsableCommand {
         }
         let inputs = files.isEmpty ? ["-"] : files
         if check {
-            var checker = ChecksumChecker(algorithm: algorithm, strict: chosenAlgorithm != nil, quiet: quiet)
+            var checker = ChecksumChecker(
+                algorithm: algorithm, strict: chosenAlgorithm != nil, quiet: quiet || status, silent: status, ignoringMissing: ignoreMissing
+            )
             for list in inputs { checker.check(list: list) }
             try checker.finish()
             return

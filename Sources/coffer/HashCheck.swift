@@ -11,14 +11,17 @@ import CofferFormats
 struct ChecksumChecker {
     let verifier: ChecksumVerifier
     let quiet: Bool
+    /// `--status`: nothing on either stream for the files; the exit status alone.
+    let silent: Bool
 
     private var summary = ChecksumVerifier.Summary()
     private var unreadableLists = 0
 
     /// `strict`: the user named `-a`, so BSD lines tagged with another algorithm are errors.
-    init(algorithm: DigestAlgorithm, strict: Bool, quiet: Bool) {
-        verifier = ChecksumVerifier(algorithm: algorithm, strict: strict)
+    init(algorithm: DigestAlgorithm, strict: Bool, quiet: Bool, silent: Bool = false, ignoringMissing: Bool = false) {
+        verifier = ChecksumVerifier(algorithm: algorithm, strict: strict, ignoresMissingFiles: ignoringMissing)
         self.quiet = quiet
+        self.silent = silent
     }
 
     mutating func check(list: String) {
@@ -36,8 +39,11 @@ struct ChecksumChecker {
                     progress = nil
                     report(entry, outcome)
                 case .malformedLine(let number, let error):
+                    guard !silent else { return }
                     Terminal.flushStandardOutput()
                     Terminal.reportError("\(listName):\(number): \(error.reason)")
+                case .skippedMissing:
+                    break
                 }
             }
             summary.add(checked)
@@ -50,6 +56,7 @@ struct ChecksumChecker {
     }
 
     private func report(_ entry: ChecksumList.Entry, _ outcome: ChecksumVerifier.Outcome) {
+        guard !silent else { return }
         let shownName = ChecksumList.displayName(entry.path)
         switch outcome {
         case .matched:
@@ -67,6 +74,11 @@ struct ChecksumChecker {
     func finish() throws {
         Terminal.flushStandardOutput()
         let malformed = summary.malformedLines, unreadable = summary.unreadable, mismatched = summary.mismatched
+        if silent {
+            if mismatched > 0 || unreadable > 0 || (summary.matched == 0 && summary.skippedMissing > 0) { throw ExitCode(ExitStatus.checkFailed) }
+            if malformed > 0 || unreadableLists > 0 || summary.matched == 0 { throw ExitCode(ExitStatus.inputError) }
+            return
+        }
         if malformed > 0 {
             Terminal.warn("\(malformed) \(malformed == 1 ? "line is" : "lines are") improperly formatted")
         }
@@ -78,6 +90,9 @@ struct ChecksumChecker {
         }
         if mismatched > 0 || unreadable > 0 { throw ExitCode(ExitStatus.checkFailed) }
         if malformed > 0 || unreadableLists > 0 { throw ExitCode(ExitStatus.inputError) }
+        if summary.matched == 0 && summary.skippedMissing > 0 {
+            throw CommandFailure("no file was verified: every listed file is missing", exitCode: ExitStatus.checkFailed)
+        }
         if summary.matched == 0 {
             throw CommandFailure("no properly formatted checksum lines found", hint: "expected lines like 'DIGEST  NAME', as sha256sum writes them")
         }

@@ -139,8 +139,15 @@ struct KeyShow: ParsableCommand {
             Apple's 97-byte EC data needs --apple-key-class, since it is a P-384 public key or a P-256 \
             private key.
 
-            Example:
+            The fingerprint is Coffer's: SHA-256 of the key's SubjectPublicKeyInfo, the same whatever \
+            file format holds the key, and what key ids and 'pin of' are made from. Keys that OpenSSH \
+            knows also show the line 'ssh-keygen -lf' prints (its SHA256: fingerprint hashes the SSH \
+            encoding, so it differs from Coffer's); --format ssh prints only that line.
+
+            Examples:
               coffer key show release.pub
+              coffer key show --format ssh ~/.ssh/id_ed25519.pub
+              coffer key show --json app.pub
             """
     )
 
@@ -159,6 +166,13 @@ struct KeyShow: ParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    @Option(help: ArgumentHelp("text (the default) or ssh: only the line 'ssh-keygen -lf' prints for this key.", valueName: "format"))
+    var format: KeyShowFormat = .text
+
+    func validate() throws {
+        if json && format == .ssh { throw ValidationError("--json and --format ssh each choose the output; give one") }
+    }
+
     func run() throws {
         let imported: ImportedKey
         do {
@@ -169,9 +183,9 @@ struct KeyShow: ParsableCommand {
             if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
                 case .x25519 = identity
             {
-                showRecipient(identity.publicKey, isPrivate: true)
+                try showRecipient(identity.publicKey, isPrivate: true)
             } else if let recipient = try? RecipientPublicKey(importing: bytes), case .x25519 = recipient {
-                showRecipient(recipient, isPrivate: false)
+                try showRecipient(recipient, isPrivate: false)
             } else {
                 throw failure
             }
@@ -189,30 +203,52 @@ struct KeyShow: ParsableCommand {
         case .mldsa65: 1952 * 8
         case .mldsa87: 2592 * 8
         }
+        // What ssh-keygen -lf prints, for keys OpenSSH has a form for (not ML-DSA).
+        let sshLine = try? publicKey.sshKeygenFingerprintLine(comment: imported.comment)
+        if format == .ssh {
+            guard let sshLine else { throw CommandFailure("OpenSSH has no form for \(publicKey.algorithm) keys, so no ssh fingerprint") }
+            Terminal.writeLine(sshLine)
+            return
+        }
         if json {
             try JSONLines.write(KeyDescription(
                 type: publicKey.algorithm.description, kind: kind, bits: size, format: imported.formatDescription,
-                keyID: fingerprint.keyID, fingerprint: fingerprint.hex, readAloud: fingerprint.readAloud
+                keyID: fingerprint.keyID, fingerprint: fingerprint.hex, readAloud: fingerprint.readAloud,
+                sshFingerprint: try? publicKey.sshFingerprint(), comment: imported.comment
             ))
             return
         }
         Terminal.writeLine("key:          \(publicKey.algorithm) \(kind) key")
         Terminal.writeLine("format:       \(imported.formatDescription)")
+        if let comment = imported.comment { Terminal.writeLine("comment:      \(comment)") }
         Terminal.writeLine("key id:       \(fingerprint.keyID)")
-        Terminal.writeLine("fingerprint:  \(fingerprint.hex)")
-        Terminal.writeLine("              \(fingerprint.base64)")
+        Terminal.writeLine("fingerprint:  \(fingerprint.hex) (Coffer's: SHA-256 of the SubjectPublicKeyInfo)")
+        if let sshLine { Terminal.writeLine("ssh-keygen:   \(sshLine)") }
         Terminal.writeLine("read aloud:   \(fingerprint.readAloud)")
     }
 }
 
 extension KeyShow {
-    func showRecipient(_ recipient: RecipientPublicKey, isPrivate: Bool) {
+    func showRecipient(_ recipient: RecipientPublicKey, isPrivate: Bool) throws {
         let fingerprint = KeyFingerprint(subjectPublicKeyInfo: recipient.derRepresentation)
+        if format == .ssh { throw CommandFailure("OpenSSH has no form for \(recipient.algorithmName) encryption keys, so no ssh fingerprint") }
+        if json {
+            try JSONLines.write(KeyDescription(
+                type: recipient.algorithmName, kind: isPrivate ? "private" : "public", bits: 256, format: "X25519 (encryption recipient)",
+                keyID: fingerprint.keyID, fingerprint: fingerprint.hex, readAloud: fingerprint.readAloud
+            ))
+            return
+        }
         Terminal.writeLine("key:          \(recipient.algorithmName) \(isPrivate ? "private" : "public") key (encryption recipient)")
         Terminal.writeLine("key id:       \(fingerprint.keyID)")
         Terminal.writeLine("fingerprint:  \(fingerprint.hex)")
         Terminal.writeLine("read aloud:   \(fingerprint.readAloud)")
     }
+}
+
+/// What `key show` prints: the description, or the line ssh-keygen prints.
+enum KeyShowFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, ssh
 }
 
 struct KeyDescription: Encodable {
@@ -223,6 +259,8 @@ struct KeyDescription: Encodable {
     let keyID: String
     let fingerprint: String
     let readAloud: String
+    var sshFingerprint: String? = nil
+    var comment: String? = nil
 }
 
 struct KeyConvert: ParsableCommand {

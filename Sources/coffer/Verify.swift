@@ -55,10 +55,16 @@ struct Verify: ParsableCommand {
             if key.algorithm.signsMessagesWhole {
                 valid = key.isValidSignature(signatureBytes, for: try readWholeMessage(target, algorithm: key.algorithm))
             } else {
-                let reader = try FileReader.open(target)
-                let progress = ProgressBar(total: reader.size, label: target)
-                valid = try key.isValidSignature(signatureBytes, forDigestOfFileAtPath: target, options: flags.options) { progress.update($0) }
-                progress.finish()
+                let verified = try verifyRawDigest(signatureBytes, of: target, with: key)
+                guard let hash = verified else {
+                    throw CommandFailure(
+                        "the signature does not match \(shown) with \(key.algorithm) key \(keyID) (\(schemeName(key, hash: flags.hash)))",
+                        hint: try rawFailureHint(signatureBytes, of: target, with: key),
+                        exitCode: ExitStatus.checkFailed
+                    )
+                }
+                if !quiet { Terminal.writeLine("signature OK: \(target) signed by \(key.algorithm) key \(keyID) (\(schemeName(key, hash: hash)))") }
+                return
             }
             guard valid else {
                 throw CommandFailure("the signature does not match \(shown) with \(key.algorithm) key \(keyID)", exitCode: ExitStatus.checkFailed)
@@ -100,6 +106,64 @@ struct Verify: ParsableCommand {
                 "the signature is \(algorithm), which a \(keyAlgorithm) key cannot have made",
                 exitCode: ExitStatus.checkFailed
             )
+        }
+    }
+}
+
+extension Verify {
+    /// The hashes a bare signature may have been made over, the asked (or default) one first.
+    private var hashesToTry: [DigestAlgorithm] { [flags.hash] + [DigestAlgorithm.sha256, .sha384, .sha512].filter { $0 != flags.hash } }
+
+    /// Verifies a bare RSA or ECDSA signature over the file's digest; the hash it verified with, or nil.
+    /// An RSA PKCS#1 v1.5 signature names its hash in its DigestInfo, so whichever SHA-2 hash verifies is
+    /// the one the signer chose (`openssl dgst -sign` hashes with SHA-256 unless told otherwise); for
+    /// ECDSA and PSS only the asked hash counts.
+    func verifyRawDigest(_ signature: [UInt8], of target: String, with key: VerifyingKey) throws -> DigestAlgorithm? {
+        let candidates: [DigestAlgorithm]
+        if case .rsa = key.algorithm, flags.rsaPadding == .pkcs1v15, !flags.hashWasChosen { candidates = hashesToTry } else { candidates = [flags.hash] }
+        for hash in candidates {
+            let reader = try FileReader.open(target)
+            let progress = ProgressBar(total: reader.size, label: target)
+            var options = flags.options
+            options.hash = hash
+            let valid = try key.isValidSignature(signature, forDigestOfFileAtPath: target, options: options) { progress.update($0) }
+            progress.finish()
+            if valid { return hash }
+        }
+        return nil
+    }
+
+    /// What would have verified, said as the flag that asks for it: another hash (ECDSA, or RSA with
+    /// --hash named), the other RSA padding, or OpenSSL's default PSS salt, which cannot be checked.
+    func rawFailureHint(_ signature: [UInt8], of target: String, with key: VerifyingKey) throws -> String? {
+        var tries: [(SignatureOptions, String)] = []
+        for hash in hashesToTry.dropFirst() {
+            var options = flags.options
+            options.hash = hash
+            tries.append((options, "it verifies with --hash \(hash.rawValue): the signer hashed with \(hash.standardName)"))
+        }
+        if case .rsa = key.algorithm {
+            for hash in hashesToTry {
+                var options = flags.options
+                options.hash = hash
+                options.rsaPadding = flags.rsaPadding == .pss ? .pkcs1v15 : .pss
+                let flag = flags.rsaPadding == .pss ? "--pkcs1" : "--pss"
+                tries.append((options, "it verifies with \(flag)\(hash == flags.hash ? "" : " --hash \(hash.rawValue)"): it is a \(options.rsaPadding == .pss ? "PSS" : "PKCS#1 v1.5") signature"))
+            }
+        }
+        for (options, hint) in tries where try key.isValidSignature(signature, forDigestOfFileAtPath: target, options: options) {
+            return hint
+        }
+        if case .rsa = key.algorithm, flags.rsaPadding == .pss {
+            return "a PSS signature from 'openssl dgst -sigopt rsa_padding_mode:pss' has the longest salt unless told otherwise, which Coffer (swift-crypto) cannot check; sign with -sigopt rsa_pss_saltlen:digest"
+        }
+        return nil
+    }
+
+    func schemeName(_ key: VerifyingKey, hash: DigestAlgorithm) -> String {
+        switch key.algorithm {
+        case .rsa: "\(flags.rsaPadding == .pss ? "PSS" : "PKCS#1 v1.5"), \(hash.standardName)"
+        default: hash.standardName
         }
     }
 }

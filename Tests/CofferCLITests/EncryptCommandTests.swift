@@ -20,7 +20,8 @@ struct EncryptCommandTests {
 
     @Test func passwordRoundTripAndOneMessageForWrongPasswords() throws {
         let (folder, data) = try Self.folderWithData()
-        let encrypted = try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "12", "data.bin", in: folder)
+        // Standard output is a pipe here, so without -o the ciphertext would go there (as age does).
+        let encrypted = try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "12", "data.bin", "-o", "data.bin.coffer", in: folder)
         #expect(encrypted.status == 0, "\(encrypted.standardError)")
         #expect(try Self.contents(folder, "data.bin.coffer").starts(with: Array("COFFER".utf8)))
         let inspected = try coffer("inspect", "data.bin.coffer", in: folder)
@@ -118,7 +119,7 @@ struct EncryptCommandTests {
 
     @Test func costLimitsNameTheFlag() throws {
         let (folder, _) = try Self.folderWithData(size: 10)
-        #expect(try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "14", "data.bin", in: folder).status == 0)
+        #expect(try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "14", "data.bin", "-o", "data.bin.coffer", in: folder).status == 0)
         let limited = try coffer("decrypt", "--password-file", "pass", "--max-scrypt-log-n", "13", "data.bin.coffer", "-o", "x", in: folder)
         #expect(limited.status == 2)
         #expect(limited.standardError.contains("--max-scrypt-log-n"))

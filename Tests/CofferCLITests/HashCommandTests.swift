@@ -101,12 +101,15 @@ struct HashCommandTests {
         let folder = try Self.sampleFolder()
         let good = try coffer("hash", "hello.txt", in: folder).output
         try folder.write("# comment\n\(good)garbage line\n\(String(repeating: "a", count: 128))  hello.txt\n", to: "SUMS")
-        let check = try coffer("hash", "--check", "SUMS", in: folder)
+        // -a named: a line of another length is malformed (without it, the length says SHA-512).
+        let check = try coffer("hash", "--check", "-a", "sha256", "SUMS", in: folder)
         #expect(check.status == 2)
         #expect(check.lines == ["hello.txt: OK"])
         #expect(check.standardError.contains("coffer: error: SUMS:3: expected a 64-digit hex or base64 SHA-256 digest, found 7 characters that are neither"))
         #expect(check.standardError.contains("coffer: error: SUMS:4: expected a 64-digit SHA-256 hex digest, found 128 digits"))
         #expect(check.standardError.contains("coffer: warning: 2 lines are improperly formatted"))
+        let guessing = try coffer("hash", "--check", "SUMS", in: folder)
+        #expect(guessing.status == 1 && guessing.lines == ["hello.txt: OK", "hello.txt: FAILED"])
     }
 
     @Test func listWithNoUsableLineIsAnError() throws {

@@ -185,7 +185,11 @@ struct SmallCommandTests {
 
     @Test func versionAndHelpGoToStandardOutput() throws {
         let version = try coffer("--version")
-        #expect(version.status == 0 && version.output == "1.0.0\n")
+        // The release and the commit it was built from (12 hex digits, "-modified" for a changed work
+        // tree, or "unknown" outside git).
+        #expect(version.status == 0)
+        let pattern = #/^1\.0\.0 \(commit ([0-9a-f]{12}(-modified)?|unknown)\)\n$/#
+        #expect(version.output.wholeMatch(of: pattern) != nil, "\(version.output)")
         let help = try coffer("--help")
         #expect(help.status == 0)
         #expect(help.standardError.isEmpty)

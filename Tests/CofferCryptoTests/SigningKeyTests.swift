@@ -87,7 +87,7 @@ struct SigningKeyTests {
         #expect(fingerprint.keyID == String(fingerprint.hex.prefix(16)))
         let groups = fingerprint.readAloud.split(separator: " ")
         #expect(groups.count == 6 && groups.allSatisfy { $0.count == 5 && $0.allSatisfy(\.isNumber) })
-        #expect(fingerprint.base64.hasPrefix("SHA256:") && !fingerprint.base64.hasSuffix("="))
+        #expect(fingerprint.base64.hasPrefix("SPKI-SHA256:") && !fingerprint.base64.hasSuffix("="))
     }
 
     @Test func privateKeyNeverPrints() throws {

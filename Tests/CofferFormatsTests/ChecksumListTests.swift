@@ -59,10 +59,12 @@ struct ChecksumListTests {
         #expect(error.line == 7)
     }
 
+    /// With an algorithm named (strict), another length is refused with the algorithm it looks like;
+    /// without one, the length chooses (ChecksumVerifierTests).
     @Test func wrongLengthSuggestsTheAlgorithm() throws {
         let line = Substring(ChecksumList.line(for: DigestAlgorithm.sha512.hash(""), path: "f"))
         let error = try #require(throws: CofferFormatsError.self) {
-            try ChecksumList.parse(line: line, number: 2, algorithm: .sha256, strict: false)
+            try ChecksumList.parse(line: line, number: 2, algorithm: .sha256, strict: true)
         }
         #expect(error.code == .algorithmMismatch)
         #expect(error.description == "line 2: expected a 64-digit SHA-256 hex digest, found 128 digits (SHA-512-sized; choose the algorithm with -a)")

@@ -33,11 +33,33 @@ struct ChecksumVerifierTests {
             case .finished(let entry, .mismatched): events.append("FAILED \(name(entry))")
             case .finished(let entry, .unreadable(let error)): events.append("unreadable \(name(entry)) \(error.code)")
             case .malformedLine(let number, _): events.append("malformed \(number)")
+            case .skippedMissing(let entry): events.append("skipped \(name(entry))")
             }
         }
         #expect(events == ["start good.txt 6", "ok good.txt", "start bad.txt 9", "FAILED bad.txt", "unreadable missing.txt file-not-found", "malformed 4"])
         #expect(summary.matched == 1 && summary.mismatched == 1 && summary.unreadable == 1 && summary.malformedLines == 1)
         #expect(!summary.passed)
+
+        // Ignoring missing files (sha256sum --ignore-missing): the missing one is skipped, not failed;
+        // the mismatch still fails.
+        var skipped: [String] = []
+        let ignoring = try ChecksumVerifier(ignoresMissingFiles: true).verifyFiles(listedIn: listPath) { event in
+            if case .skippedMissing(let entry) = event { skipped.append(name(entry)) }
+        }
+        #expect(skipped == ["missing.txt"] && ignoring.skippedMissing == 1 && ignoring.unreadable == 0 && ignoring.mismatched == 1)
+    }
+
+    /// Without a named algorithm an untagged line's digest length decides (a SHA512SUMS list needs no
+    /// -a); with one, the length must be that algorithm's.
+    @Test func anUntaggedLinesLengthNamesItsAlgorithmUnlessOneIsNamed() throws {
+        let hex512 = String(repeating: "ab", count: 64), hex384 = String(repeating: "cd", count: 48)
+        let guessed = try #require(try ChecksumList.parse(line: "\(hex512)  file"[...], number: 1, algorithm: .sha256, strict: false))
+        #expect(guessed.algorithm == .sha512)
+        #expect(try ChecksumList.parse(line: "\(hex384)  file"[...], number: 1, algorithm: .sha256, strict: false)?.algorithm == .sha384)
+        #expect(throws: CofferFormatsError.self) { try ChecksumList.parse(line: "\(hex512)  file"[...], number: 1, algorithm: .sha256, strict: true) }
+        #expect(throws: CofferFormatsError.self) { try ChecksumList.parse(line: "\(String(repeating: "ab", count: 20))  file"[...], number: 1, algorithm: .sha256, strict: false) }
+        // A byte order mark opens only the first line.
+        #expect(try ChecksumList.parse(line: "\u{FEFF}\(hex384)  file"[...], number: 1, algorithm: .sha256, strict: false)?.path == "file")
     }
 
     @Test func aListWhereEverythingMatchesPasses() throws {

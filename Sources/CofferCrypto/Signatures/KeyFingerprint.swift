@@ -20,8 +20,10 @@ public struct KeyFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The fingerprint in lower-case hex.
     public var hex: String { Hex.encode(sha256) }
 
-    /// `SHA256:` and the unpadded base64 fingerprint, the style `ssh-keygen -l` prints.
-    public var base64: String { "SHA256:" + Base64.encode(sha256).replacingPadding() }
+    /// `SPKI-SHA256:` and the unpadded base64 fingerprint. Labelled so that it is never taken for the
+    /// `SHA256:` fingerprint `ssh-keygen -l` prints, which hashes the key's SSH encoding instead (CofferFormats'
+    /// `VerifyingKey.sshFingerprint()` gives that one).
+    public var base64: String { "SPKI-SHA256:" + Base64.encode(sha256).replacingPadding() }
 
     /// The first 8 bytes of the fingerprint in hex: short enough to show beside every key and signature,
     /// long enough (64 bits) that two keys in one keyring will not share it by accident.

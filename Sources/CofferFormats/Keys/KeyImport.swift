@@ -25,6 +25,8 @@ public struct ImportedKey: Sendable {
     public let format: KeyFormat
     /// PEM text or DER bytes (for JWK and OpenSSH, always `.pem`: they are text).
     public let encoding: KeyEncoding
+    /// The comment the key carried, for formats that have one (an OpenSSH line's or private key's).
+    public internal(set) var comment: String? = nil
 
     /// The public key, derived from the private one when that is what was read.
     public var verifyingKey: VerifyingKey {
@@ -43,7 +45,8 @@ public struct ImportedKey: Sendable {
     /// "PEM PKCS#8", "DER SubjectPublicKeyInfo", "JWK"…
     public var formatDescription: String {
         switch format {
-        case .jwk, .openSSH, .appleExternal: format.description
+        case .openSSH: signingKey == nil ? "OpenSSH public key" : "OpenSSH private key"
+        case .jwk, .appleExternal: format.description
         default: "\(encoding == .pem ? "PEM" : "DER") \(format.description)"
         }
     }
@@ -58,8 +61,8 @@ extension ImportedKey {
     public static let maximumInputSize = 1 << 20
 
     /// Reads a key from bytes in whatever format they are, detecting which: PEM (SPKI, PKCS#8, encrypted
-    /// PKCS#8, PKCS#1, SEC1), DER of the same, JWK, Apple's external representation, or an OpenSSH
-    /// public-key line. ``format`` and ``encoding`` say what was found.
+    /// PKCS#8, PKCS#1, SEC1), DER of the same, JWK, Apple's external representation, an OpenSSH
+    /// public-key line, or an unencrypted OpenSSH private key (`openssh-key-v1`). ``format`` and ``encoding`` say what was found.
     ///
     /// - Parameters:
     ///   - bytes: the file's contents.
@@ -84,8 +87,10 @@ extension ImportedKey {
 /// The detection and decoding behind ``ImportedKey/init(importing:password:appleKeyClass:allowingLegacyRSA:limits:)``
 /// and the representation-named initialisers.
 enum KeyImporter {
-    static func read(_ bytes: [UInt8], context: Context) throws(CofferFormatsError) -> ImportedKey {
-        try checkSize(bytes)
+    static func read(_ input: [UInt8], context: Context) throws(CofferFormatsError) -> ImportedKey {
+        try checkSize(input)
+        // Text as Windows editors save it: a UTF-8 byte order mark first (CR LF is handled per format).
+        let bytes = input.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(input.dropFirst(3)) : input
         if let text = String(validating: bytes, as: UTF8.self) {
             let trimmed = text.trimmingASCIIWhitespace
             if trimmed.contains("-----BEGIN ") { return try readPEM(text, context: context) }
@@ -136,10 +141,7 @@ enum KeyImporter {
         case "RSA PUBLIC KEY": format = .pkcs1Public
         case "EC PRIVATE KEY": format = .sec1
         case "OPENSSH PRIVATE KEY":
-            throw CofferFormatsError(
-                .unsupported,
-                "found an OpenSSH private key; convert it with 'ssh-keygen -p -m PKCS8 -f FILE' (it rewrites the file)"
-            )
+            return try OpenSSHCodec.readPrivate(block.der)
         case "CERTIFICATE":
             throw CofferFormatsError(.wrongKeyKind, "found an X.509 certificate, not a key; extract its key with 'openssl x509 -pubkey -noout'")
         default:

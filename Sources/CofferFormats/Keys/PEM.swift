@@ -14,7 +14,8 @@ public struct PEMBlock: Sendable, Hashable {
     /// The largest PEM text Coffer parses: 1 MiB is far beyond any key (an RSA-16384 PKCS#8 is 12 KiB).
     public static let maximumTextLength = 1 << 20
 
-    /// Every block in `text`, in order. Text outside blocks is ignored, as OpenSSL does.
+    /// Every block in `text`, in order. Text outside blocks is ignored, as OpenSSL does; so are a leading
+    /// UTF-8 byte order mark, CR LF line endings and white space around lines.
     /// - Throws: ``CofferFormatsError`` for an unterminated block, mismatched labels or a body that is not
     ///   base64, naming the line.
     public static func blocks(in text: String) throws(CofferFormatsError) -> [PEMBlock] {
@@ -25,10 +26,13 @@ public struct PEMBlock: Sendable, Hashable {
         var current: (label: String, start: Int, body: String, headers: Bool)?
         var lineNumber = 0
         // "\r\n" is one Character in Swift: split on it too, or a CRLF file is one long line with no block.
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        // A UTF-8 byte order mark (Windows editors write one) is not text.
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        for rawLine in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             var line = Substring(rawLine)
             while let last = line.last, last == "\r" || last == " " || last == "\t" { line = line.dropLast() }
+            while let first = line.first, first == " " || first == "\t" { line = line.dropFirst() }
             if let open = current {
                 if line.hasPrefix("-----END ") && line.hasSuffix("-----") {
                     let label = String(line.dropFirst(9).dropLast(5))

@@ -95,6 +95,21 @@ func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
     }
 }
 
+/// Reads the keys `-R` recipients files list (``RecipientList``).
+func readRecipientFiles(_ paths: [String]) throws -> [RecipientPublicKey] {
+    var recipients: [RecipientPublicKey] = []
+    for path in paths {
+        let bytes = try KeyFile(contentsOf: path).bytes
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw CommandFailure("\(path): a recipients file is text (UTF-8)") }
+        do {
+            recipients += try RecipientList.parse(text)
+        } catch {
+            throw CommandFailure("\(path)\(error.line.map { ":\($0)" } ?? ""): \(error.reason)")
+        }
+    }
+    return recipients
+}
+
 /// Reads an `-i` identity (a recipient private key); `password` is asked only for an encrypted key.
 func readIdentity(_ path: String, password: @escaping ImportedKey.PasswordProvider) throws -> RecipientPrivateKey {
     let bytes = try KeyFile(contentsOf: path).bytes

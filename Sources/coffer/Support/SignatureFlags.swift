@@ -5,8 +5,17 @@ import CofferFormats
 
 /// Choices shared by `sign` and `verify`.
 struct SignatureFlags: ParsableArguments {
-    @Option(help: ArgumentHelp("The file hash: sha256, sha384 or sha512 (default: sha512).", valueName: "hash"), transform: parseSignatureHash)
-    var hash: DigestAlgorithm = .sha512
+    @Option(
+        name: .customLong("hash"),
+        help: ArgumentHelp("The file hash: sha256, sha384 or sha512 (default: sha512; verifying a bare RSA PKCS#1 v1.5 signature, the one it names).", valueName: "hash"),
+        transform: parseSignatureHash
+    )
+    var chosenHash: DigestAlgorithm?
+
+    /// The hash to sign or verify with: the one named, else SHA-512.
+    var hash: DigestAlgorithm { chosenHash ?? .sha512 }
+    /// Whether --hash was given.
+    var hashWasChosen: Bool { chosenHash != nil }
 
     @Flag(help: "Read or write the bare signature bytes, as 'openssl dgst -sign' and 'openssl pkeyutl -rawin' do.")
     var raw = false

@@ -22,6 +22,15 @@ enum Terminal {
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     /// Whether standard output is a terminal (raw bytes are refused then).
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    /// Whether standard output leads somewhere that keeps data: a pipe, a socket or a regular file (`| tar x`,
+    /// `> out`). Not a terminal, and not a character device such as `/dev/null` (a script run with output
+    /// discarded keeps writing files, rather than losing its result).
+    static var standardOutputTakesData: Bool {
+        var status = stat()
+        guard fstat(STDOUT_FILENO, &status) == 0 else { return false }
+        let type = status.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFREG || type == S_IFSOCK
+    }
 
     private static let bufferCapacity = 64 * 1024
     nonisolated(unsafe) private static var buffer: [UInt8] = {
