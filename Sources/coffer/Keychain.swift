@@ -75,7 +75,7 @@ struct KeychainOptions: ParsableArguments {
 /// Names an item the way its class does: `--service S --account A` a generic password; `--server H
 /// --account A` (with `--protocol`, `--port`, `--path`) an internet password; `--tag T` (with
 /// `--key-class`, `--key-type`) a key; `--certificate FILE` or `--serial HEX` a certificate.
-struct ItemName: ParsableArguments {
+struct ItemName: ParsableArguments, CustomStringConvertible {
     @Option(help: ArgumentHelp("Generic password: the service, usually the app's reverse-DNS name.", valueName: "service"))
     var service: String?
 

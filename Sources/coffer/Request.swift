@@ -103,7 +103,9 @@ struct RequestCommand: ParsableCommand {
             }
         }
         let clientRequest = try HTTPClient.clientRequest(request, body: body)
-        let (timeout, include) = (timeout, include)
+        let (timeout, include, usedCA) = (timeout, include, ca != nil)
+        let host = request.authority.map { String($0.split(separator: ":").first ?? Substring($0)) } ?? "the server"
+        let port = request.authority.flatMap { $0.split(separator: ":").dropFirst().first.flatMap { Int($0) } } ?? (request.scheme == "https" ? 443 : 80)
         let client = try pinningEvaluator().map { HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: $0)) }
         defer { if let client { try? runBlocking { try await client.shutdown() } } }
         let status: Int = try runBlocking {
@@ -113,7 +115,7 @@ struct RequestCommand: ParsableCommand {
             } catch let error as PinningError {
                 throw error
             } catch {
-                throw CommandFailure("the request failed: \(error)")
+                throw NetworkFailure.describe(error, host: host, port: port, timeout: timeout, usedCA: usedCA)
             }
             Terminal.writeError("HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
             if include {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CofferCore
 import CofferCrypto
 import CofferFormats
+import Foundation
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -93,6 +94,11 @@ struct Verify: ParsableCommand {
                 Terminal.writeLine("signature OK: \(target) signed by \(parsed.algorithm) key \(keyID)")
                 Terminal.writeLine("comment: \(comment)")
             }
+            // `coffer sign` records the file's name; a signature checked against a file of another name
+            // is valid for these bytes, but may be the signature of another release.
+            if let signedName = Self.signedFileName(in: comment), target != "-", signedName != (target as NSString).lastPathComponent {
+                Terminal.warn("the signature was made for a file named '\(signedName)', and you verified '\(target)': the bytes are the ones signed; check that it is the release you meant")
+            }
         case .invalid:
             throw CommandFailure("the signature does not match \(shown) (the file or the signature was changed)", exitCode: ExitStatus.checkFailed)
         case .wrongKey(let signatureKeyID, let givenKeyID):
@@ -165,5 +171,15 @@ extension Verify {
         case .rsa: "\(flags.rsaPadding == .pss ? "PSS" : "PKCS#1 v1.5"), \(hash.standardName)"
         default: hash.standardName
         }
+    }
+}
+
+extension Verify {
+    /// The file name a `coffer sign` comment records (`file:NAME signed:TIME`), if it records one.
+    static func signedFileName(in comment: String) -> String? {
+        guard comment.hasPrefix("file:") else { return nil }
+        var name = Substring(comment.dropFirst(5))
+        if let range = name.range(of: " signed:", options: .backwards) { name = name[..<range.lowerBound] }
+        return name.isEmpty ? nil : String(name)
     }
 }

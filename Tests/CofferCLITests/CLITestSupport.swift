@@ -8,25 +8,53 @@ func coffer(
     _ arguments: String...,
     input: [UInt8] = [],
     environment: [String: String]? = nil,
-    in folder: TemporaryDirectory? = nil
+    in folder: TemporaryDirectory? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> CommandResult {
-    try coffer(arguments, input: input, environment: environment, in: folder)
+    try coffer(arguments, input: input, environment: environment, in: folder, sourceLocation: sourceLocation)
 }
 
-/// Runs the built `coffer` binary with an argument array.
+/// Runs the built `coffer` binary with an argument array. Every run's messages are held to issue 23's
+/// rule: no Swift debug description (`Optional(`, `(_field:`) and no build path on either stream.
 func coffer(
     _ arguments: [String],
     input: [UInt8] = [],
     environment: [String: String]? = nil,
-    in folder: TemporaryDirectory? = nil
+    in folder: TemporaryDirectory? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> CommandResult {
-    try CommandRunner.run(
+    let result = try CommandRunner.run(
         CommandRunner.cofferExecutable(),
         arguments,
         input: input,
         environment: environment,
         currentDirectory: folder?.path
     )
+    for problem in MessageCheck.problems(in: result) {
+        Issue.record("coffer \(arguments.joined(separator: " ")): \(problem)", sourceLocation: sourceLocation)
+    }
+    return result
+}
+
+/// What no message of coffer's may contain: Swift's debug descriptions and paths of the build.
+enum MessageCheck {
+    /// The repository's root, from this file's path (Tests/CofferCLITests/…).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    static let forbidden = ["Optional(", "(_", repository + "/Sources/", "/.build/checkouts/", "/.build/x86_64", "NIOSSLError", "CofferFormatsError(", "CofferCoreError("]
+
+    /// The forbidden strings found in standard error, and in standard output when it is text (binary
+    /// output, such as ciphertext, may hold any bytes).
+    static func problems(in result: CommandResult) -> [String] {
+        var texts = [("standard error", result.standardError)]
+        if let text = String(validating: result.standardOutput, as: UTF8.self),
+           !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" }) {
+            texts.append(("standard output", text))
+        }
+        return texts.flatMap { name, text in
+            forbidden.filter { text.contains($0) }.map { "\(name) contains '\($0)': \(text.prefix(400))" }
+        }
+    }
 }
 
 /// Runs another program in `folder`.

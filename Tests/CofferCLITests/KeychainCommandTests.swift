@@ -192,6 +192,9 @@ struct KeychainCommandTests {
         _ = try setup.folder.write("export pw\n", to: "epw")
         #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "one").status == 0)
         #expect(try setup.run(["add", "--service", "s", "--account", "b", "--secret-stdin", "--accessibility", "when-unlocked-this-device-only"], input: "two").status == 0)
+        // The item is named as people name it, not as Swift prints the type (issue 23).
+        let duplicate = try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "again")
+        #expect(duplicate.status == 2 && duplicate.standardError.contains("an item for service 's' and account 'a' already exists"), "\(duplicate.standardError)")
         let export = setup.folder.path("backup.coffer")
         var result = try setup.run(["export", "-o", export, "--export-password-file", setup.folder.path("epw")])
         #expect(result.status == 0 && result.standardError.contains("exported 1 item") && result.standardError.contains("1 this-device-only left out"), "\(result.standardError)")

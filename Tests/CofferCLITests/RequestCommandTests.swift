@@ -28,6 +28,10 @@ struct RequestCommandTests {
         #expect(mismatch.standardError.hasPrefix("coffer: error: no pin of the policy for localhost matched"), "\(mismatch.standardError)")
         let untrusted = try coffer("request", "--pin", pin, url, in: folder)
         #expect(untrusted.status != 0, "a pin never rescues a chain the system roots do not trust: \(untrusted.standardError)")
+        // Said as what happened, with the flag that helps (issue 23), not as NIOSSL's dump.
+        #expect(untrusted.standardError.contains("is not trusted") && untrusted.standardError.contains("--ca ROOT.pem"), "\(untrusted.standardError)")
+        let refused = try coffer("request", "http://127.0.0.1:1/", in: folder)
+        #expect(refused.status == 2 && refused.standardError.contains("refused the connection"), "\(refused.standardError)")
         let plain = try coffer("request", "--pin", pin, "http://localhost:\(server.port)/", in: folder)
         #expect(plain.status == 2 && plain.standardError.contains("--ca and --pin apply to https URLs"))
     }
