@@ -203,7 +203,7 @@ let package = Package(
         // OpenSSL, byte helpers.
         .target(
             name: "CofferTestSupport",
-            dependencies: ["CofferTesting", "CofferCore", "CofferCrypto"],
+            dependencies: ["CofferTesting", "CofferCore", "CofferCrypto", "CCofferSupport"],
             swiftSettings: strictSwift
         ),
         // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs, fallocate).

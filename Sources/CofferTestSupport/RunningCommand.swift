@@ -1,3 +1,4 @@
+import CCofferSupport
 import CofferTesting
 import Foundation
 #if canImport(Glibc)
@@ -119,8 +120,7 @@ extension CommandRunner {
 
         var inputPipe: [Int32] = [-1, -1]
         if pipeInput {
-            guard pipe(&inputPipe) == 0 else { throw SpawnError(description: "pipe: \(errno)") }
-            _ = fcntl(inputPipe[1], F_SETFD, FD_CLOEXEC)
+            guard makePipe(&inputPipe) else { throw SpawnError(description: "pipe: \(errno)") }
             posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
             closeInParent.append(inputPipe[0])
         } else {
@@ -133,16 +133,21 @@ extension CommandRunner {
             posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY, 0)
         case .closedPipe:
             var outputPipe: [Int32] = [-1, -1]
-            guard pipe(&outputPipe) == 0 else { throw SpawnError(description: "pipe: \(errno)") }
+            guard makePipe(&outputPipe) else { throw SpawnError(description: "pipe: \(errno)") }
             close(outputPipe[0])
             posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
             closeInParent.append(outputPipe[1])
         }
         var errorPipe: [Int32] = [-1, -1]
-        guard pipe(&errorPipe) == 0 else { throw SpawnError(description: "pipe: \(errno)") }
-        _ = fcntl(errorPipe[0], F_SETFD, FD_CLOEXEC)
+        guard makePipe(&errorPipe) else { throw SpawnError(description: "pipe: \(errno)") }
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
         closeInParent.append(errorPipe[1])
+        // Tests run in parallel in this process: the program gets its three standard descriptors and
+        // nothing another test has open (a leaked write end of a binary being copied makes that binary
+        // unrunnable, ETXTBSY, for as long as this program lives). The pipes above are close-on-exec
+        // for the same reason; dup2 clears the flag on the copies the program keeps.
+        let closing = coffer_spawn_close_from(&actions, 3)
+        guard closing == 0 || closing == ENOSYS else { throw SpawnError(description: "posix_spawn_file_actions_addclosefrom_np: \(closing)") }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -178,6 +183,12 @@ extension CommandRunner {
         let errors = FileHandle(fileDescriptor: errorPipe[0], closeOnDealloc: true)
         let captures = if case .captured = standardOutput { true } else { false }
         return RunningCommand(processIdentifier: pid, input: input, errors: errors, scratch: scratch, capturesOutput: captures)
+    }
+
+    /// A pipe whose two ends are close-on-exec (atomically where the system can: another test's
+    /// program started in between must not inherit them).
+    private static func makePipe(_ ends: inout [Int32]) -> Bool {
+        coffer_pipe_cloexec(&ends) == 0
     }
 
     /// Calls `body` with a NULL-terminated array of C strings.

@@ -335,8 +335,12 @@ struct FaultTests {
         let folder = try TemporaryDirectory()
         chmod(folder.path, 0o755)
         // A copy nobody can reach (the build folder may sit under a home folder closed to others).
+        // Copied by cp, whose descriptor on the copy dies with it: FileManager.copyItem's is not
+        // close-on-exec, and a program another test started meanwhile kept it open for writing, which
+        // made the copy unrunnable (ETXTBSY) in CI.
         let binary = folder.path("coffer")
-        try FileManager.default.copyItem(atPath: try CommandRunner.cofferExecutable(), toPath: binary)
+        let copy = try CommandRunner.run("cp", [try CommandRunner.cofferExecutable(), binary])
+        try #require(copy.status == 0, "\(copy.standardError)")
         chmod(binary, 0o755)
         let nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
         let run = try CommandRunner.start(
@@ -344,8 +348,11 @@ struct FaultTests {
             environment: ["COFFER_DEMO_SECRET": "hunter2", "PATH": "/usr/bin:/bin"], currentDirectory: folder.path
         )
         // The error about the missing file comes after startup, while the command waits for standard input.
-        let error = run.waitForError(containing: "missing-file")
-        #expect(error != nil)
+        guard run.waitForError(containing: "missing-file") != nil else {
+            let ended = try run.wait()
+            Issue.record("the command ended (status \(ended.status)) before it waited for input: \(ended.standardError)")
+            return
+        }
         let limits = try String(contentsOfFile: "/proc/\(run.processIdentifier)/limits", encoding: .utf8)
         let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
         #expect(core?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(core ?? "no line")")

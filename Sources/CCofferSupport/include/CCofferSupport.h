@@ -194,4 +194,12 @@ int coffer_prevent_core_dumps(void);
 /* Whether the process may dump core: 1, 0, or -1 where the platform cannot tell (for tests). */
 int coffer_is_dumpable(void);
 
+/* A pipe whose two ends are close-on-exec from the start (pipe2 with O_CLOEXEC where it exists, so a
+   program another thread starts meanwhile cannot inherit them). 0, or -1 with errno set. */
+int coffer_pipe_cloexec(int ends[2]);
+
+/* Adds a "close every descriptor from `lowest` on" action to a posix_spawn file-action list (glibc's
+   posix_spawn_file_actions_addclosefrom_np). 0, or an error number; ENOSYS where there is none. */
+int coffer_spawn_close_from(void *actions, int lowest);
+
 #endif
