@@ -48,22 +48,22 @@ def main():
         # Ciphertexts for the decryption rounds.
         subprocess.run(["age", "-r", age_recipient, "-o", path("in.age"), path("input.bin")], check=True)
         subprocess.run([coffer, "encrypt", "-r", path("id.pub"), path("input.bin"), "-o", path("in.r.coffer")], check=True, capture_output=True)
-        subprocess.run([coffer, "encrypt", "--key-file", path("k.key"), path("input.bin"), "-o", path("in.k.coffer")], check=True, capture_output=True)
+        subprocess.run([coffer, "encrypt", "-k", path("k.key"), path("input.bin"), "-o", path("in.k.coffer")], check=True, capture_output=True)
 
         encrypt = compare(f"encrypt {args.size_mib} MiB", [
-            ("coffer --key-file", [coffer, "encrypt", "--no-sync", "--key-file", path("k.key"), path("input.bin"), "-o", path("o1"), "--force"]),
+            ("coffer -k", [coffer, "encrypt", "--no-sync", "-k", path("k.key"), path("input.bin"), "-o", path("o1"), "--force"]),
             ("coffer -r x25519", [coffer, "encrypt", "--no-sync", "-r", path("id.pub"), path("input.bin"), "-o", path("o2"), "--force"]),
             ("coffer -r --cipher chacha", [coffer, "encrypt", "--no-sync", "-r", path("id.pub"), "--cipher", "chacha", path("input.bin"), "-o", path("o3"), "--force"]),
-            ("coffer --key-file, durable", [coffer, "encrypt", "--key-file", path("k.key"), path("input.bin"), "-o", path("o5"), "--force"]),
+            ("coffer -k, durable", [coffer, "encrypt", "-k", path("k.key"), path("input.bin"), "-o", path("o5"), "--force"]),
             ("age -r x25519", ["age", "-r", age_recipient, "-o", path("o4"), path("input.bin")]),
         ], args.rounds, anchor="age -r x25519", cleanup=[path(n) for n in ["o1", "o2", "o3", "o4", "o5"]])
         decrypt = compare(f"decrypt {args.size_mib} MiB", [
-            ("coffer --key-file", [coffer, "decrypt", "--key-file", path("k.key"), path("in.k.coffer"), "-o", path("d1"), "--force"]),
+            ("coffer -k", [coffer, "decrypt", "-k", path("k.key"), path("in.k.coffer"), "-o", path("d1"), "--force"]),
             ("coffer -i x25519", [coffer, "decrypt", "-i", path("id.key"), path("in.r.coffer"), "-o", path("d2"), "--force"]),
             ("age -d -i x25519", ["age", "-d", "-i", path("age.key"), "-o", path("d3"), path("in.age")]),
         ], args.rounds, anchor="age -d -i x25519", cleanup=[path(n) for n in ["d1", "d2", "d3"]])
         pipeline = compare(f"encrypt {args.size_mib} MiB to /dev/null (the pipeline without output pages)", [
-            ("coffer --key-file", ["sh", "-c", f"{coffer} encrypt --key-file {path('k.key')} < {path('input.bin')} > /dev/null"]),
+            ("coffer -k", ["sh", "-c", f"{coffer} encrypt -k {path('k.key')} < {path('input.bin')} > /dev/null"]),
             ("age -r x25519", ["sh", "-c", f"age -r {age_recipient} < {path('input.bin')} > /dev/null"]),
         ], args.rounds, anchor="age -r x25519")
 
@@ -95,7 +95,7 @@ def main():
             print(f"  encrypt {name}: {encrypt['age -r x25519'][0] / encrypt[name][0]:.2f}x faster than age (target >= 2x)")
         for name in ["coffer --key-file", "coffer -i x25519"]:
             print(f"  decrypt {name}: {decrypt['age -d -i x25519'][0] / decrypt[name][0]:.2f}x faster than age (target >= 2x)")
-        print(f"  encrypt to /dev/null: {pipeline['age -r x25519'][0] / pipeline['coffer --key-file'][0]:.2f}x faster than age")
+        print(f"  encrypt to /dev/null: {pipeline['age -r x25519'][0] / pipeline['coffer -k'][0]:.2f}x faster than age")
         peak = max(v[1] for v in list(encrypt.values()) + list(decrypt.values()) if v is not None) / 1024
         coffer_peak = max([encrypt[n][1] for n in encrypt if n.startswith("coffer")] + [decrypt[n][1] for n in decrypt if n.startswith("coffer")]) / 1024
         print(f"  coffer peak memory < 64 MiB: {coffer_peak:.1f} MiB")

@@ -34,16 +34,16 @@ def main():
         subprocess.run(["age-keygen", "-o", path("age.key")], check=True, capture_output=True)
         recipient = subprocess.run(["age-keygen", "-y", path("age.key")], check=True, capture_output=True, text=True).stdout.strip()
         subprocess.run([coffer, "random", "--raw", "--output", path("k.key")], check=True)
-        subprocess.run([coffer, "encrypt", "--key-file", path("k.key"), path("input.bin"), "-o", path("in.coffer")], check=True, capture_output=True)
+        subprocess.run([coffer, "encrypt", "-k", path("k.key"), path("input.bin"), "-o", path("in.coffer")], check=True, capture_output=True)
         subprocess.run(["age", "-r", recipient, "-o", path("in.age"), path("input.bin")], check=True)
-        encrypt = [coffer, "encrypt", "--key-file", path("k.key"), path("input.bin"), "--force"]
+        encrypt = [coffer, "encrypt", "-k", path("k.key"), path("input.bin"), "--force"]
         compare(f"encrypt {args.size_mib} MiB", [
             ("coffer --no-sync", encrypt + ["--no-sync", "-o", path("o1")]),
             ("coffer (durable)", encrypt + ["-o", path("o2")]),
             ("coffer --no-sync; sync FILE", ["sh", "-c", f"{' '.join(encrypt)} --no-sync -o {path('o3')} && sync {path('o3')}"]),
             ("age -r x25519", ["age", "-r", recipient, "-o", path("o4"), path("input.bin")]),
         ], args.rounds, anchor="coffer --no-sync", cleanup=[path(n) for n in ["o1", "o2", "o3", "o4"]])
-        decrypt = [coffer, "decrypt", "--key-file", path("k.key"), path("in.coffer"), "--force"]
+        decrypt = [coffer, "decrypt", "-k", path("k.key"), path("in.coffer"), "--force"]
         compare(f"decrypt {args.size_mib} MiB", [
             ("coffer", decrypt + ["-o", path("d1")]),
             ("coffer --sync", decrypt + ["--sync", "-o", path("d2")]),

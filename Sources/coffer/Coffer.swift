@@ -16,9 +16,10 @@ struct Coffer: ParsableCommand {
             Every command reads files or standard input ('-') and writes to standard output, so it \
             composes with pipes. Errors go to standard error as 'coffer: error: …'.
 
-            Exit status: 0 success; 1 a check ran and failed (a digest, tag or signature did not \
-            match; a wrong password or key, or altered data, on decryption); \
-            2 a usage or input error (bad flag, unreadable file, malformed input).
+            Exit status, the same for every command: 0 success; 1 a check ran and failed (a digest, \
+            tag, signature or pin did not match; a wrong password or key, for a key file as for \
+            decryption; altered data); 2 a usage or input error (bad flag, unreadable file, malformed \
+            input). docs/CLI.md lists every flag.
 
             Secrets never come from the command line: keys are read from files, passwords from a \
             prompt without echo, a file (--password-file) or an environment variable (--password-env).
@@ -69,8 +70,12 @@ struct Coffer: ParsableCommand {
             let failed: Set<PinningError.Code> = [PinningError.Code.chainNotTrusted, PinningError.Code.pinMismatch]
             end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
         } catch let error as CofferFormatsError {
-            end(ExitStatus.inputError, error.description, hint: error.code == .costTooHigh ? Hint.decryptionCost : nil)
+            let failures: Set<CofferFormatsError.Code> = [.wrongPassword, .authenticationFailed, .noMatchingKey]
+            end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.description, hint: error.code == .costTooHigh ? Hint.decryptionCost : nil)
         } catch {
+            if let (typed, suggestions) = unknownSubcommand() {
+                end(ExitStatus.inputError, "'\(typed)'", hint: suggestions.isEmpty ? "run 'coffer --help' for the list" : "did you mean \(suggestions.map { "'\($0)'" }.joined(separator: " or "))?")
+            }
             if exitCode(for: error) == .success {
                 // --help and --version: ArgumentParser's text, on standard output.
                 Terminal.writeLine(fullMessage(for: error))
@@ -96,6 +101,54 @@ struct Coffer: ParsableCommand {
         }
         if let message { Terminal.reportError(message, hint: hint) }
         Terminal.exit(status)
+    }
+
+    /// The word where a subcommand was expected that names none (`coffer verfy`, `coffer key shwo`),
+    /// with the full commands it is closest to; nil when the command words are all known.
+    static func unknownSubcommand(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> (String, [String])? {
+        var names = commandTree(Coffer.self)
+        var path: [String] = []
+        for argument in arguments {
+            guard !names.isEmpty, !argument.hasPrefix("-") else { return nil }
+            if let next = names.first(where: { $0.name == argument }) {
+                names = next.subcommands
+                path.append(argument)
+                continue
+            }
+            let close = names.map(\.name).filter { editDistance($0, argument) <= (argument.count <= 3 ? 1 : 2) || $0.hasPrefix(argument) }
+            return ((["coffer"] + path).joined(separator: " ") + "' has no command '" + argument, close.map { (["coffer"] + path + [$0]).joined(separator: " ") })
+        }
+        return nil
+    }
+
+    /// A command's subcommands by name, recursively.
+    struct CommandName {
+        let name: String
+        let subcommands: [CommandName]
+    }
+
+    static func commandTree(_ command: any ParsableCommand.Type) -> [CommandName] {
+        let configuration: CommandConfiguration = command.configuration
+        var tree: [CommandName] = []
+        for subcommand in configuration.subcommands {
+            let name: String = subcommand._commandName
+            tree.append(CommandName(name: name, subcommands: commandTree(subcommand)))
+        }
+        return tree
+    }
+
+    /// Levenshtein distance between two words (for suggestions only).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
     }
 
     /// The `--help` invocation that explains the subcommand the user was calling.

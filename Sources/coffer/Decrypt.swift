@@ -29,21 +29,33 @@ struct Decrypt: ParsableCommand {
             for files you trust.
 
             Examples:
-              coffer decrypt -p backup.tar.coffer
+              coffer decrypt -P backup.tar.coffer
               coffer decrypt -i alice.key report.pdf.coffer -o report.pdf
               coffer decrypt -i alice.key docs.tar.coffer | tar x
               coffer decrypt --password-file pass.txt --iter 100000 legacy.enc -o legacy.txt
             """
     )
 
-    @Flag(name: .customShort("p"), help: "Ask for the password (without echo).")
-    var askPassword = false
+    @Flag(name: [.customShort("P"), .customLong("passphrase")], help: "Ask for the password (without echo).")
+    var asksForPassword = false
+
+    /// `-p`, the spelling before the flags became one language (docs/CLI.md: -p is a public key).
+    @Flag(name: .customShort("p"), help: .hidden)
+    var deprecatedAskPassword = false
+
+    private var askPassword: Bool { asksForPassword || deprecatedAskPassword }
 
     @OptionGroup(title: "Password")
     var passwords: PasswordOptions
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Decrypt with the key in this file (32 bytes; 64 for RNCryptor).", valueName: "file"))
-    var keyFile: String?
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Decrypt with the key in this file (32 bytes; 64 for RNCryptor).", valueName: "file"))
+    var keyPath: String?
+
+    /// `--key-file`, the spelling before the flags became one language (docs/CLI.md).
+    @Option(name: .customLong("key-file"), help: .hidden)
+    var deprecatedKeyFile: String?
+
+    private var keyFile: String? { keyPath ?? deprecatedKeyFile }
 
     @Option(name: .customLong("keychain-key"), help: ArgumentHelp("Decrypt with the 32-byte key stored in the keychain under this tag ('coffer server data-key fetch'); --password-file/--password-env then give the keychain's password.", valueName: "tag"))
     var keychainKey: String?
@@ -75,13 +87,16 @@ struct Decrypt: ParsableCommand {
     @Argument(help: "The file to decrypt ('-' or nothing: standard input).")
     var input: String = "-"
 
-    /// Whether a password protects the file (with --keychain-key, the password options are the keychain's).
-    private var usesPassword: Bool { keychainKey == nil && (askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil) }
+    /// Whether a password protects the file (with --keychain-key, the password options are the
+    /// keychain's; with -i, the identity's when it is encrypted).
+    private var usesPassword: Bool { keychainKey == nil && identity == nil && (askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil) }
 
     func validate() throws {
+        Deprecation.warn("-p", "-P/--passphrase", used: deprecatedAskPassword)
+        Deprecation.warn("--key-file", "-k/--key", used: deprecatedKeyFile != nil)
         let modes = [usesPassword, keyFile != nil, keychainKey != nil, identity != nil].filter { $0 }.count
         guard modes == 1 else {
-            throw ValidationError("say how to open the file: a password (-p, --password-file, --password-env), --key-file, --keychain-key, or -i identity; exactly one of them")
+            throw ValidationError("say how to open the file: a password (-P, --password-file, --password-env), -k/--key, --keychain-key, or -i identity; exactly one of them")
         }
     }
 

@@ -12,8 +12,8 @@ struct Encrypt: ParsableCommand {
             altered, reordered, truncated or extended.
 
             Who can open the file:
-              -p / --password-file F / --password-env VAR   a password (scrypt N=2^17 by default)
-              --key-file K                                  a 32-byte key ('coffer random --raw --output K')
+              -P / --password-file F / --password-env VAR   a password (scrypt N=2^17 by default)
+              -k/--key K                                    a 32-byte key ('coffer random --raw --output K')
               -r PUB (repeatable)                           holders of these X25519 or P-256 private keys
                                                             ('coffer key generate -t x25519')
               -R FILE                                       every key a recipients file lists
@@ -21,7 +21,7 @@ struct Encrypt: ParsableCommand {
             Legacy formats for existing apps and tools: --format rncryptor (RNCryptor v3, authenticated) \
             and --format openssl ('openssl enc -aes-256-cbc -pbkdf2 -iter N' files; NOT authenticated, \
             with a warning). Without -o the output goes to standard output when that is a pipe or a file \
-            (as age does), else to IN.coffer; never to a terminal.
+            (as age does), else to IN.coffer; never to a terminal, unless -a/--armor makes it text.
 
             The output file appears whole or not at all: it has no name until the last byte is written, \
             so Ctrl-C, a kill or a full disk leaves nothing behind, and a file that appears at the \
@@ -31,21 +31,34 @@ struct Encrypt: ParsableCommand {
             openssl do), for outputs that are not the only copy.
 
             Examples:
-              coffer encrypt -p backup.tar
+              coffer encrypt -P backup.tar
               coffer encrypt -r alice.pub -r bob.pub report.pdf -o report.pdf.coffer
               coffer encrypt -R team.recipients notes.txt -o notes.txt.coffer
-              tar c photos | coffer encrypt --key-file photos.key > photos.tar.coffer
+              coffer encrypt -a -r alice.pub secret.txt
+              tar c photos | coffer encrypt -k photos.key > photos.tar.coffer
             """
     )
 
-    @Flag(name: .customShort("p"), help: "Ask for a password (without echo, twice).")
-    var askPassword = false
+    @Flag(name: [.customShort("P"), .customLong("passphrase")], help: "Ask for a password (without echo, twice).")
+    var asksForPassword = false
+
+    /// `-p`, the spelling before the flags became one language (docs/CLI.md: -p is a public key).
+    @Flag(name: .customShort("p"), help: .hidden)
+    var deprecatedAskPassword = false
+
+    private var askPassword: Bool { asksForPassword || deprecatedAskPassword }
 
     @OptionGroup(title: "Password")
     var passwords: PasswordOptions
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Encrypt with the 32-byte key in this file.", valueName: "file"))
-    var keyFile: String?
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Encrypt with the 32-byte key in this file.", valueName: "file"))
+    var keyPath: String?
+
+    /// `--key-file`, the spelling before the flags became one language (docs/CLI.md).
+    @Option(name: .customLong("key-file"), help: .hidden)
+    var deprecatedKeyFile: String?
+
+    private var keyFile: String? { keyPath ?? deprecatedKeyFile }
 
     @Option(name: .customLong("keychain-key"), help: ArgumentHelp("Encrypt with the 32-byte key stored in the keychain under this tag ('coffer server data-key fetch'); --password-file/--password-env then give the keychain's password.", valueName: "tag"))
     var keychainKey: String?
@@ -80,6 +93,9 @@ struct Encrypt: ParsableCommand {
     @Option(help: ArgumentHelp("OpenSSL format: PBKDF2 iterations, as 'openssl enc -iter' (default 10,000).", valueName: "n"))
     var iter: Int = OpenSSLEnc.defaultIterations
 
+    @Flag(name: [.customShort("a"), .customLong("armor")], help: "Write the file as text: base64 between BEGIN/END lines (as age -a; decrypt detects it).")
+    var armor = false
+
     @Flag(help: "Replace an existing output file.")
     var force = false
 
@@ -93,13 +109,16 @@ struct Encrypt: ParsableCommand {
     private var usesPassword: Bool { keychainKey == nil && (askPassword || passwords.passwordFile != nil || passwords.passwordEnvironmentVariable != nil) }
 
     func validate() throws {
+        Deprecation.warn("-p", "-P/--passphrase", used: deprecatedAskPassword)
+        Deprecation.warn("--key-file", "-k/--key", used: deprecatedKeyFile != nil)
         let modes = [usesPassword, keyFile != nil, keychainKey != nil, !recipients.isEmpty || !recipientFiles.isEmpty].filter { $0 }.count
         guard modes == 1 else {
-            throw ValidationError("say who can open the file: a password (-p, --password-file, --password-env), --key-file, --keychain-key, or recipients (-r, -R); exactly one of them")
+            throw ValidationError("say who can open the file: a password (-P, --password-file, --password-env), -k/--key, --keychain-key, or recipients (-r, -R); exactly one of them")
         }
         guard kdf == "scrypt" || kdf == "pbkdf2" else { throw ValidationError("--kdf must be scrypt or pbkdf2, found '\(kdf)'") }
         if format != .coffer && !(recipients.isEmpty && recipientFiles.isEmpty) { throw ValidationError("recipients need the coffer format") }
         if format == .openssl && (keyFile != nil || keychainKey != nil) { throw ValidationError("the openssl format takes a password, not a key file") }
+        if format != .coffer && armor { throw ValidationError("--armor writes the coffer format only") }
     }
 
     func run() throws {
@@ -107,7 +126,7 @@ struct Encrypt: ParsableCommand {
         // as age does), else IN with the format's suffix.
         let suffix = format == .coffer ? ".coffer" : format == .rncryptor ? ".rncryptor" : ".enc"
         let destination = output ?? (input == "-" || Terminal.standardOutputTakesData ? "-" : input + suffix)
-        if destination == "-" && Terminal.standardOutputIsTerminal {
+        if destination == "-" && Terminal.standardOutputIsTerminal && !armor {
             throw CommandFailure("refusing to write ciphertext to a terminal", hint: "redirect to a file, or use -o FILE")
         }
         if destination != "-" && !force && KeyFiles.exists(destination) {
@@ -136,6 +155,12 @@ struct Encrypt: ParsableCommand {
                     protection = .recipients(try readRecipients(recipients) + readRecipientFiles(recipientFiles))
                 }
                 switch destination {
+                case _ where armor:
+                    try withoutActuallyEscaping(destination.write) { write in
+                        let armored = ArmorWriter(output: write)
+                        try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, output: armored.write)
+                        try armored.finish()
+                    }
                 case .file(let writer):
                     try CofferEncryption.encrypt(reader: reader, to: protection, cipher: cipher, progress: { progress.update($0) }, writer: writer)
                 case .stream(let output):
@@ -150,7 +175,7 @@ struct Encrypt: ParsableCommand {
         }
         progress.finish()
         if destination != "-" {
-            Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format))\n")
+            Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format)\(armor ? ", armoured" : ""))\n")
         } else if output == nil && input != "-" {
             Terminal.writeError("encrypted \(input) -> standard output (\(format)); -o FILE writes a file\n")
         }

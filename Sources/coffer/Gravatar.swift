@@ -29,11 +29,28 @@ struct GravatarCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Image size in pixels, 1 to 2048 (Gravatar's default is 80).", valueName: "pixels"))
     var size: Int?
 
-    @Option(name: [.short, .customLong("default")], help: ArgumentHelp("Image to show when there is no avatar.", valueName: "kind|url"))
-    var defaultImage: String?
+    @Option(name: .customLong("default"), help: ArgumentHelp("Image to show when there is no avatar.", valueName: "kind|url"))
+    var defaultImageOption: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Highest rating to show: g, pg, r or x.", valueName: "rating"))
-    var rating: String?
+    /// `-d`, the spelling before the flags became one language (docs/CLI.md: -d is request data).
+    @Option(name: .customShort("d"), help: .hidden)
+    var deprecatedDefaultImage: String?
+
+    var defaultImage: String? { defaultImageOption ?? deprecatedDefaultImage }
+
+    @Option(name: .customLong("rating"), help: ArgumentHelp("Highest rating to show: g, pg, r or x.", valueName: "rating"))
+    var ratingOption: String?
+
+    /// `-r`, the spelling before the flags became one language (docs/CLI.md: -r is a recipient).
+    @Option(name: .customShort("r"), help: .hidden)
+    var deprecatedRating: String?
+
+    var rating: String? { ratingOption ?? deprecatedRating }
+
+    func validate() throws {
+        Deprecation.warn("gravatar -d", "--default", used: deprecatedDefaultImage != nil)
+        Deprecation.warn("gravatar -r", "--rating", used: deprecatedRating != nil)
+    }
 
     @Flag(help: "Always show the default image (f=y), to preview it.")
     var forceDefault = false

@@ -8,7 +8,7 @@ struct HMACCommand: ParsableCommand {
         commandName: "hmac",
         abstract: "Compute or verify an HMAC of a file with a shared secret key.",
         discussion: """
-            The key is read from a file (--key-file) or an environment variable (--key-env), never from \
+            The key is read from a file (-k/--key) or an environment variable (--key-env), never from \
             the command line. By default its bytes are used as they are; --key-encoding hex|base64 \
             decodes text keys. Make a key with:
               coffer random --raw --output mac.key
@@ -21,9 +21,9 @@ struct HMACCommand: ParsableCommand {
             Algorithms: sha256 (default), sha384, sha512; insecure-sha1 for legacy protocols.
 
             Examples:
-              coffer hmac --key-file mac.key message.json
+              coffer hmac -k mac.key message.json
               COFFER_KEY=… coffer hmac --key-env COFFER_KEY --key-encoding hex -
-              coffer hmac --key-file mac.key --verify 5d7c…e1 message.json
+              coffer hmac -k mac.key --verify 5d7c…e1 message.json
             """
     )
 

@@ -116,7 +116,7 @@ struct HTTPVerify: ParsableCommand {
     @Option(name: .customLong("keyid"), help: ArgumentHelp("Accept only signatures naming this keyid (default: any).", valueName: "id"))
     var keyID: String?
 
-    @Option(help: ArgumentHelp("The scheme the client signed (the raw request does not say).", valueName: "scheme"))
+    @Option(help: ArgumentHelp("The scheme the client signed, https or http (the raw request does not say; a failure says when the other one verifies).", valueName: "scheme"))
     var scheme: String = "https"
 
     @Option(name: .customLong("require"), help: ArgumentHelp("A component the signature must cover (repeat; replaces the default @method @target-uri).", valueName: "component"))
@@ -137,10 +137,22 @@ struct HTTPVerify: ParsableCommand {
     @Flag(name: .customLong("print-base"), help: "Print the signature base of each signature to standard error.")
     var printBase = false
 
+    @Flag(help: "One JSON object: ok, label, keyID, algorithm, covered, created, reason (also when no signature holds, exit 1).")
+    var json = false
+
     @Argument(help: "The raw request ('-' for standard input).")
     var file: String = "-"
 
     func run() throws {
+        do {
+            try check()
+        } catch let failure as CommandFailure where json && failure.exitCode == ExitStatus.checkFailed {
+            try JSONLines.write(HTTPVerifyReport(ok: false, reason: failure.message, hint: failure.hint))
+            throw failure
+        }
+    }
+
+    private func check() throws {
         let algorithm = try algorithm.map(parseHTTPSignatureAlgorithm)
         let key: HTTPVerificationKey
         if algorithm == .hmacSHA256 {
@@ -154,13 +166,7 @@ struct HTTPVerify: ParsableCommand {
             }
         }
         guard let bytes = try FileReader.open(file).readAll(limit: 17 << 20) else { throw CommandFailure("the request is larger than 17 MiB") }
-        let request: HTTPRequest
-        let body: [UInt8]
-        do {
-            (request, body) = try RawHTTPRequest.parse(bytes, scheme: scheme)
-        } catch {
-            throw CommandFailure("\(file == "-" ? "standard input" : file): \(error.reason)")
-        }
+        let (request, body) = try parse(bytes, scheme: scheme)
         var policy = HTTPSignaturePolicy()
         if !require.isEmpty { policy.requiredComponents = try require.map(parseComponent) }
         policy.maximumAge = ignoreTime ? nil : maxAge
@@ -175,23 +181,59 @@ struct HTTPVerify: ParsableCommand {
             }
         }
         let verifier = HTTPMessageVerifier(policy: policy, keys: AnyKeyID(key: key, only: keyID), replayCache: nil)
-        let result: Swift.Result<HTTPVerifiedSignature, HTTPSignatureError> = try runBlocking {
-            do throws(HTTPSignatureError) {
-                return .success(try await verifier.verify(request, body: body.isEmpty ? nil : body))
-            } catch {
-                return .failure(error)
-            }
-        }
+        let result = try verify(request, body: body, with: verifier)
         switch result {
+        case .success(let verified) where json:
+            try JSONLines.write(HTTPVerifyReport(
+                ok: true, label: verified.label, keyID: verified.keyID, algorithm: "\(verified.algorithm)",
+                covered: verified.components.map(\.description), created: verified.parameters.created
+            ))
         case .success(let verified):
             let covered = verified.components.map(\.description).joined(separator: " ")
             var line = "verified: signature '\(verified.label)' by key '\(verified.keyID)' (\(verified.algorithm)) covering \(covered)"
             if let created = verified.parameters.created { line += "; created \(Date(timeIntervalSince1970: TimeInterval(created)))" }
             Terminal.writeOut(line + "\n")
         case .failure(let error):
-            throw CommandFailure("signature not valid (\(error.code)): \(error.reason)", exitCode: ExitStatus.checkFailed)
+            // A raw request does not say its scheme: one signed for the other one fails on @target-uri
+            // (or @scheme) alone, and the person reading the failure cannot see why.
+            let other = scheme.lowercased() == "https" ? "http" : "https"
+            var hint: String?
+            if let (otherRequest, _) = try? parse(bytes, scheme: other), case .success = try verify(otherRequest, body: body, with: verifier) {
+                hint = "it verifies as a request to \(other)://, which the raw request cannot say; pass --scheme \(other)"
+            }
+            throw CommandFailure("signature not valid (\(error.code)): \(error.reason)", hint: hint, exitCode: ExitStatus.checkFailed)
         }
     }
+
+    private func parse(_ bytes: [UInt8], scheme: String) throws -> (HTTPRequest, [UInt8]) {
+        do {
+            return try RawHTTPRequest.parse(bytes, scheme: scheme)
+        } catch {
+            throw CommandFailure("\(file == "-" ? "standard input" : file): \(error.reason)")
+        }
+    }
+
+    private func verify(_ request: HTTPRequest, body: [UInt8], with verifier: HTTPMessageVerifier) throws -> Swift.Result<HTTPVerifiedSignature, HTTPSignatureError> {
+        try runBlocking {
+            do throws(HTTPSignatureError) {
+                return .success(try await verifier.verify(request, body: body.isEmpty ? nil : body))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+}
+
+/// What `http verify --json` prints.
+struct HTTPVerifyReport: Encodable {
+    let ok: Bool
+    var label: String?
+    var keyID: String?
+    var algorithm: String?
+    var covered: [String]?
+    var created: Int64?
+    var reason: String?
+    var hint: String?
 }
 
 /// The one key given on the command line, whatever keyid the signature names (or only `only`).

@@ -15,7 +15,7 @@ struct KeychainCommand: ParsableCommand {
             password unwraps; names (service, account) are stored in clear so that they can be searched.
 
             The keychain password comes from a prompt without echo, --password-file FILE (its first line) or \
-            --password-env VAR. Item secrets come from a prompt or --secret-stdin, never from the command line.
+            --password-env VAR. Item secrets come from a prompt or --stdin, never from the command line.
             'coffer keychain unlock' keeps the keychain unlocked for later commands of this login session (in \
             the kernel's session keyring, not on disk) until --timeout or 'coffer keychain lock'. \
             'coffer keychain passwd' changes the password and re-encrypts every item under a new master key; \
@@ -24,7 +24,7 @@ struct KeychainCommand: ParsableCommand {
             Examples:
               coffer keychain create
               coffer keychain unlock --timeout 15m
-              printf %s "$TOKEN" | coffer keychain add --service com.example.api --account ci --secret-stdin
+              printf %s "$TOKEN" | coffer keychain add --service com.example.api --account ci --stdin
               coffer keychain get --service com.example.api --account ci --reveal
               coffer keychain list --json
               coffer keychain export -o keychain-backup.coffer
@@ -170,7 +170,7 @@ struct ItemName: ParsableArguments, CustomStringConvertible {
             throw ValidationError("add a certificate with --certificate FILE alone: the file is the item's data")
         }
         guard let keyClass = keyClass.flatMap(KeyClass.init(rawValue:)), let keyType else {
-            throw ValidationError("a new key item needs --key-class and --key-type (or --key-file to store a private key file)")
+            throw ValidationError("a new key item needs --key-class and --key-type (or -k/--key to store a private key file)")
         }
         return .key(applicationTag: Array((tag ?? "").utf8), keyClass: keyClass, keyType: keyType, accessibility: accessibility)
     }
@@ -184,7 +184,7 @@ struct ItemName: ParsableArguments, CustomStringConvertible {
     }
 }
 
-/// Reads an item's secret: all of standard input with --secret-stdin (one trailing newline removed),
+/// Reads an item's secret: all of standard input with --stdin (one trailing newline removed),
 /// else a prompt without echo, asked twice.
 func readItemSecret(fromStandardInput: Bool) throws -> [UInt8] {
     if fromStandardInput {
@@ -282,10 +282,20 @@ struct KeychainLock: ParsableCommand {
     }
 }
 
+/// What `keychain status --json` prints.
+struct KeychainStatusReport: Encodable {
+    let path: String
+    let unlocked: Bool
+    let items: Int
+}
+
 struct KeychainStatus: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show where the keychain is, whether it is unlocked, and how many items it holds.")
 
     @OptionGroup var options: KeychainOptions
+
+    @Flag(help: "One JSON object: path, unlocked, items.")
+    var json = false
 
     func run() throws {
         let path = try options.resolvedPath
@@ -295,6 +305,10 @@ struct KeychainStatus: ParsableCommand {
         let keychain = try options.open()
         var count = 0
         for itemClass in ItemClass.allCases { count += try keychain.items(matching: KeychainQuery(itemClass: itemClass)).count }
+        if json {
+            try JSONLines.write(KeychainStatusReport(path: path, unlocked: KeychainSession.exists(keychain), items: count))
+            return
+        }
         Terminal.writeLine("keychain: \(path)")
         Terminal.writeLine("state:    \(KeychainSession.exists(keychain) ? "unlocked (this session)" : "locked")")
         Terminal.writeLine("items:    \(count)")
@@ -306,14 +320,14 @@ struct KeychainAdd: ParsableCommand {
         commandName: "add",
         abstract: "Add a generic password, an internet password, a key or a certificate.",
         discussion: """
-            The secret comes from a prompt (asked twice) or --secret-stdin. A private key file (PEM, DER, \
-            JWK...) is stored under --tag with --key-file: its class, type, size and public-key fingerprint \
+            The secret comes from a prompt (asked twice) or --stdin. A private key file (PEM, DER, \
+            JWK...) is stored under --tag with -k/--key: its class, type, size and public-key fingerprint \
             become the item's attributes, as a signing key stored from Swift with Keychain.add(_:tag:).
 
             Examples:
               coffer keychain add --service com.example.app --account ada@example.com
               coffer keychain add --server db.example.com --protocol postgres --account app
-              coffer keychain add --tag com.example.release-signing --key-file release.key
+              coffer keychain add --tag com.example.release-signing -k release.key
               coffer keychain add --certificate ca.pem --label "Example CA"
             """
     )
@@ -327,15 +341,29 @@ struct KeychainAdd: ParsableCommand {
     @Option(help: ArgumentHelp("When the secret is readable: when-unlocked, after-first-unlock, or either with -this-device-only (never exported).", valueName: "class"))
     var accessibility = "when-unlocked"
 
-    @Flag(name: .customLong("secret-stdin"), help: "Read the secret from standard input instead of a prompt.")
-    var secretFromStandardInput = false
+    @Flag(name: .customLong("stdin"), help: "Read the secret from standard input instead of a prompt.")
+    var secretFromStandardInputFlag = false
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Store this private key file under --tag.", valueName: "file"))
-    var keyFile: String?
+    /// `--secret-stdin`, the spelling before the flags became one language (docs/CLI.md).
+    @Flag(name: .customLong("secret-stdin"), help: .hidden)
+    var deprecatedSecretStdin = false
+
+    var secretFromStandardInput: Bool { secretFromStandardInputFlag || deprecatedSecretStdin }
+
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Store this private key file under --tag.", valueName: "file"))
+    var keyPath: String?
+
+    /// `--key-file`, the spelling before the flags became one language (docs/CLI.md).
+    @Option(name: .customLong("key-file"), help: .hidden)
+    var deprecatedKeyFile: String?
+
+    var keyFile: String? { keyPath ?? deprecatedKeyFile }
 
     func validate() throws {
+        Deprecation.warn("--secret-stdin", "--stdin", used: deprecatedSecretStdin)
+        Deprecation.warn("--key-file", "-k/--key", used: deprecatedKeyFile != nil)
         if keyFile != nil && (name.tag == nil || secretFromStandardInput || name.keyClass != nil || name.keyType != nil) {
-            throw ValidationError("--key-file goes with --tag alone: the key's class and type come from the file")
+            throw ValidationError("-k/--key goes with --tag alone: the key's class and type come from the file")
         }
     }
 
@@ -364,7 +392,7 @@ struct KeychainAdd: ParsableCommand {
     }
 
     private func addCertificate(_ identity: CertificateIdentity, accessibility: Accessibility) throws {
-        guard !secretFromStandardInput else { throw ValidationError("a certificate's data is its file; --secret-stdin does not apply") }
+        guard !secretFromStandardInput else { throw ValidationError("a certificate's data is its file; --stdin does not apply") }
         var item = KeychainItem.certificate(issuer: identity.issuer, serialNumber: identity.serialNumber, accessibility: accessibility)
         item.label = label
         item.comment = comment
@@ -433,19 +461,23 @@ struct KeychainUpdate: ParsableCommand {
     @OptionGroup var name: ItemName
 
     @Flag(name: .customLong("secret"), help: "Replace the secret (asked at a prompt).") var newSecret = false
-    @Flag(name: .customLong("secret-stdin"), help: "Replace the secret with standard input.") var secretFromStandardInput = false
+    @Flag(name: .customLong("stdin"), help: "Replace the secret with standard input.") var secretFromStandardInputFlag = false
+    /// `--secret-stdin`, the spelling before the flags became one language (docs/CLI.md).
+    @Flag(name: .customLong("secret-stdin"), help: .hidden) var deprecatedSecretStdin = false
+    var secretFromStandardInput: Bool { secretFromStandardInputFlag || deprecatedSecretStdin }
     @Option(help: "A new label.") var label: String?
     @Option(name: .customLong("new-account"), help: "Rename the account.") var newAccount: String?
     @Option(help: ArgumentHelp("A new accessibility class.", valueName: "class")) var accessibility: String?
 
     func run() throws {
+        Deprecation.warn("--secret-stdin", "--stdin", used: deprecatedSecretStdin)
         var changes = KeychainChanges()
         if newSecret || secretFromStandardInput { changes.secret = try readItemSecret(fromStandardInput: secretFromStandardInput) }
         if let label { changes.label = .some(label) }
         changes.account = newAccount
         changes.accessibility = try accessibility.map(parseAccessibility)
         guard changes != KeychainChanges() else {
-            throw ValidationError("nothing to change: pass --secret, --secret-stdin, --label, --new-account or --accessibility")
+            throw ValidationError("nothing to change: pass --secret, --stdin, --label, --new-account or --accessibility")
         }
         let keychain = try options.openUnlocked()
         try keychain.update(matching: try name.query(), with: changes)

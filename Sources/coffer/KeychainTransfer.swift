@@ -30,7 +30,7 @@ struct KeychainExport: ParsableCommand {
         discussion: """
             The export is a Coffer encrypted file (docs/KEYCHAIN.md, "Export file") holding every item's \
             attributes and secret; *-this-device-only items are left out. It is protected by its own \
-            password (asked twice, or --export-password-file/--export-password-env), a 32-byte --key-file, \
+            password (asked twice, or --export-password-file/--export-password-env), a 32-byte key (-k/--key), \
             or -r recipients' public keys. The keychain password is asked for even when the keychain is \
             unlocked: an export reveals every secret. Items with an application password stay sealed under it.
 
@@ -44,8 +44,14 @@ struct KeychainExport: ParsableCommand {
     @OptionGroup var options: KeychainOptions
     @OptionGroup(title: "Export password") var exportPassword: ExportPasswordOptions
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Protect the export with the 32-byte key in this file.", valueName: "file"))
-    var keyFile: String?
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Protect the export with the 32-byte key in this file.", valueName: "file"))
+    var keyPath: String?
+
+    /// `--key-file`, the spelling before the flags became one language (docs/CLI.md).
+    @Option(name: .customLong("key-file"), help: .hidden)
+    var deprecatedKeyFile: String?
+
+    var keyFile: String? { keyPath ?? deprecatedKeyFile }
 
     @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp("Encrypt the export for this public key (repeatable).", valueName: "pub"))
     var recipients: [String] = []
@@ -56,8 +62,9 @@ struct KeychainExport: ParsableCommand {
     @Flag(help: "Replace an existing output file.") var force = false
 
     func validate() throws {
+        Deprecation.warn("--key-file", "-k/--key", used: deprecatedKeyFile != nil)
         if [keyFile != nil, !recipients.isEmpty, exportPassword.isGiven].filter({ $0 }).count > 1 {
-            throw ValidationError("protect the export one way: its own password, --key-file, or -r recipients")
+            throw ValidationError("protect the export one way: its own password, -k/--key, or -r recipients")
         }
     }
 
@@ -102,15 +109,21 @@ struct KeychainImport: ParsableCommand {
             account, server and account, tag and key type...) stops the import unless --skip-existing keeps \
             the keychain's own. Items keep their attributes, dates, accessibility and application passwords.
             The export opens with its password (a prompt, --export-password-file, --export-password-env), \
-            --key-file or -i identity.
+            -k/--key or -i identity.
             """
     )
 
     @OptionGroup var options: KeychainOptions
     @OptionGroup(title: "Export password") var exportPassword: ExportPasswordOptions
 
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Open the export with the 32-byte key in this file.", valueName: "file"))
-    var keyFile: String?
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Open the export with the 32-byte key in this file.", valueName: "file"))
+    var keyPath: String?
+
+    /// `--key-file`, the spelling before the flags became one language (docs/CLI.md).
+    @Option(name: .customLong("key-file"), help: .hidden)
+    var deprecatedKeyFile: String?
+
+    var keyFile: String? { keyPath ?? deprecatedKeyFile }
 
     @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp("Open the export with this private key.", valueName: "key"))
     var identity: String?
@@ -125,8 +138,9 @@ struct KeychainImport: ParsableCommand {
     var input: String
 
     func validate() throws {
+        Deprecation.warn("--key-file", "-k/--key", used: deprecatedKeyFile != nil)
         if [keyFile != nil, identity != nil, exportPassword.isGiven].filter({ $0 }).count > 1 {
-            throw ValidationError("open the export one way: its password, --key-file, or -i identity")
+            throw ValidationError("open the export one way: its password, -k/--key, or -i identity")
         }
     }
 

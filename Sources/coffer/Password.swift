@@ -78,6 +78,7 @@ struct PasswordVerifyCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The stored PHC string.", valueName: "phc")) var phc: String
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
     @Flag(help: "Verify a hash below the floor (to migrate it; its replacement is printed).") var legacy = false
+    @Flag(help: "One JSON object: ok, needsRehash, replacement.") var json = false
 
     func run() throws {
         let stored = try PasswordHash(phcString: phc)
@@ -99,14 +100,23 @@ struct PasswordVerifyCommand: ParsableCommand {
             throw CommandFailure(error.reason, hint: "if this record comes from an old system, pass --legacy to check it once and store the replacement it prints")
         }
         guard matches else {
-            Terminal.writeLine("FAILED")
+            if json { try JSONLines.write(PasswordVerifyReport(ok: false)) } else { Terminal.writeLine("FAILED") }
             throw ExitCode(ExitStatus.checkFailed)
         }
-        if let replacement {
+        if json {
+            try JSONLines.write(PasswordVerifyReport(ok: true, needsRehash: replacement != nil || hasher.needsRehash(stored), replacement: replacement?.phcString))
+        } else if let replacement {
             Terminal.writeLine("OK (needs rehash: \(stored.kdf) is below the policy); store instead:")
             Terminal.writeLine(replacement.phcString)
         } else {
             Terminal.writeLine(hasher.needsRehash(stored) ? "OK (needs rehash: \(stored.kdf) is below the policy)" : "OK")
         }
     }
+}
+
+/// What `password verify --json` prints (never the password, never the stored hash).
+struct PasswordVerifyReport: Encodable {
+    let ok: Bool
+    var needsRehash: Bool?
+    var replacement: String?
 }

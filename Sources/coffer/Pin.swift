@@ -85,6 +85,33 @@ func describe(_ certificate: ChainCertificate, index: Int, matched: Bool = false
     Terminal.writeLine("  pin:     \(certificate.publicKeyPin.base64)\(matched ? "   ← matches" : "")")
 }
 
+/// One certificate of a chain, as `pin fetch --json` and `pin check --json` print it.
+struct CertificateReport: Encodable {
+    let subject: String
+    let issuer: String
+    let expires: String
+    let pin: String
+    var matches: Bool?
+
+    init(_ certificate: ChainCertificate, matches: Bool? = nil) {
+        subject = "\(certificate.subject)"
+        issuer = "\(certificate.issuer)"
+        expires = ISO8601DateFormatter().string(from: certificate.notValidAfter)
+        pin = certificate.publicKeyPin.base64
+        self.matches = matches
+    }
+}
+
+/// What `pin fetch --json` and `pin check --json` print.
+struct PinReport: Encodable {
+    let host: String
+    let certificates: [CertificateReport]
+    /// fetch: whether the chain is trusted; check: whether the pins hold.
+    let ok: Bool
+    var reason: String?
+    var root: CertificateReport?
+}
+
 struct PinFetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
@@ -105,6 +132,9 @@ struct PinFetch: ParsableCommand {
     @Option(help: ArgumentHelp("Judge trust against the certificates in this PEM/DER file instead of the system roots.", valueName: "file"))
     var ca: String?
 
+    @Flag(help: "One JSON object: host, certificates (subject, issuer, expires, pin), ok (trusted), reason, root.")
+    var json = false
+
     func run() throws {
         let address = try ServerAddress(server)
         let anchors = try ca.map(readCertificates)
@@ -115,6 +145,15 @@ struct PinFetch: ParsableCommand {
             let chain = try await TLSProbe.servedChain(host: address.host, port: address.port, serverName: sni, timeout: timeout)
             let policy = try PinningPolicy(hosts: [], trust: anchors.map { .only($0.map(\.certificate)) } ?? .system)
             return (chain, await PinningEvaluator(policy: policy).evaluate(servedChain: chain, hostname: name))
+        }
+        if json {
+            var result = PinReport(host: name, certificates: chain.map { CertificateReport($0) }, ok: true)
+            if case .chainNotTrusted(let reason) = report.verdict {
+                result = PinReport(host: name, certificates: result.certificates, ok: false, reason: reason)
+            } else if let anchor = report.validatedChain.last, report.validatedChain.count > chain.count {
+                result.root = CertificateReport(anchor)
+            }
+            return try JSONLines.write(result)
         }
         for (index, certificate) in chain.enumerated() { describe(certificate, index: index) }
         if case .chainNotTrusted(let reason) = report.verdict {
@@ -164,8 +203,22 @@ struct PinOf: ParsableCommand {
         guard !certificatePin else {
             throw CommandFailure("'\(file)' is a key, not a certificate; --cert needs a certificate")
         }
-        let key = try KeyFiles.importKey(file, passwords: passwords)
-        Terminal.writeLine(Pin(subjectPublicKeyInfo: key.verifyingKey.derRepresentation).base64)
+        let spki: [UInt8]
+        do {
+            spki = try KeyFiles.importKey(file, passwords: passwords).verifyingKey.derRepresentation
+        } catch let failure as CommandFailure {
+            // An X25519 key (encryption): the signing-key reader does not know it; its SPKI pins the same way.
+            if let recipient = try? RecipientPublicKey(importing: bytes), case .x25519 = recipient {
+                spki = recipient.derRepresentation
+            } else if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
+                case .x25519 = identity
+            {
+                spki = identity.publicKey.derRepresentation
+            } else {
+                throw failure
+            }
+        }
+        Terminal.writeLine(Pin(subjectPublicKeyInfo: spki).base64)
     }
 }
 
@@ -195,6 +248,9 @@ struct PinCheck: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
+    @Flag(help: "One JSON object: host, certificates (with matches), ok (the pins hold), reason; exit 1 as without it.")
+    var json = false
+
     func validate() throws {
         guard !pins.isEmpty else { throw ValidationError("give at least one --pin") }
     }
@@ -219,6 +275,18 @@ struct PinCheck: ParsableCommand {
         }
         let matched: Pin? = if case .matched(let pin) = report.verdict { pin } else { nil }
         let shown = report.validatedChain.isEmpty ? report.servedChain : report.validatedChain
+        if json {
+            let certificates = shown.map { certificate in CertificateReport(certificate, matches: matched.map { certificate.pin($0.kind) == $0 } ?? false) }
+            switch report.verdict {
+            case .matched:
+                return try JSONLines.write(PinReport(host: name, certificates: certificates, ok: true))
+            case .chainNotTrusted(let reason):
+                try JSONLines.write(PinReport(host: name, certificates: certificates, ok: false, reason: "the chain is not trusted (\(reason)); pins were not consulted"))
+            default:
+                try JSONLines.write(PinReport(host: name, certificates: certificates, ok: false, reason: "no certificate of the validated chain matches a given pin"))
+            }
+            throw ExitCode(ExitStatus.checkFailed)
+        }
         for (index, certificate) in shown.enumerated() {
             describe(certificate, index: index, matched: matched.map { certificate.pin($0.kind) == $0 } ?? false)
         }

@@ -27,10 +27,26 @@ struct Protect: ParsableCommand {
     @Flag(help: "Report the folder's protection without changing anything; exit 1 when it is not protected.")
     var check = false
 
+    @Flag(help: "With --check, one JSON object: path, protected, mode, owner, ownedByYou, backupExclusion, exposedEntries, problems.")
+    var json = false
+
+    func validate() throws {
+        if json && !check { throw ValidationError("--json goes with --check") }
+    }
+
     func run() throws {
         if check {
             let status = ProtectionStatus.of(folder)
             guard status.isFolder else { throw CommandFailure("'\(folder)' is not a folder", exitCode: ExitStatus.checkFailed) }
+            if json {
+                try JSONLines.write(ProtectionReport(
+                    path: status.path, protected: status.isProtected, mode: String(status.mode, radix: 8), owner: status.owner,
+                    ownedByYou: status.isOwnedByCurrentUser, backupExclusion: "\(status.backupExclusion)",
+                    exposedEntries: status.exposedEntries, problems: status.problems
+                ))
+                if !status.isProtected { throw ExitCode(ExitStatus.checkFailed) }
+                return
+            }
             report(status)
             guard status.isProtected else {
                 throw CommandFailure("'\(folder)' is not protected: \(status.problems.joined(separator: "; "))", hint: "run 'coffer protect \(folder)'", exitCode: ExitStatus.checkFailed)
@@ -64,4 +80,16 @@ struct Protect: ParsableCommand {
             for entry in status.exposedEntries.prefix(10) { Terminal.writeLine("  \(entry)") }
         }
     }
+}
+
+/// What `protect --check --json` prints.
+struct ProtectionReport: Encodable {
+    let path: String
+    let protected: Bool
+    let mode: String
+    let owner: UInt32
+    let ownedByYou: Bool
+    let backupExclusion: String
+    let exposedEntries: [String]
+    let problems: [String]
 }

@@ -25,7 +25,7 @@ struct Random: ParsableCommand {
 
         static func help(for value: Encoding) -> ArgumentHelp? {
             switch value {
-            case .hex: "Lower-case hex (the default)."
+            case .hex: "Lower-case hex."
             case .base64: "Standard base64 with padding."
             case .base64url: "URL-safe base64 without padding (for tokens in URLs and headers)."
             case .raw: "The bytes themselves."

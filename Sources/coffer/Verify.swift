@@ -42,7 +42,29 @@ struct Verify: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print nothing on success.")
     var quiet = false
 
+    @Flag(help: "One JSON object: file, ok, keyID, algorithm, scheme, comment, reason (also when the check fails, exit 1).")
+    var json = false
+
     func run() throws {
+        do {
+            try check()
+        } catch let failure as CommandFailure where json && failure.exitCode == ExitStatus.checkFailed {
+            try JSONLines.write(VerifyReport(file: file ?? signature, ok: false, reason: failure.message))
+            throw failure
+        }
+    }
+
+    /// Says so on success, as text or JSON.
+    private func succeeded(_ target: String, algorithm: String, keyID: String, scheme: String? = nil, comment: String? = nil) throws {
+        if json {
+            try JSONLines.write(VerifyReport(file: target, ok: true, keyID: keyID, algorithm: algorithm, scheme: scheme, comment: comment))
+        } else if !quiet {
+            Terminal.writeLine("signature OK: \(target) signed by \(algorithm) key \(keyID)\(scheme.map { " (\($0))" } ?? "")")
+            if let comment { Terminal.writeLine("comment: \(comment)") }
+        }
+    }
+
+    private func check() throws {
         let key = try KeyFiles.importKey(publicKey, passwords: passwords, allowingLegacyRSA: insecureAllowLegacyRSA).verifyingKey
         guard let target = file ?? (signature.hasSuffix(".sig") ? String(signature.dropLast(4)) : nil) else {
             throw CommandFailure("name the signed file after the signature", hint: "coffer verify -p KEY SIG FILE")
@@ -64,13 +86,13 @@ struct Verify: ParsableCommand {
                         exitCode: ExitStatus.checkFailed
                     )
                 }
-                if !quiet { Terminal.writeLine("signature OK: \(target) signed by \(key.algorithm) key \(keyID) (\(schemeName(key, hash: hash)))") }
+                try succeeded(target, algorithm: key.algorithm.description, keyID: keyID, scheme: schemeName(key, hash: hash))
                 return
             }
             guard valid else {
                 throw CommandFailure("the signature does not match \(shown) with \(key.algorithm) key \(keyID)", exitCode: ExitStatus.checkFailed)
             }
-            if !quiet { Terminal.writeLine("signature OK: \(target) signed by \(key.algorithm) key \(keyID)") }
+            try succeeded(target, algorithm: key.algorithm.description, keyID: keyID)
             return
         }
 
@@ -90,10 +112,7 @@ struct Verify: ParsableCommand {
         progress.finish()
         switch outcome {
         case .valid(let comment):
-            if !quiet {
-                Terminal.writeLine("signature OK: \(target) signed by \(parsed.algorithm) key \(keyID)")
-                Terminal.writeLine("comment: \(comment)")
-            }
+            try succeeded(target, algorithm: "\(parsed.algorithm)", keyID: keyID, comment: comment)
             // `coffer sign` records the file's name; a signature checked against a file of another name
             // is valid for these bytes, but may be the signature of another release.
             if let signedName = Self.signedFileName(in: comment), target != "-", signedName != (target as NSString).lastPathComponent {
@@ -182,4 +201,15 @@ extension Verify {
         if let range = name.range(of: " signed:", options: .backwards) { name = name[..<range.lowerBound] }
         return name.isEmpty ? nil : String(name)
     }
+}
+
+/// What `verify --json` prints.
+struct VerifyReport: Encodable {
+    let file: String
+    let ok: Bool
+    var keyID: String?
+    var algorithm: String?
+    var scheme: String?
+    var comment: String?
+    var reason: String?
 }

@@ -47,8 +47,8 @@ struct EncryptCommandTests {
     @Test func keyAndRecipientModes() throws {
         let (folder, data) = try Self.folderWithData(size: 300_000)
         #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
-        #expect(try coffer("encrypt", "--key-file", "k.key", "data.bin", "-o", "k.coffer", in: folder).status == 0)
-        #expect(try coffer("decrypt", "--key-file", "k.key", "k.coffer", "-o", "k.out", in: folder).status == 0)
+        #expect(try coffer("encrypt", "-k", "k.key", "data.bin", "-o", "k.coffer", in: folder).status == 0)
+        #expect(try coffer("decrypt", "-k", "k.key", "k.coffer", "-o", "k.out", in: folder).status == 0)
         #expect(try Self.contents(folder, "k.out") == data)
 
         #expect(try coffer("key", "generate", "-t", "x25519", "-o", "alice.key", "--public", "alice.pub", in: folder).status == 0)
@@ -76,9 +76,9 @@ struct EncryptCommandTests {
     @Test func pipesAndTerminals() throws {
         let (folder, data) = try Self.folderWithData()
         #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
-        let sealed = try coffer("encrypt", "--key-file", "k.key", input: data, in: folder)
+        let sealed = try coffer("encrypt", "-k", "k.key", input: data, in: folder)
         #expect(sealed.status == 0)
-        let opened = try coffer("decrypt", "--key-file", "k.key", input: sealed.standardOutput, in: folder)
+        let opened = try coffer("decrypt", "-k", "k.key", input: sealed.standardOutput, in: folder)
         #expect(opened.status == 0)
         #expect(opened.standardOutput == data)
     }
@@ -107,12 +107,12 @@ struct EncryptCommandTests {
         let none = try coffer("encrypt", "data.bin", in: folder)
         #expect(none.status == 2)
         #expect(none.standardError.contains("say who can open the file"))
-        let two = try coffer("encrypt", "--password-file", "pass", "--key-file", "pass", "data.bin", in: folder)
+        let two = try coffer("encrypt", "--password-file", "pass", "-k", "pass", "data.bin", in: folder)
         #expect(two.status == 2)
         let notEncrypted = try coffer("decrypt", "--password-file", "pass", "data.bin", "-o", "x", in: folder)
         #expect(notEncrypted.status == 2)
         #expect(notEncrypted.standardError.contains("not in a format Coffer decrypts"))
-        let badKey = try coffer("encrypt", "--key-file", "pass", "data.bin", in: folder)
+        let badKey = try coffer("encrypt", "-k", "pass", "data.bin", in: folder)
         #expect(badKey.status == 2)
         #expect(badKey.standardError.contains("does not hold a 32-byte key"))
     }
@@ -131,17 +131,17 @@ struct EncryptCommandTests {
     @Test func standardOutputStreamsAuthenticatedSegmentsAndSaysWhenToDiscard() throws {
         let (folder, data) = try Self.folderWithData(size: 3_000_000)
         #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
-        #expect(try coffer("encrypt", "--key-file", "k.key", "--no-sync", "data.bin", "-o", "fast.coffer", in: folder).status == 0)
-        #expect(try coffer("encrypt", "--key-file", "k.key", "data.bin", "-o", "durable.coffer", in: folder).status == 0)
-        #expect(try coffer("decrypt", "--key-file", "k.key", "--sync", "fast.coffer", "-o", "synced.bin", in: folder).status == 0)
+        #expect(try coffer("encrypt", "-k", "k.key", "--no-sync", "data.bin", "-o", "fast.coffer", in: folder).status == 0)
+        #expect(try coffer("encrypt", "-k", "k.key", "data.bin", "-o", "durable.coffer", in: folder).status == 0)
+        #expect(try coffer("decrypt", "-k", "k.key", "--sync", "fast.coffer", "-o", "synced.bin", in: folder).status == 0)
         #expect(try Self.contents(folder, "synced.bin") == data)
-        let streamed = try coffer("decrypt", "--key-file", "k.key", "durable.coffer", "-o", "-", in: folder)
+        let streamed = try coffer("decrypt", "-k", "k.key", "durable.coffer", "-o", "-", in: folder)
         #expect(streamed.status == 0)
         #expect(streamed.standardOutput == data)
 
         let sealed = try Self.contents(folder, "durable.coffer")
         try folder.write(Array(sealed.prefix(sealed.count - 1000)), to: "cut.coffer")
-        let cut = try coffer("decrypt", "--key-file", "k.key", "cut.coffer", "-o", "-", in: folder)
+        let cut = try coffer("decrypt", "-k", "k.key", "cut.coffer", "-o", "-", in: folder)
         #expect(cut.status == 1)
         #expect(cut.standardOutput.count == 2 << 20, "the two whole megabyte chunks that authenticated")
         #expect(cut.standardError == """

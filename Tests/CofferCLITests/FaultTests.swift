@@ -19,7 +19,7 @@ struct FaultTests {
         try folder.write(data, to: "data.bin")
         try folder.write(Fixtures.randomBytes(count: 32), to: "k.key")
         try folder.write("correct horse\n", to: "pass")
-        let sealed = try coffer("encrypt", "--key-file", "k.key", "data.bin", "-o", "data.coffer", in: folder)
+        let sealed = try coffer("encrypt", "-k", "k.key", "data.bin", "-o", "data.coffer", in: folder)
         try #require(sealed.status == 0, "\(sealed.standardError)")
         return (folder, data)
     }
@@ -34,9 +34,9 @@ struct FaultTests {
 
     /// Before issue 20 each of these exited 0 with its output lost.
     @Test(arguments: [
-        ["encrypt", "--key-file", "k.key", "-o", "-", "data.bin"],
+        ["encrypt", "-k", "k.key", "-o", "-", "data.bin"],
         ["encrypt", "--password-file", "pass", "--format", "rncryptor", "-o", "-", "data.bin"],
-        ["decrypt", "--key-file", "k.key", "-o", "-", "data.coffer"],
+        ["decrypt", "-k", "k.key", "-o", "-", "data.coffer"],
         ["hash", "data.bin"],
         ["random", "--raw", "--bytes", "100000"],
     ])
@@ -51,8 +51,8 @@ struct FaultTests {
     }
 
     @Test(arguments: [
-        ["encrypt", "--key-file", "k.key", "-o", "-", "data.bin"],
-        ["decrypt", "--key-file", "k.key", "-o", "-", "data.coffer"],
+        ["encrypt", "-k", "k.key", "-o", "-", "data.bin"],
+        ["decrypt", "-k", "k.key", "-o", "-", "data.coffer"],
         ["random", "--raw", "--bytes", "10000000"],
     ])
     func aReaderThatGoesAwayEndsTheCommandQuietly(arguments: [String]) throws {
@@ -85,7 +85,7 @@ struct FaultTests {
         for output in Output.allCases {
             if output == .replacing { try folder.write("the previous contents", to: "out") }
             let share = Int.random(in: 0...input.count)
-            var arguments = [command, "--key-file", "k.key", "-o", "out", "-"]
+            var arguments = [command, "-k", "k.key", "-o", "out", "-"]
             if output == .replacing { arguments.append("--force") }
             let run = try Self.start(arguments, in: folder)
             try run.send(Array(input.prefix(share)))
@@ -108,7 +108,7 @@ struct FaultTests {
     func aFileThatAppearsMeanwhileIsNotReplaced(command: String) throws {
         let (folder, _) = try Self.workspace()
         let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
-        let run = try Self.start([command, "--key-file", "k.key", "-o", "out", "-"], in: folder)
+        let run = try Self.start([command, "-k", "k.key", "-o", "out", "-"], in: folder)
         try run.send(Array(input.prefix(input.count / 2)))
         try folder.write("someone else's file", to: "out")
         try run.send(Array(input.dropFirst(input.count / 2)))
@@ -126,7 +126,7 @@ struct FaultTests {
         let (folder, _) = try Self.workspace()
         let created = try coffer("keychain", "create", "--keychain", "kc.db", "--password-file", "pass", "--scrypt-log-n", "10", in: folder)
         try #require(created.status == 0, "\(created.standardError)")
-        let added = try coffer("keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", "--secret-stdin", input: Array("one".utf8), in: folder)
+        let added = try coffer("keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", "--stdin", input: Array("one".utf8), in: folder)
         try #require(added.status == 0, "\(added.standardError)")
         let baseline = Set(try folder.contents())
         for round in 0..<3 {
@@ -142,7 +142,7 @@ struct FaultTests {
             }
             // keychain add: the item is there with its whole secret, or not at all; the database is intact.
             let secret = "secret number \(round)"
-            let add = try Self.start(["keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", "--secret-stdin"], in: folder)
+            let add = try Self.start(["keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", "--stdin"], in: folder)
             try add.send(Array(secret.utf8))
             try add.closeInput()
             usleep(delay)
@@ -153,12 +153,12 @@ struct FaultTests {
             let first = try coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", in: folder)
             #expect(first.status == 0 && first.output == "one", "the earlier item survives: \(first.standardError)")
             // keychain export: whole (it imports) or absent.
-            let export = try Self.start(["keychain", "export", "--keychain", "kc.db", "--password-file", "pass", "--key-file", "k.key", "-o", "e\(round).coffer"], in: folder)
+            let export = try Self.start(["keychain", "export", "--keychain", "kc.db", "--password-file", "pass", "-k", "k.key", "-o", "e\(round).coffer"], in: folder)
             usleep(delay)
             export.signal(signal)
             _ = try export.wait()
             if FileManager.default.fileExists(atPath: folder.path("e\(round).coffer")) {
-                let opened = try coffer("decrypt", "--key-file", "k.key", "e\(round).coffer", "-o", "-", in: folder)
+                let opened = try coffer("decrypt", "-k", "k.key", "e\(round).coffer", "-o", "-", in: folder)
                 #expect(opened.status == 0, "e\(round).coffer is complete (signal \(signal) after \(delay) µs): \(opened.standardError)")
             }
         }
@@ -184,7 +184,7 @@ struct FaultTests {
         // Under AddressSanitizer (.ci/sanitizers) the shim loads before the sanitizer's runtime, which
         // it then must not refuse.
         if let options = environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options + ":verify_asan_link_order=0" }
-        let run = try Self.start([command, "--key-file", "k.key", "-o", "out", "-"], in: folder, environment: environment)
+        let run = try Self.start([command, "-k", "k.key", "-o", "out", "-"], in: folder, environment: environment)
         try run.send(Array(input.prefix(input.count / 2)))
         let hidden = try folder.contents().filter { $0.hasPrefix(".out.coffer-") }
         #expect(hidden.count <= 1, "the fallback writes under one hidden name: \(hidden)")
@@ -193,7 +193,7 @@ struct FaultTests {
         #expect(result.status == 128 + signal, "\(result.standardError)")
         #expect(try folder.contents() == Self.inputs)
         // And without a signal the fallback still produces the whole output.
-        let whole = try Self.start([command, "--key-file", "k.key", "-o", "out", "-"], in: folder, environment: environment)
+        let whole = try Self.start([command, "-k", "k.key", "-o", "out", "-"], in: folder, environment: environment)
         try whole.send(input)
         let finished = try whole.wait()
         #expect(finished.status == 0, "\(finished.standardError)")
@@ -226,10 +226,10 @@ struct FaultTests {
         let disk = try SmallDisk()
         // From a file (its size known: refused before the work) and from a pipe (found while writing).
         for (arguments, input) in [
-            (["encrypt", "--key-file", "k.key", "-o", disk.path + "/out.coffer", "data.bin"], [UInt8]()),
-            (["encrypt", "--key-file", "k.key", "-o", disk.path + "/out.coffer", "-"], data),
-            (["decrypt", "--key-file", "k.key", "-o", disk.path + "/out.bin", "data.coffer"], []),
-            (["decrypt", "--key-file", "k.key", "-o", disk.path + "/out.bin", "-"], try folder.read("data.coffer")),
+            (["encrypt", "-k", "k.key", "-o", disk.path + "/out.coffer", "data.bin"], [UInt8]()),
+            (["encrypt", "-k", "k.key", "-o", disk.path + "/out.coffer", "-"], data),
+            (["decrypt", "-k", "k.key", "-o", disk.path + "/out.bin", "data.coffer"], []),
+            (["decrypt", "-k", "k.key", "-o", disk.path + "/out.bin", "-"], try folder.read("data.coffer")),
         ] {
             let result = try coffer(arguments, input: input, in: folder)
             #expect(result.status == 2, "\(arguments): \(result.standardError)")
@@ -239,7 +239,7 @@ struct FaultTests {
         // `tar c … | coffer encrypt … > backup.coffer` onto a full disk: before issue 20, exit 0.
         let backup = disk.path + "/backup.coffer"
         #expect(FileManager.default.createFile(atPath: backup, contents: nil))
-        let run = try Self.start(["encrypt", "--key-file", "k.key", "-"], in: folder, output: .path(backup))
+        let run = try Self.start(["encrypt", "-k", "k.key", "-"], in: folder, output: .path(backup))
         try? run.send(data)  // it stops reading once its output fails
         let result = try run.wait()
         #expect(result.status == 2, "\(result.standardError)")
@@ -258,7 +258,7 @@ struct FaultTests {
         for arguments in [
             ["key", "generate", "-t", "rsa2048", "-o", disk.path + "/k.pem", "--public", disk.path + "/k.pub"],
             ["random", "--raw", "--bytes", "65536", "--output", disk.path + "/r.key"],
-            ["encrypt", "--key-file", "k.key", "-o", disk.path + "/small.coffer", "pass"],
+            ["encrypt", "-k", "k.key", "-o", disk.path + "/small.coffer", "pass"],
         ] {
             let result = try coffer(arguments, in: folder)
             #expect(result.status == 2, "\(arguments): \(result.standardError)")
@@ -308,18 +308,18 @@ struct FaultTests {
     @Test(.enabled(if: canTrace, "needs strace (and ptrace) to watch the flushes"))
     func successMeansDurableWhereTheOutputMayBeTheOnlyCopy() throws {
         let (folder, _) = try Self.workspace()
-        let encrypt = try Self.syncs(["encrypt", "--key-file", "k.key", "-o", "e1", "data.bin"], in: folder)
+        let encrypt = try Self.syncs(["encrypt", "-k", "k.key", "-o", "e1", "data.bin"], in: folder)
         #expect(encrypt.status == 0)
         #expect(encrypt.synced.suffix(2) == ["unnamed", "folder"], "the file, then its folder: \(encrypt.synced)")
-        let fast = try Self.syncs(["encrypt", "--key-file", "k.key", "--no-sync", "-o", "e2", "data.bin"], in: folder)
+        let fast = try Self.syncs(["encrypt", "-k", "k.key", "--no-sync", "-o", "e2", "data.bin"], in: folder)
         #expect(fast.status == 0 && fast.synced.isEmpty, "\(fast.synced)")
-        let decrypt = try Self.syncs(["decrypt", "--key-file", "k.key", "-o", "d1", "data.coffer"], in: folder)
+        let decrypt = try Self.syncs(["decrypt", "-k", "k.key", "-o", "d1", "data.coffer"], in: folder)
         #expect(decrypt.status == 0 && decrypt.synced.isEmpty, "the ciphertext remains: \(decrypt.synced)")
-        let synced = try Self.syncs(["decrypt", "--key-file", "k.key", "--sync", "-o", "d2", "data.coffer"], in: folder)
+        let synced = try Self.syncs(["decrypt", "-k", "k.key", "--sync", "-o", "d2", "data.coffer"], in: folder)
         #expect(synced.synced.suffix(2) == ["unnamed", "folder"], "\(synced.synced)")
         // To standard output, nothing is created on disk at all (before issue 20 the whole plaintext was
         // spooled to an unlinked file in $TMPDIR).
-        let streamed = try Self.syncs(["decrypt", "--key-file", "k.key", "-o", "-", "data.coffer"], in: folder)
+        let streamed = try Self.syncs(["decrypt", "-k", "k.key", "-o", "-", "data.coffer"], in: folder)
         #expect(streamed.status == 0 && streamed.created.isEmpty, "\(streamed.created)")
         let key = try Self.syncs(["key", "generate", "-o", "new.key", "--public", "new.pub"], in: folder)
         #expect(key.status == 0 && key.synced == ["unnamed", "folder", "unnamed", "folder"], "\(key.synced)")

@@ -41,6 +41,27 @@ struct HTTPCommandTests {
         #expect(wrongKeyID.standardError.contains("unknown-key"))
     }
 
+    /// A raw request does not carry its scheme: one signed for http:// fails under the default https,
+    /// and the failure names --scheme (and the tampered one is not excused by it).
+    @Test func aRequestSignedForTheOtherSchemeNamesTheFlag() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try tool("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "app.key"], in: folder).status == 0)
+        #expect(try tool("openssl", ["pkey", "-in", "app.key", "-pubout", "-out", "app.pub"], in: folder).status == 0)
+        let body = #"{"name": "Ada"}"#
+        _ = try folder.write(Array(body.utf8), to: "body.json")
+        let signed = try coffer(["http", "sign", "-k", "app.key", "--keyid", "app", "--method", "POST", "--url", "http://api.example/register_user?x=1",
+                                 "-H", "Content-Type: application/json", "--body", "body.json"], in: folder)
+        #expect(signed.status == 0, "\(signed.standardError)")
+        let request = Self.rawRequest(fields: signed.output, body: body)
+        let refused = try coffer(["http", "verify", "-p", "app.pub", "--ignore-time"], input: request, in: folder)
+        #expect(refused.status == 1 && refused.standardError.contains("pass --scheme http"), "\(refused.standardError)")
+        let verified = try coffer(["http", "verify", "-p", "app.pub", "--ignore-time", "--scheme", "http"], input: request, in: folder)
+        #expect(verified.status == 0, "\(verified.standardError)")
+        let tampered = Self.rawRequest(fields: signed.output, body: body.replacingOccurrences(of: "Ada", with: "Eve"))
+        let stillRefused = try coffer(["http", "verify", "-p", "app.pub", "--ignore-time"], input: tampered, in: folder)
+        #expect(stillRefused.status == 1 && !stillRefused.standardError.contains("--scheme"), "\(stillRefused.standardError)")
+    }
+
     /// The RFC 9421 B.4 request, as printed, checked with the RFC's Ed25519 key.
     @Test func theRFCsTransformedRequestVerifies() throws {
         let folder = try TemporaryDirectory()

@@ -29,15 +29,15 @@ struct KeychainCommandTests {
 
     @Test func addGetListUpdateDelete() throws {
         let setup = try Setup()
-        var result = try setup.run(["add", "--service", "com.example.api", "--account", "ci", "--secret-stdin", "--label", "CI token"], input: "t0ken\n")
+        var result = try setup.run(["add", "--service", "com.example.api", "--account", "ci", "--stdin", "--label", "CI token"], input: "t0ken\n")
         #expect(result.status == 0, "\(result.standardError)")
         result = try setup.run(["get", "--service", "com.example.api", "--account", "ci"])
         #expect(result.status == 0 && result.output == "t0ken", "to a pipe the secret is printed as stored")
-        result = try setup.run(["add", "--service", "com.example.api", "--account", "ci", "--secret-stdin"], input: "again")
+        result = try setup.run(["add", "--service", "com.example.api", "--account", "ci", "--stdin"], input: "again")
         #expect(result.status == 2 && result.standardError.contains("already exists"))
         result = try setup.run(["list", "--json"])
         #expect(result.status == 0 && result.output.contains("\"label\":\"CI token\"") && !result.output.contains("t0ken"))
-        result = try setup.run(["update", "--service", "com.example.api", "--account", "ci", "--secret-stdin", "--new-account", "deploy"], input: "n3w")
+        result = try setup.run(["update", "--service", "com.example.api", "--account", "ci", "--stdin", "--new-account", "deploy"], input: "n3w")
         #expect(result.status == 0, "\(result.standardError)")
         result = try setup.run(["get", "--service", "com.example.api", "--account", "deploy"])
         #expect(result.output == "n3w")
@@ -67,7 +67,7 @@ struct KeychainCommandTests {
     /// accepts it, saying so; where it has one, the message names it.
     @Test func unlockKeepsTheSessionUntilLock() throws {
         let setup = try Setup()
-        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "v").status == 0)
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--stdin"], input: "v").status == 0)
         var unlock = try coffer("keychain", "unlock", "--keychain", setup.path, "--password-file", setup.folder.path("pw"), "--timeout", "5m")
         if unlock.status == 0 {
             #expect(unlock.standardError == "keychain unlocked for 5m in this login session's keyring\n")
@@ -123,7 +123,7 @@ struct KeychainCommandTests {
     /// `passwd` and `rotate` re-encrypt every item; items stay readable with the (new) password.
     @Test func passwdAndRotateReencryptAndKeepEveryItem() throws {
         let setup = try Setup()
-        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "v").status == 0)
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--stdin"], input: "v").status == 0)
         _ = try setup.folder.write("battery staple\n", to: "pw2")
         let passwd = try coffer(["keychain", "passwd", "--new-password-file", setup.folder.path("pw2")] + setup.common)
         #expect(passwd.status == 0 && passwd.standardError == "keychain password changed; every item re-encrypted under a new master key\n", "\(passwd.standardError)")
@@ -138,7 +138,7 @@ struct KeychainCommandTests {
     @Test func internetPasswordsAndKeysByTheirOwnFlags() throws {
         let setup = try Setup()
         var result = try setup.run(
-            ["add", "--server", "db.example.com", "--protocol", "postgres", "--port", "5432", "--account", "app", "--secret-stdin"], input: "dbpw"
+            ["add", "--server", "db.example.com", "--protocol", "postgres", "--port", "5432", "--account", "app", "--stdin"], input: "dbpw"
         )
         #expect(result.status == 0, "\(result.standardError)")
         result = try setup.run(["get", "--server", "db.example.com", "--account", "app"])
@@ -149,7 +149,7 @@ struct KeychainCommandTests {
         // A private key file stored under a tag reads back as PKCS#8 DER that OpenSSL accepts.
         let key = setup.folder.path("signing.key")
         #expect(try coffer("key", "generate", "-t", "p256", "-o", key).status == 0)
-        result = try setup.run(["add", "--tag", "com.example.signing", "--key-file", key])
+        result = try setup.run(["add", "--tag", "com.example.signing", "-k", key])
         #expect(result.status == 0 && result.standardError.contains("P-256"), "\(result.standardError)")
         result = try setup.run(["get", "--tag", "com.example.signing"])
         #expect(result.status == 0)
@@ -159,7 +159,7 @@ struct KeychainCommandTests {
         #expect(openssl.status == 0 && openssl.output == expected.output, "\(openssl.standardError)")
         result = try setup.run(["list"])
         #expect(result.output.contains("internet-password  postgres://app@db.example.com:5432") && result.output.contains("key  tag com.example.signing  private ec-p256"))
-        result = try setup.run(["add", "--tag", "t", "--secret-stdin"], input: "x")
+        result = try setup.run(["add", "--tag", "t", "--stdin"], input: "x")
         #expect(result.status == 2 && result.standardError.contains("--key-class and --key-type"))
         result = try setup.run(["get", "--service", "s"])
         #expect(result.status == 2 && result.standardError.contains("--account"))
@@ -190,10 +190,10 @@ struct KeychainCommandTests {
     @Test func exportThenImportIntoAnotherKeychain() throws {
         let setup = try Setup()
         _ = try setup.folder.write("export pw\n", to: "epw")
-        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "one").status == 0)
-        #expect(try setup.run(["add", "--service", "s", "--account", "b", "--secret-stdin", "--accessibility", "when-unlocked-this-device-only"], input: "two").status == 0)
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--stdin"], input: "one").status == 0)
+        #expect(try setup.run(["add", "--service", "s", "--account", "b", "--stdin", "--accessibility", "when-unlocked-this-device-only"], input: "two").status == 0)
         // The item is named as people name it, not as Swift prints the type (issue 23).
-        let duplicate = try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "again")
+        let duplicate = try setup.run(["add", "--service", "s", "--account", "a", "--stdin"], input: "again")
         #expect(duplicate.status == 2 && duplicate.standardError.contains("an item for service 's' and account 'a' already exists"), "\(duplicate.standardError)")
         let export = setup.folder.path("backup.coffer")
         var result = try setup.run(["export", "-o", export, "--export-password-file", setup.folder.path("epw")])
@@ -218,7 +218,7 @@ struct KeychainCommandTests {
 
     @Test func passwdChangesThePassword() throws {
         let setup = try Setup()
-        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--secret-stdin"], input: "v").status == 0)
+        #expect(try setup.run(["add", "--service", "s", "--account", "a", "--stdin"], input: "v").status == 0)
         _ = try setup.folder.write("battery staple\n", to: "new")
         let passwd = try coffer(["keychain", "passwd", "--new-password-file", setup.folder.path("new")] + setup.common)
         #expect(passwd.status == 0, "\(passwd.standardError)")
@@ -234,7 +234,7 @@ struct KeychainCommandTests {
         func loop(_ name: String) throws -> Process {
             let script = """
                 for i in $(seq 1 12); do
-                  printf '%s' "\(name)-$i" | "$0" keychain add --keychain "$1" --password-file "$2" --service multi --account "\(name)-$i" --secret-stdin || exit 1
+                  printf '%s' "\(name)-$i" | "$0" keychain add --keychain "$1" --password-file "$2" --service multi --account "\(name)-$i" --stdin || exit 1
                   "$0" keychain get --keychain "$1" --password-file "$2" --service multi --account "\(name)-$i" > /dev/null || exit 1
                 done
                 """
@@ -263,7 +263,7 @@ struct KeychainCommandTests {
             i=0
             while true; do
               i=$((i+1))
-              printf '%s' "secret-$i" | "$0" keychain add --keychain "$1" --password-file "$2" --service kill --account "a$i" --secret-stdin &
+              printf '%s' "secret-$i" | "$0" keychain add --keychain "$1" --password-file "$2" --service kill --account "a$i" --stdin &
               echo "pid $!"
               wait $! && echo "ack $i"
             done

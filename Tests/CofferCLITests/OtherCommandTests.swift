@@ -21,7 +21,7 @@ struct HMACCommandTests {
     @Test(.enabled(if: haveOpenSSL), arguments: [("sha256", "sha256"), ("sha384", "sha384"), ("sha512", "sha512")])
     func matchesOpenSSL(algorithm: String, openSSLDigest: String) throws {
         let (folder, key) = try Self.keyFolder()
-        let ours = try coffer("hmac", "-a", algorithm, "--key-file", "mac.key", "message.txt", in: folder)
+        let ours = try coffer("hmac", "-a", algorithm, "-k", "mac.key", "message.txt", in: folder)
         #expect(ours.status == 0, "\(ours.standardError)")
         #expect(ours.standardError.isEmpty)
         let theirs = try tool("openssl", ["dgst", "-\(openSSLDigest)", "-mac", "HMAC", "-macopt", "hexkey:\(Hex.encode(key))", "-r", "message.txt"], in: folder)
@@ -31,47 +31,47 @@ struct HMACCommandTests {
 
     @Test func verifyExitsZeroOnMatchAndOneOnMismatch() throws {
         let (folder, _) = try Self.keyFolder()
-        let tag = String(try coffer("hmac", "--key-file", "mac.key", "message.txt", in: folder).output.prefix(64))
-        let ok = try coffer("hmac", "--key-file", "mac.key", "--verify", tag, "message.txt", in: folder)
+        let tag = String(try coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output.prefix(64))
+        let ok = try coffer("hmac", "-k", "mac.key", "--verify", tag, "message.txt", in: folder)
         #expect(ok.status == 0)
         #expect(ok.output == "message.txt: OK\n")
 
         let flipped = (tag.first == "0" ? "1" : "0") + tag.dropFirst()
-        let bad = try coffer("hmac", "--key-file", "mac.key", "--verify", flipped, "message.txt", in: folder)
+        let bad = try coffer("hmac", "-k", "mac.key", "--verify", flipped, "message.txt", in: folder)
         #expect(bad.status == 1)
         #expect(bad.output == "message.txt: FAILED\n")
         #expect(bad.standardError == "coffer: error: the HMAC-SHA-256 tag of 'message.txt' does not match\n")
 
         try folder.write("the message!\n", to: "message.txt")
-        #expect(try coffer("hmac", "--key-file", "mac.key", "--verify", tag, "message.txt", in: folder).status == 1)
+        #expect(try coffer("hmac", "-k", "mac.key", "--verify", tag, "message.txt", in: folder).status == 1)
     }
 
     @Test func verifyAcceptsBase64Tags() throws {
         let (folder, _) = try Self.keyFolder()
-        let tag = try coffer("hmac", "--key-file", "mac.key", "--base64", "message.txt", in: folder).output.split(separator: " ")[0]
+        let tag = try coffer("hmac", "-k", "mac.key", "--base64", "message.txt", in: folder).output.split(separator: " ")[0]
         #expect(tag.count == 44)
-        #expect(try coffer("hmac", "--key-file", "mac.key", "--verify", String(tag), "message.txt", in: folder).status == 0)
+        #expect(try coffer("hmac", "-k", "mac.key", "--verify", String(tag), "message.txt", in: folder).status == 0)
     }
 
     @Test func truncatedTagsNeedAnExplicitLength() throws {
         let (folder, _) = try Self.keyFolder()
-        let full = try coffer("hmac", "--key-file", "mac.key", "message.txt", in: folder).output
+        let full = try coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output
         let short = String(full.prefix(32))
-        let refused = try coffer("hmac", "--key-file", "mac.key", "--verify", short, "message.txt", in: folder)
+        let refused = try coffer("hmac", "-k", "mac.key", "--verify", short, "message.txt", in: folder)
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("hint: if your protocol truncates tags, say --truncate 16"))
-        let accepted = try coffer("hmac", "--key-file", "mac.key", "--truncate", "16", "--verify", short, "message.txt", in: folder)
+        let accepted = try coffer("hmac", "-k", "mac.key", "--truncate", "16", "--verify", short, "message.txt", in: folder)
         #expect(accepted.status == 0)
-        let printed = try coffer("hmac", "--key-file", "mac.key", "--truncate", "16", "message.txt", in: folder)
+        let printed = try coffer("hmac", "-k", "mac.key", "--truncate", "16", "message.txt", in: folder)
         #expect(printed.output == "\(short)  message.txt\n")
-        let tooShort = try coffer("hmac", "--key-file", "mac.key", "--truncate", "9", "message.txt", in: folder)
+        let tooShort = try coffer("hmac", "-k", "mac.key", "--truncate", "9", "message.txt", in: folder)
         #expect(tooShort.status == 2)
         #expect(tooShort.standardError.contains("--truncate must be from 10 to 32 bytes"))
     }
 
     @Test func keyFromEnvironmentInEveryEncoding() throws {
         let (folder, key) = try Self.keyFolder()
-        let expected = try coffer("hmac", "--key-file", "mac.key", "message.txt", in: folder).output
+        let expected = try coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output
         var environment = ProcessInfo.processInfo.environment
         environment["MAC_KEY"] = Hex.encode(key)
         let hex = try coffer("hmac", "--key-env", "MAC_KEY", "--key-encoding", "hex", "message.txt", environment: environment, in: folder)
@@ -81,7 +81,7 @@ struct HMACCommandTests {
         #expect(base64.output == expected)
         try folder.write(Hex.encode(key) + "\n", to: "hex.key")
         chmod(folder.path("hex.key"), 0o600)
-        let hexFile = try coffer("hmac", "--key-file", "hex.key", "--key-encoding", "hex", "message.txt", in: folder)
+        let hexFile = try coffer("hmac", "-k", "hex.key", "--key-encoding", "hex", "message.txt", in: folder)
         #expect(hexFile.output == expected)
     }
 
@@ -89,7 +89,7 @@ struct HMACCommandTests {
         let (folder, _) = try Self.keyFolder()
         let none = try coffer("hmac", "message.txt", in: folder)
         #expect(none.status == 2)
-        #expect(none.standardError.contains("a key is required: pass --key-file FILE or --key-env VAR"))
+        #expect(none.standardError.contains("a key is required: pass -k/--key FILE or --key-env VAR"))
 
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "COFFER_UNSET_KEY")
@@ -99,13 +99,13 @@ struct HMACCommandTests {
 
         try folder.write("not hex!", to: "bad.key")
         chmod(folder.path("bad.key"), 0o600)
-        let badHex = try coffer("hmac", "--key-file", "bad.key", "--key-encoding", "hex", "message.txt", in: folder)
+        let badHex = try coffer("hmac", "-k", "bad.key", "--key-encoding", "hex", "message.txt", in: folder)
         #expect(badHex.status == 2)
         #expect(badHex.standardError.contains("is not valid hex"))
         #expect(!badHex.standardError.contains("not hex!"), "the key's contents are never echoed")
 
         try folder.write([UInt8](), to: "empty.key")
-        let empty = try coffer("hmac", "--key-file", "empty.key", "message.txt", in: folder)
+        let empty = try coffer("hmac", "-k", "empty.key", "message.txt", in: folder)
         #expect(empty.status == 2)
         #expect(empty.standardError.contains("is empty"))
     }
@@ -113,7 +113,7 @@ struct HMACCommandTests {
     @Test func worldReadableKeyFileIsWarnedAbout() throws {
         let (folder, _) = try Self.keyFolder()
         chmod(folder.path("mac.key"), 0o644)
-        let result = try coffer("hmac", "--key-file", "mac.key", "message.txt", in: folder)
+        let result = try coffer("hmac", "-k", "mac.key", "message.txt", in: folder)
         #expect(result.status == 0)
         #expect(result.standardError.contains("coffer: warning: key file 'mac.key' is accessible by other users (mode 644)"))
     }

@@ -57,6 +57,42 @@ struct SeamsTests {
         #expect(renamed.status == 0 && renamed.standardError.contains("made for a file named 'notes.txt', and you verified 'notes-v2.txt'"), "\(renamed.standardError)")
     }
 
+    /// X25519 keys (made for `encrypt -r`) convert, pin and show like any other key; OpenSSL reads what
+    /// `key convert` writes, and the pin is OpenSSL's SPKI digest.
+    @Test(.enabled(if: haveOpenSSL))
+    func x25519KeysConvertPinAndShow() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "bob.key", "--public", "bob.pub", in: folder).status == 0)
+        for (file, target) in [("bob.pub", "pem"), ("bob.pub", "der"), ("bob.pub", "jwk"), ("bob.pub", "raw"), ("bob.key", "pem"), ("bob.key", "der"), ("bob.key", "jwk"), ("bob.key", "raw")] {
+            let name = "\(file).\(target)"
+            let converted = try coffer("key", "convert", file, "--to", target, "-o", name, in: folder)
+            #expect(converted.status == 0, "\(name): \(converted.standardError)")
+        }
+        #expect(try folder.read("bob.pub.raw").count == 32 && folder.read("bob.key.raw").count == 32)
+        let opensslPublic = try tool("openssl", ["pkey", "-pubin", "-in", "bob.pub.der", "-inform", "DER", "-noout", "-text"], in: folder)
+        #expect(opensslPublic.output.contains("X25519 Public-Key"), "\(opensslPublic.standardError)")
+        let opensslPrivate = try tool("openssl", ["pkey", "-in", "bob.key.pem", "-noout", "-text"], in: folder)
+        #expect(opensslPrivate.output.contains("X25519 Private-Key"), "\(opensslPrivate.standardError)")
+        let jwk = try String(contentsOfFile: folder.path("bob.pub.jwk"), encoding: .utf8)
+        #expect(jwk.contains(#""kty":"OKP""#) && jwk.contains(#""crv":"X25519""#))
+
+        // The pin is the same from every form, and equals OpenSSL's SHA-256 of the SubjectPublicKeyInfo.
+        let digest = try Self.run("openssl pkey -pubin -in bob.pub -outform DER | openssl dgst -sha256 -binary | openssl base64", in: folder)
+        for file in ["bob.pub", "bob.key", "bob.pub.jwk", "bob.key.jwk"] {
+            let pin = try coffer("pin", "of", file, in: folder)
+            #expect(pin.status == 0 && pin.output == digest.output, "\(file): \(pin.output)\(pin.standardError)")
+        }
+        let shown = try coffer("key", "show", "--json", "bob.pub.jwk", in: folder)
+        #expect(shown.status == 0 && shown.output.contains(#""type":"X25519""#), "\(shown.standardError)")
+
+        // A JWK recipient and a JWK identity work where PEM ones do; no form that does not exist is made up.
+        _ = try folder.write("for bob\n", to: "note.txt")
+        #expect(try coffer("encrypt", "-r", "bob.pub.jwk", "note.txt", "-o", "note.coffer", in: folder).status == 0)
+        #expect(try coffer("decrypt", "-i", "bob.key.jwk", "note.coffer", "-o", "-", in: folder).output == "for bob\n")
+        let ssh = try coffer("key", "convert", "bob.pub", "--to", "ssh", in: folder)
+        #expect(ssh.status != 0 && ssh.standardError.contains("X25519 keys have no ssh form"))
+    }
+
     // MARK: - Pipes as age does
 
     @Test(.enabled(if: haveTar))
@@ -80,6 +116,38 @@ struct SeamsTests {
         #expect(discarded.status == 0 && FileManager.default.fileExists(atPath: folder.path("docs.tar")), "\(discarded.standardError)")
         let named = try Self.run("coffer encrypt -r me.pub docs/plan.txt > /dev/null", in: folder)
         #expect(named.status == 0 && FileManager.default.fileExists(atPath: folder.path("docs/plan.txt.coffer")), "\(named.standardError)")
+    }
+
+    /// `-a/--armor` writes text that travels where bytes cannot (a mail body, a terminal, a Windows
+    /// editor's CR LF), and `decrypt` and `inspect` detect it.
+    @Test func armouredFilesTravelAsText() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "me.key", "--public", "me.pub", in: folder).status == 0)
+        _ = try folder.write("the plan\n", to: "plan.txt")
+        let encrypted = try Self.run("coffer encrypt -a -r me.pub plan.txt | cat > plan.asc", in: folder)
+        #expect(encrypted.status == 0, "\(encrypted.standardError)")
+        let text = try String(contentsOfFile: folder.path("plan.asc"), encoding: .utf8)
+        #expect(text.hasPrefix("-----BEGIN COFFER ENCRYPTED FILE-----\n") && text.hasSuffix("-----END COFFER ENCRYPTED FILE-----\n"))
+        _ = try folder.write(Self.windows(Array(text.utf8)), to: "plan-windows.asc")
+        for name in ["plan.asc", "plan-windows.asc"] {
+            let opened = try coffer("decrypt", "-i", "me.key", name, "-o", "-", in: folder)
+            #expect(opened.output == "the plan\n", "\(name): \(opened.standardError)")
+        }
+        let described = try coffer("inspect", "--json", "plan.asc", in: folder)
+        #expect(described.output.contains(#""armored":true"#) && described.output.contains("X25519"), "\(described.output)")
+        // Damage is refused, naming the line.
+        _ = try folder.write(text.replacingOccurrences(of: "-----END COFFER ENCRYPTED FILE-----\n", with: ""), to: "cut.asc")
+        let cut = try coffer("decrypt", "-i", "me.key", "cut.asc", "-o", "-", in: folder)
+        #expect(cut.status == 2 && cut.standardError.contains("truncated") && cut.output.isEmpty, "\(cut.standardError)")
+        let legacy = try coffer("encrypt", "-a", "--format", "rncryptor", "--password-env", "P", "plan.txt", environment: ["P": "pw"], in: folder)
+        #expect(legacy.status == 2 && legacy.standardError.contains("--armor writes the coffer format only"))
+        // A terminal takes armour, never binary (script(1) gives the command a terminal).
+        if CommandRunner.isAvailable("script") {
+            let armoured = try Self.run("script -qec '\(try CommandRunner.cofferExecutable()) encrypt -a -r me.pub -o - plan.txt' /dev/null", in: folder)
+            #expect(armoured.output.contains("-----BEGIN COFFER ENCRYPTED FILE-----"), "\(armoured.output)\(armoured.standardError)")
+            let binary = try Self.run("script -qec '\(try CommandRunner.cofferExecutable()) encrypt -r me.pub -o - plan.txt' /dev/null", in: folder)
+            #expect(binary.output.contains("refusing to write ciphertext to a terminal"), "\(binary.output)")
+        }
     }
 
     @Test func recipientsFileListsKeysInEveryForm() throws {

@@ -117,6 +117,6 @@ struct ServerAdminCommandTests {
         #expect(try coffer(["server", "data-key", "fetch"] + device + ["-o", "data.key"], in: folder).status == 0)
         var info = stat()
         #expect(stat(folder.path("data.key"), &info) == 0 && info.st_mode & 0o777 == 0o600)
-        #expect(try coffer(["decrypt", "--key-file", "data.key", "-o", "-", "notes.coffer"], in: folder).output == "secret notes\n")
+        #expect(try coffer(["decrypt", "-k", "data.key", "-o", "-", "notes.coffer"], in: folder).output == "secret notes\n")
     }
 }

@@ -26,6 +26,7 @@ enum Seeds {
         seeds["signature-differential"] = try signatures()
         seeds["signature-file"] = try signatureFiles()
         seeds["coffer-decrypt"] = try cofferFiles()
+        seeds["armour"] = try cofferFiles().map { Array(CofferArmor.armor($0).utf8) }
         seeds["rncryptor"] = try rncryptorMessages()
         seeds["openssl-enc"] = try [[], Array("secret".utf8), [UInt8](repeating: 9, count: 100)].map {
             try OpenSSLEnc.encrypt($0, password: Fixed.password, iterations: 1)

@@ -23,6 +23,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "signature-differential", summary: "VerifyingKey.isValidSignature against a direct swift-crypto verify", run: signatureDifferential),
         FuzzTarget(name: "signature-file", summary: "SignatureFile text and binary forms", run: signatureFile),
         FuzzTarget(name: "coffer-decrypt", summary: "the Coffer encrypted format: header and segment stream (key and password modes)", run: cofferDecrypt),
+        FuzzTarget(name: "armour", summary: "armoured Coffer files: the streaming armour reader, a round trip, then decryption", run: armour),
         FuzzTarget(name: "rncryptor", summary: "RNCryptor v3 in key mode", run: rncryptor),
         FuzzTarget(name: "openssl-enc", summary: "OpenSSL enc Salted__ files", run: openSSLEnc),
         FuzzTarget(name: "http-signature-fields", summary: "RFC 9421 Signature-Input and Signature fields, then verification", run: httpSignatureFields),
@@ -159,6 +160,13 @@ func blocking(_ body: @escaping @Sendable () async -> Void) {
     guard let key = Fixed.encryptionKey else { return }
     _ = try? CofferEncryption.decrypt(bytes, with: .key(key), limits: Fixed.decryptionLimits)
     _ = try? CofferEncryption.decrypt(bytes, with: .password(Fixed.password), limits: Fixed.decryptionLimits)
+}
+
+@Sendable func armour(_ bytes: [UInt8]) {
+    guard let file = try? CofferArmor.dearmor(bytes) else { return }
+    guard (try? CofferArmor.dearmor(Array(CofferArmor.armor(file).utf8))) == file else { fail("armour: armor(dearmor(x)) does not read back") }
+    guard let key = Fixed.encryptionKey else { return }
+    _ = try? CofferEncryption.decrypt(file, with: .key(key), limits: Fixed.decryptionLimits)
 }
 
 @Sendable func rncryptor(_ bytes: [UInt8]) {

@@ -229,11 +229,18 @@ func bigEndian16(_ value: Int) -> [UInt8] {
 }
 
 extension EncryptedFileHeader {
-    /// Parses a header whose first bytes were already read (to detect the format).
+    /// Parses a header whose first bytes were already read (to detect the format), from a binary
+    /// Coffer file or from armour (``CofferArmor/mayBeArmor(_:)``).
     /// - Throws: `CofferCoreError` when reading fails, ``CofferFormatsError`` for a header that is not one.
     public static func parse(prefix: [UInt8], reader: FileReader) throws -> EncryptedFileHeader {
-        let source = PrefixedSource(prefix: prefix, rest: reader)
-        return try CofferFormatsError.passingFileErrors("reading the header") { try parse { try source.readPrefix(upTo: $0) } }
+        var source: any ByteSource = PrefixedSource(prefix: prefix, rest: reader)
+        if CofferArmor.mayBeArmor(prefix) { source = ArmoredSource(source) }
+        do {
+            return try CofferFormatsError.passingFileErrors("reading the header") { [source] in try parse { try source.readPrefix(upTo: $0) } }
+        } catch let error as CofferCoreError {
+            if let armour = error.underlying as? CofferFormatsError { throw armour }
+            throw error
+        }
     }
 
     /// The header's size on disk.

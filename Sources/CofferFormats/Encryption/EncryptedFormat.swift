@@ -132,16 +132,42 @@ public enum AnyFormatDecryptor {
         progress: ((Int64) -> Void)?,
         makeSink: (EncryptedFormat) throws -> ChunkSink
     ) throws -> EncryptedFormat {
-        let prefix = try reader.readPrefix(upTo: 16)
+        do {
+            return try decrypt(source: reader, with: credential, limits: limits, progress: progress, makeSink: makeSink)
+        } catch let error as CofferCoreError {
+            // Armour's errors reach here inside the core error a source's prefix read throws.
+            if let armour = error.underlying as? CofferFormatsError { throw armour }
+            throw error
+        }
+    }
+
+    private static func decrypt(
+        source reader: FileReader,
+        with credential: AnyDecryptionCredential,
+        limits: PasswordKDFLimits,
+        progress: ((Int64) -> Void)?,
+        makeSink: (EncryptedFormat) throws -> ChunkSink
+    ) throws -> EncryptedFormat {
+        var prefix = try reader.readPrefix(upTo: 16)
+        var text: (any ByteSource)? = nil
+        if CofferArmor.mayBeArmor(prefix) {
+            // Armour holds a Coffer file: decoded as it streams, then read as any other.
+            let armored = ArmoredSource(PrefixedSource(prefix: prefix, rest: reader))
+            prefix = try armored.readPrefix(upTo: 16)
+            guard EncryptedFormat.detect(prefix) == .coffer else {
+                throw CofferFormatsError(.malformedCiphertext, "armour: what it holds is not a Coffer file")
+            }
+            text = armored
+        }
         guard let format = EncryptedFormat.detect(prefix) else {
             throw CofferFormatsError(
                 .malformedCiphertext,
-                prefix.isEmpty ? "the input is empty" : "the input is not in a format Coffer decrypts (Coffer, RNCryptor v3, OpenSSL Salted__)"
+                prefix.isEmpty ? "the input is empty" : "the input is not in a format Coffer decrypts (Coffer, armoured Coffer, RNCryptor v3, OpenSSL Salted__)"
             )
         }
         let sink = try makeSink(format)
         let output = sink.write
-        let source = PrefixedSource(prefix: prefix, rest: reader)
+        let source = PrefixedSource(prefix: prefix, rest: text ?? reader)
         switch (format, credential) {
         case (.coffer, .password(let password, _)):
             try CofferEncryption.decrypt(source: source, with: .password(password), limits: limits, progress: progress, sink: sink)
@@ -169,14 +195,14 @@ public enum AnyFormatDecryptor {
 /// Bytes already read (to detect the format) in front of the rest of a reader.
 final class PrefixedSource: ByteSource {
     private var prefix: ArraySlice<UInt8>
-    private let rest: FileReader
+    private let rest: any ByteSource
 
-    init(prefix: [UInt8], rest: FileReader) {
+    init(prefix: [UInt8], rest: any ByteSource) {
         self.prefix = prefix[...]
         self.rest = rest
     }
 
-    var sizeHint: Int64? { rest.size }
+    var sizeHint: Int64? { rest.sizeHint }
 
     func readPrefix(upTo count: Int) throws(CofferCoreError) -> [UInt8] {
         let fromPrefix = Array(prefix.prefix(count))

@@ -72,6 +72,10 @@ public enum RecipientPublicKey: Sendable, Hashable {
     /// PKCS#8, or any P-256 key format).
     /// - Throws: ``CofferFormatsError`` `.wrongKeyKind` for keys that cannot receive (RSA, Ed25519, ML-DSA).
     public init(importing bytes: [UInt8]) throws(CofferFormatsError) {
+        if let (publicKey, _) = try JWKCodec.readX25519(bytes) {
+            self = .x25519(publicKey)
+            return
+        }
         if let identity = try? RecipientPrivateKey(x25519Bytes: bytes) {
             self = identity.publicKey
             return
@@ -88,6 +92,36 @@ public enum RecipientPublicKey: Sendable, Hashable {
             self = .p256(try P256.KeyAgreement.PublicKey(rawRepresentation: key.rawRepresentation))
         } catch {
             throw CofferFormatsError(.malformedKey, "the P-256 key is invalid")
+        }
+    }
+
+    /// SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`), as `openssl pkey -pubout` writes it.
+    public var pemRepresentation: String {
+        switch self {
+        case .x25519(let key): key.pemRepresentation
+        case .p256(let key): key.pemRepresentation
+        }
+    }
+
+    /// A JWK: `OKP`/`X25519` (RFC 8037) or `EC`/`P-256` (RFC 7518), with `kid` the key id Coffer prints.
+    public var jwkRepresentation: [UInt8] {
+        switch self {
+        case .x25519(let key):
+            return JWKCodec.writeX25519(public: key)
+        case .p256(let key):
+            // invariant: a valid P-256 point is a valid P-256 verifying key.
+            guard let verifying = try? P256.Signing.PublicKey(rawRepresentation: key.rawRepresentation),
+                let jwk = try? JWKCodec.write(public: VerifyingKey(.p256(verifying)))
+            else { return [] }
+            return jwk
+        }
+    }
+
+    /// The bare key: X25519's 32 bytes (RFC 7748), or P-256's uncompressed point (65 bytes, X9.63).
+    public var rawRepresentation: [UInt8] {
+        switch self {
+        case .x25519(let key): Array(key.rawRepresentation)
+        case .p256(let key): Array(key.x963Representation)
         }
     }
 
@@ -130,6 +164,30 @@ public enum RecipientPrivateKey: Sendable {
         }
     }
 
+    /// A JWK with the private key (`d`): `OKP`/`X25519` or `EC`/`P-256`.
+    /// - Warning: the private key in the clear; write it only to a 0600 file.
+    public var jwkRepresentation: [UInt8] {
+        switch self {
+        case .x25519(let key):
+            return JWKCodec.writeX25519(public: key.publicKey, private: key)
+        case .p256(let key):
+            // invariant: a valid P-256 scalar is a valid P-256 signing key.
+            guard let signing = try? P256.Signing.PrivateKey(rawRepresentation: key.rawRepresentation),
+                let jwk = try? JWKCodec.write(private: SigningKey(.p256(signing)))
+            else { return [] }
+            return jwk
+        }
+    }
+
+    /// The bare private key: X25519's 32 bytes (RFC 7748), or P-256's 32-byte scalar.
+    /// - Warning: the private key in the clear; write it only to a 0600 file.
+    public var rawRepresentation: [UInt8] {
+        switch self {
+        case .x25519(let key): Array(key.rawRepresentation)
+        case .p256(let key): Array(key.rawRepresentation)
+        }
+    }
+
     init(x25519Bytes bytes: [UInt8]) throws {
         guard let der = X25519Codec.pkcs8DER(bytes) else { throw CofferFormatsError(.malformedKey, "not an X25519 private key") }
         self = .x25519(try Curve25519.KeyAgreement.PrivateKey(derRepresentation: der))
@@ -138,6 +196,11 @@ public enum RecipientPrivateKey: Sendable {
     /// Reads an identity: an X25519 PKCS#8 key (PEM or DER, optionally password-encrypted), or any P-256
     /// private key format Coffer reads.
     public init(importing bytes: [UInt8], password: ImportedKey.PasswordProvider? = nil) throws(CofferFormatsError) {
+        if let (_, privateKey) = try JWKCodec.readX25519(bytes) {
+            guard let privateKey else { throw CofferFormatsError(.wrongKeyKind, "the X25519 JWK is a public key (it has no \"d\"); decrypting needs the private key") }
+            self = .x25519(privateKey)
+            return
+        }
         if let key = try? RecipientPrivateKey(x25519Bytes: bytes) {
             self = key
             return

@@ -192,10 +192,55 @@ enum JWKCodec {
         return encode(fields)
     }
 
-    private static func encode(_ fields: Fields) -> [UInt8] {
+    fileprivate static func encode(_ fields: Fields) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // invariant: a struct of optional strings always encodes.
         return Array((try? encoder.encode(fields)) ?? Data()) + [UInt8(ascii: "\n")]
+    }
+}
+
+/// X25519 keys as JWK (RFC 8037 §2: `{"kty":"OKP","crv":"X25519","x":…[,"d":…]}`), for encryption
+/// recipients and identities.
+extension JWKCodec {
+    /// The X25519 key a JWK holds, public half and (when it has `d`) private key; nil for a JWK of
+    /// another curve or type.
+    static func readX25519(_ bytes: [UInt8]) throws(CofferFormatsError) -> (Curve25519.KeyAgreement.PublicKey, Curve25519.KeyAgreement.PrivateKey?)? {
+        guard let text = String(validating: bytes, as: UTF8.self), text.drop(while: \.isWhitespace).first == "{",
+            let fields = try? JSONDecoder().decode(Fields.self, from: Data(text.utf8)),
+            fields.kty == "OKP", fields.crv == "X25519"
+        else { return nil }
+        func member(_ name: String, _ value: String?) throws(CofferFormatsError) -> [UInt8] {
+            guard let value else { throw CofferFormatsError(.malformedKey, "the X25519 JWK has no \"\(name)\" member") }
+            guard let decoded = try? Base64.decodeURLSafe(value), decoded.count == 32 else {
+                throw CofferFormatsError(.malformedKey, "the X25519 JWK's \"\(name)\" is not 32 bytes of unpadded base64url")
+            }
+            return decoded
+        }
+        let x = try member("x", fields.x)
+        guard let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: x) else {
+            throw CofferFormatsError(.malformedKey, "the X25519 JWK's \"x\" is not a public key")
+        }
+        guard fields.d != nil else { return (publicKey, nil) }
+        var d = try member("d", fields.d)
+        defer { SecretBytes.wipe(&d) }
+        guard let privateKey = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: d) else {
+            throw CofferFormatsError(.malformedKey, "the X25519 JWK's \"d\" is not a private key")
+        }
+        guard privateKey.publicKey.rawRepresentation == publicKey.rawRepresentation else {
+            throw CofferFormatsError(.malformedKey, "the JWK's \"x\" does not belong to its \"d\"")
+        }
+        return (publicKey, privateKey)
+    }
+
+    /// An X25519 key as a JWK, with `d` when `privateKey` is given; `kid` is the key id Coffer prints.
+    static func writeX25519(public publicKey: Curve25519.KeyAgreement.PublicKey, private privateKey: Curve25519.KeyAgreement.PrivateKey? = nil) -> [UInt8] {
+        var fields = Fields()
+        fields.kty = "OKP"
+        fields.crv = "X25519"
+        fields.kid = KeyFingerprint(subjectPublicKeyInfo: Array(publicKey.derRepresentation)).keyID
+        fields.x = Base64.encodeURLSafe(Array(publicKey.rawRepresentation))
+        if let privateKey { fields.d = Base64.encodeURLSafe(Array(privateKey.rawRepresentation)) }
+        return encode(fields)
     }
 }

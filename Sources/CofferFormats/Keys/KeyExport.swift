@@ -108,3 +108,41 @@ enum KeyExporter {
         return Array(rsa.derRepresentation)
     }
 }
+
+extension VerifyingKey {
+    /// The bare public key, as libraries that take "raw" keys want it: Ed25519's 32 bytes (RFC 8032),
+    /// an EC key's uncompressed point (X9.63: `04 ‖ x ‖ y`), ML-DSA's encoded public key.
+    /// - Throws: ``CofferFormatsError`` `.unsupported` for RSA, which has no raw form (use PKCS#1).
+    public var rawRepresentation: [UInt8] {
+        get throws(CofferFormatsError) {
+            switch underlying {
+            case .rsa: throw CofferFormatsError(.unsupported, "RSA keys have no raw form; write them as PKCS#1 or SubjectPublicKeyInfo")
+            case .p256(let key): Array(key.x963Representation)
+            case .p384(let key): Array(key.x963Representation)
+            case .p521(let key): Array(key.x963Representation)
+            case .ed25519(let key): Array(key.rawRepresentation)
+            case .mldsa65(let key): Array(key.rawRepresentation)
+            case .mldsa87(let key): Array(key.rawRepresentation)
+            }
+        }
+    }
+}
+
+extension SigningKey {
+    /// The bare private key: Ed25519's 32-byte seed (RFC 8032), an EC key's scalar, ML-DSA's 32-byte seed.
+    /// - Warning: the private key itself; write it only to a file created with mode 0600.
+    /// - Throws: ``CofferFormatsError`` `.unsupported` for RSA, which has no raw form (use PKCS#1).
+    public var rawRepresentation: [UInt8] {
+        get throws(CofferFormatsError) {
+            switch underlying {
+            case .rsa: throw CofferFormatsError(.unsupported, "RSA keys have no raw form; write them as PKCS#1 or PKCS#8")
+            case .p256(let key): Array(key.rawRepresentation)
+            case .p384(let key): Array(key.rawRepresentation)
+            case .p521(let key): Array(key.rawRepresentation)
+            case .ed25519(let key): Array(key.rawRepresentation)
+            case .mldsa65(let key): Array(key.seedRepresentation)
+            case .mldsa87(let key): Array(key.seedRepresentation)
+            }
+        }
+    }
+}

@@ -116,7 +116,8 @@ func readIdentity(_ path: String, password: @escaping ImportedKey.PasswordProvid
     do {
         return try RecipientPrivateKey(importing: bytes, password: password)
     } catch {
-        throw CommandFailure("\(path): \(error.reason)")
+        // A wrong password is a check that failed (exit 1), as it is on decryption.
+        throw CommandFailure("\(path): \(error.reason)", exitCode: error.code == .wrongPassword ? ExitStatus.checkFailed : ExitStatus.inputError)
     }
 }
 

@@ -34,7 +34,8 @@ enum KeyFiles {
             case .costTooHigh: "the key demands more work than Coffer allows by default; re-encrypt it with lower cost"
             default: nil
             }
-            throw CommandFailure("\(path): \(error.reason)", hint: hint)
+            // A wrong password is a check that failed (exit 1), as a wrong decryption password is.
+            throw CommandFailure("\(path): \(error.reason)", hint: hint, exitCode: error.code == .wrongPassword ? ExitStatus.checkFailed : ExitStatus.inputError)
         }
     }
 

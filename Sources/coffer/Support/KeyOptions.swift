@@ -14,8 +14,14 @@ extension SecretEncoding: ExpressibleByArgument {}
 
 /// Where a secret key comes from. Never argv: command lines show up in `ps` and shell history.
 struct KeyOptions: ParsableArguments {
-    @Option(name: .customLong("key-file"), help: ArgumentHelp("Read the key from this file.", valueName: "file"))
-    var keyFile: String?
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Read the key from this file.", valueName: "file"))
+    var keyPath: String?
+
+    /// The spelling before the flags became one language (docs/CLI.md).
+    @Option(name: .customLong("key-file"), help: .hidden)
+    var deprecatedKeyFile: String?
+
+    var keyFile: String? { keyPath ?? deprecatedKeyFile }
 
     @Option(name: .customLong("key-env"), help: ArgumentHelp("Read the key from this environment variable.", valueName: "var"))
     var keyEnvironmentVariable: String?
@@ -24,11 +30,12 @@ struct KeyOptions: ParsableArguments {
     var keyEncoding: SecretEncoding = .raw
 
     func validate() throws {
+        Deprecation.warn("--key-file", "-k/--key", used: deprecatedKeyFile != nil)
         switch (keyFile, keyEnvironmentVariable) {
         case (nil, nil):
-            throw ValidationError("a key is required: pass --key-file FILE or --key-env VAR (keys are never read from the command line)")
+            throw ValidationError("a key is required: pass -k/--key FILE or --key-env VAR (keys are never read from the command line)")
         case (.some, .some):
-            throw ValidationError("--key-file and --key-env are alternatives; pass one")
+            throw ValidationError("-k/--key and --key-env are alternatives; pass one")
         default: break
         }
     }
@@ -37,10 +44,10 @@ struct KeyOptions: ParsableArguments {
     func load() throws -> MACKey {
         if let keyFile { return try Self.loadFile(keyFile, encoding: keyEncoding) }
         guard let name = keyEnvironmentVariable else {
-            throw CommandFailure("a key is required: pass --key-file FILE or --key-env VAR")
+            throw CommandFailure("a key is required: pass -k/--key FILE or --key-env VAR")
         }
         guard let value = getenv(name) else {
-            throw CommandFailure("environment variable \(name) is not set", hint: "export \(name) first, or use --key-file")
+            throw CommandFailure("environment variable \(name) is not set", hint: "export \(name) first, or use -k/--key FILE")
         }
         var bytes = Array(String(cString: value).utf8)
         defer { SecretBytes.wipe(&bytes) }

@@ -38,7 +38,7 @@ enum DigestEncoding: String, EnumerableFlag {
 
     static func help(for value: DigestEncoding) -> ArgumentHelp? {
         switch value {
-        case .hex: "Print digests in lower-case hex (the default)."
+        case .hex: "Print digests in lower-case hex."
         case .base64: "Print digests in standard base64."
         }
     }

@@ -1,0 +1,142 @@
+import CofferTestSupport
+import CofferTesting
+import Foundation
+import Testing
+
+/// docs/CLI.md and the binary, held to each other (issue 23, one flag language): every short flag the
+/// binary has is a row of the table with every command that has it; a short flag means one thing
+/// except where the table says it follows age or curl; every JSON-capable command is listed; old
+/// spellings still work, with one deprecation line; mistyped commands get a suggestion; the same kind
+/// of failure exits with the same status.
+@Suite("docs/CLI.md and the flag language")
+struct CLIReferenceTests {
+    /// (short, long) → commands, from ArgumentParser's own description of the tool.
+    static func shortFlags() throws -> [String: [String]] {
+        // ArgumentParser's dump (not coffer's own output: it holds Swift type names) read directly.
+        let dump = try CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput)) as? [String: Any])
+        var flags: [String: [String]] = [:]
+        func walk(_ command: [String: Any], _ path: String) {
+            for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["shouldDisplay"] as? Bool != false {
+                let names = argument["names"] as? [[String: Any]] ?? []
+                let long = names.first { $0["kind"] as? String == "long" }?["name"] as? String ?? ""
+                for short in names where short["kind"] as? String == "short" {
+                    guard let name = short["name"] as? String, name != "h" else { continue }
+                    flags["-\(name) --\(long)", default: []].append(path)
+                }
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, (path + " " + (sub["commandName"] as? String ?? "")).trimmingCharacters(in: .whitespaces))
+            }
+        }
+        walk(try #require(root["command"] as? [String: Any]), "")
+        return flags
+    }
+
+    static func reference() throws -> String {
+        try String(contentsOfFile: MessageCheck.repository + "/docs/CLI.md", encoding: .utf8)
+    }
+
+    @Test func everyShortFlagIsARowWithEveryCommandThatHasIt() throws {
+        let text = try Self.reference()
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| `-") }
+        var documented: [String: (commands: Set<String>, peer: Bool)] = [:]
+        for row in rows {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 5 else { continue }
+            let key = "\(cells[1].replacingOccurrences(of: "`", with: "")) \(cells[2].isEmpty ? "--" : cells[2].replacingOccurrences(of: "`", with: ""))"
+            let commands = Set(cells[4].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            documented[key] = (commands, cells[3].contains("*as age*") || cells[3].contains("*as curl*"))
+        }
+        let actual = try Self.shortFlags()
+        for (flag, commands) in actual {
+            let row = try #require(documented[flag], "docs/CLI.md has no row for \(flag) (used by \(commands))")
+            #expect(Set(commands) == row.commands, "\(flag): the binary has it in \(commands.sorted()), docs/CLI.md lists \(row.commands.sorted())")
+        }
+        // One meaning per short flag, but for the rows that say which peer tool they follow.
+        let byShort = Dictionary(grouping: actual.keys) { String($0.split(separator: " ")[0]) }
+        for (short, meanings) in byShort where meanings.count > 1 {
+            let own = meanings.filter { documented[$0]?.peer != true }
+            #expect(own.count <= 1, "\(short) means \(meanings.sorted()) and only one of them may be Coffer's own")
+        }
+    }
+
+    @Test func everyJSONCommandIsListedAndPrintsJSON() throws {
+        let text = try Self.reference()
+        let listed = try #require(text.components(separatedBy: "## `--json`").last?.components(separatedBy: "##").first)
+        let dump = try CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"]).output
+        // Each command whose help offers --json is named in the section.
+        for command in ["hash", "hmac", "key show", "verify", "inspect", "keychain status", "keychain list", "password verify", "http verify", "pin fetch", "pin check", "protect --check", "server keys", "server tokens", "speed"] {
+            #expect(listed.contains("`\(command)`"), "\(command)")
+        }
+        #expect(dump.components(separatedBy: "\"json\"").count - 1 >= 15, "the binary offers --json on every listed command")
+
+        let folder = try TemporaryDirectory()
+        #expect(try coffer("key", "generate", "-o", "k.key", "--public", "k.pub", in: folder).status == 0)
+        _ = try folder.write("release\n", to: "app.tar")
+        #expect(try coffer("sign", "-k", "k.key", "app.tar", in: folder).status == 0)
+        let verified = try coffer("verify", "--json", "-p", "k.pub", "app.tar.sig", in: folder)
+        #expect(verified.status == 0 && verified.output.contains(#""ok":true"#), "\(verified.output)\(verified.standardError)")
+        _ = try folder.write("tampered\n", to: "app.tar")
+        let refused = try coffer("verify", "--json", "-p", "k.pub", "app.tar.sig", in: folder)
+        #expect(refused.status == 1 && refused.output.contains(#""ok":false"#) && refused.output.contains(#""reason""#), "\(refused.output)")
+
+        let hashed = try coffer("password", "hash", "--stdin", input: Array("correct horse\n".utf8), in: folder)
+        let phc = hashed.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let good = try coffer("password", "verify", "--json", "--stdin", phc, input: Array("correct horse\n".utf8), in: folder)
+        #expect(good.status == 0 && good.output.contains(#""ok":true"#), "\(good.output)\(good.standardError)")
+        let bad = try coffer("password", "verify", "--json", "--stdin", phc, input: Array("wrong\n".utf8), in: folder)
+        #expect(bad.status == 1 && bad.output.contains(#""ok":false"#) && !bad.output.contains("wrong"), "\(bad.output)")
+
+        try FileManager.default.createDirectory(atPath: folder.path("data"), withIntermediateDirectories: false)
+        chmod(folder.path("data"), 0o755)
+        let open = try coffer("protect", "--check", "--json", folder.path("data"), in: folder)
+        #expect(open.status == 1 && open.output.contains(#""protected":false"#), "\(open.output)\(open.standardError)")
+    }
+
+    @Test func oldSpellingsWorkWithOneDeprecationLine() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer("random", "--raw", "--bytes", "32", "-o", "k.bin", in: folder).status == 0)
+        _ = try folder.write("data\n", to: "data.txt")
+        let old = try coffer("encrypt", "--key-file", "k.bin", "-o", "old.coffer", "data.txt", in: folder)
+        #expect(old.status == 0 && old.standardError.contains("--key-file is deprecated and goes away after this release; use -k/--key"), "\(old.standardError)")
+        let new = try coffer("encrypt", "-k", "k.bin", "-o", "new.coffer", "data.txt", in: folder)
+        #expect(new.status == 0 && !new.standardError.contains("deprecated"), "\(new.standardError)")
+        let opened = try coffer("decrypt", "-k", "k.bin", "-o", "-", "old.coffer", in: folder)
+        #expect(opened.output == "data\n")
+        // -p still asks for a password (here there is no terminal to ask at), after saying -P.
+        let asked = try coffer("encrypt", "-p", "-o", "p.coffer", "data.txt", in: folder)
+        #expect(asked.standardError.contains("-p is deprecated and goes away after this release; use -P/--passphrase"), "\(asked.standardError)")
+        let gravatar = try coffer("gravatar", "-r", "pg", "ada@example.com", in: folder)
+        #expect(gravatar.status == 0 && gravatar.output.contains("r=pg") && gravatar.standardError.contains("use --rating"), "\(gravatar.output)\(gravatar.standardError)")
+    }
+
+    @Test func aMistypedCommandGetsASuggestion() throws {
+        let verb = try coffer("verfy", "-p", "k.pub", "file.sig")
+        #expect(verb.status == 2 && verb.standardError.contains("did you mean 'coffer verify'?"), "\(verb.standardError)")
+        let nested = try coffer("key", "shwo", "k.pub")
+        #expect(nested.status == 2 && nested.standardError.contains("did you mean 'coffer key show'?"), "\(nested.standardError)")
+        let flag = try coffer("encrypt", "-k", "k.bin", "--pasword-file", "p", "x")
+        #expect(flag.status == 2 && flag.standardError.contains("Did you mean '--password-file'?"), "\(flag.standardError)")
+    }
+
+    /// A wrong password is a failed check (1) whether it opens a key file or a file (it was 2 for key files).
+    @Test func aWrongPasswordExitsOneEverywhere() throws {
+        let folder = try TemporaryDirectory()
+        let environment = ["PW": "right", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        #expect(try coffer("key", "generate", "-o", "k.key", "--public", "k.pub", "--encrypt", "--password-env", "PW", environment: environment, in: folder).status == 0)
+        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "x.key", "--public", "x.pub", "--encrypt", "--password-env", "PW", environment: environment, in: folder).status == 0)
+        _ = try folder.write("data\n", to: "data.txt")
+        #expect(try coffer("encrypt", "-r", "x.pub", "-o", "data.coffer", "data.txt", in: folder).status == 0)
+        #expect(try coffer("encrypt", "--password-env", "PW", "-o", "pw.coffer", "data.txt", environment: environment, in: folder).status == 0)
+        let wrong = ["PW": "wrong", "PATH": environment["PATH"] ?? ""]
+        let results = [
+            try coffer("sign", "-k", "k.key", "--password-env", "PW", "data.txt", environment: wrong, in: folder),
+            try coffer("decrypt", "-i", "x.key", "--password-env", "PW", "-o", "-", "data.coffer", environment: wrong, in: folder),
+            try coffer("decrypt", "--password-env", "PW", "-o", "-", "pw.coffer", environment: wrong, in: folder),
+        ]
+        for result in results {
+            #expect(result.status == 1, "\(result.standardError)")
+        }
+    }
+}
