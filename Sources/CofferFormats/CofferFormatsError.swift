@@ -26,6 +26,9 @@ public struct CofferFormatsError: CofferError {
         public static let wrongPassword = Code(rawValue: "wrong-password")
         /// A key-derivation cost is above the limit the reader enforces.
         public static let costTooHigh = Code(rawValue: "cost-too-high")
+        /// The bytes read as more than one kind of key (Apple's 97-byte EC data: a P-384 public key or a
+        /// P-256 private key); the caller must say which.
+        public static let ambiguousKey = Code(rawValue: "ambiguous-key")
         /// The key uses an algorithm or option Coffer does not support.
         public static let unsupported = Code(rawValue: "unsupported")
         /// A signature file is malformed, truncated, or of an unknown version or algorithm.

@@ -1,4 +1,5 @@
 public import CofferCrypto
+import CofferCore
 
 /// A key that makes HTTP message signatures, bound to one ``HTTPSignatureAlgorithm``.
 ///
@@ -137,7 +138,7 @@ public struct HTTPVerificationKey: Sendable {
             throw HTTPSignatureError(.unsupportedAlgorithm, "RFC 9421 defines no algorithm for \(keyAlgorithm) keys")
         }
         if let requested, requested != implied {
-            throw HTTPSignatureError(.unsupportedAlgorithm, "a \(keyAlgorithm) key makes \(implied) signatures, not \(requested)")
+            throw HTTPSignatureError(.unsupportedAlgorithm, "\(Article.indefinite("\(keyAlgorithm)")) key makes \(implied) signatures, not \(requested)")
         }
         return implied
     }

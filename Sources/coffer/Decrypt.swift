@@ -32,7 +32,7 @@ struct Decrypt: ParsableCommand {
               coffer decrypt -P backup.tar.coffer
               coffer decrypt -i alice.key report.pdf.coffer -o report.pdf
               coffer decrypt -i alice.key docs.tar.coffer | tar x
-              coffer decrypt --password-file pass.txt --iter 100000 legacy.enc -o legacy.txt
+              coffer decrypt --password-file pass --iter 100000 legacy.enc -o legacy.txt
             """
     )
 

@@ -12,8 +12,10 @@ struct HTTPCommand: ParsableCommand {
         abstract: "Sign HTTP requests and check their signatures (RFC 9421, with RFC 9530 Content-Digest).",
         discussion: """
             Examples:
-              coffer http sign -k app.key --keyid k_3f… --method POST --url https://api.example/register_user --body user.json
-              coffer http sign -k secret.b64 --alg hmac-sha256 --keyid h_… --url https://api.example/orders
+              coffer http sign -k app.key --keyid k_3f… --method POST --url \\
+                  https://api.example/register_user --body user.json
+              coffer http sign -k secret.b64 --alg hmac-sha256 --keyid h_… --url \\
+                  https://api.example/orders
               coffer http verify -p app.pub request.txt
             """,
         subcommands: [HTTPSign.self, HTTPVerify.self]
@@ -35,9 +37,11 @@ struct HTTPSign: ParsableCommand {
             --alg hmac-sha256 (the file holds the secret as /register returned it, base64).
 
             Examples:
-              coffer http sign -k app.key --keyid k_3f… --method POST --url https://api.example/register_user \\
+              coffer http sign -k app.key --keyid k_3f… --method POST --url \\
+                  https://api.example/register_user \\
                   -H 'Content-Type: application/json' --body user.json
-              coffer http sign -k secret.b64 --alg hmac-sha256 --keyid h_… --url 'https://api.example/items?id=7' \\
+              coffer http sign -k secret.b64 --alg hmac-sha256 --keyid h_… --url \\
+                  'https://api.example/items?id=7' \\
                   --cover @method --cover @path --cover '@query-param;name="id"'
             """
     )
@@ -100,7 +104,8 @@ struct HTTPVerify: ParsableCommand {
 
             Examples:
               coffer http verify -p app.pub request.txt
-              coffer http verify -p secret.b64 --alg hmac-sha256 --ignore-time --print-base < captured.txt
+              coffer http verify -p secret.b64 --alg hmac-sha256 --ignore-time \\
+                  --print-base < captured.txt
             """
     )
 

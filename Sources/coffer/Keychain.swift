@@ -24,7 +24,8 @@ struct KeychainCommand: ParsableCommand {
             Examples:
               coffer keychain create
               coffer keychain unlock --timeout 15m
-              printf %s "$TOKEN" | coffer keychain add --service com.example.api --account ci --stdin
+              printf %s "$TOKEN" | coffer keychain add --service com.example.api \\
+                  --account ci --stdin
               coffer keychain get --service com.example.api --account ci --reveal
               coffer keychain list --json
               coffer keychain export -o keychain-backup.coffer
@@ -208,7 +209,11 @@ func parseAccessibility(_ text: String) throws -> Accessibility {
 }
 
 struct KeychainCreate: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a keychain and set its password.")
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a keychain and set its password.", discussion: """
+            Examples:
+              coffer keychain create
+              coffer keychain create --keychain ./app.db --password-file pass.txt
+            """)
 
     @OptionGroup var options: KeychainOptions
 
@@ -238,6 +243,10 @@ struct KeychainUnlock: ParsableCommand {
             keyring (no pam_keyinit, as in many containers and CI jobs) would put it in the user-wide \
             keyring instead, which every session of the user shares: that is refused unless --user-keyring \
             says so ('keyctl session' starts a session keyring).
+
+            Examples:
+              coffer keychain unlock
+              coffer keychain unlock --timeout 15m
             """
     )
 
@@ -270,7 +279,11 @@ struct KeychainUnlock: ParsableCommand {
 
 struct KeychainLock: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lock", abstract: "End the unlocked session started by 'unlock' (whichever spelling of the path unlocked it)."
+        commandName: "lock", abstract: "End the unlocked session started by 'unlock' (whichever spelling of the path unlocked it).",
+        discussion: """
+            Example:
+              coffer keychain lock
+            """
     )
 
     @OptionGroup var options: KeychainOptions
@@ -290,7 +303,11 @@ struct KeychainStatusReport: Encodable {
 }
 
 struct KeychainStatus: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show where the keychain is, whether it is unlocked, and how many items it holds.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show where the keychain is, whether it is unlocked, and how many items it holds.", discussion: """
+            Examples:
+              coffer keychain status
+              coffer keychain status --json
+            """)
 
     @OptionGroup var options: KeychainOptions
 
@@ -322,11 +339,11 @@ struct KeychainAdd: ParsableCommand {
         discussion: """
             The secret comes from a prompt (asked twice) or --stdin. A private key file (PEM, DER, \
             JWK...) is stored under --tag with -k/--key: its class, type, size and public-key fingerprint \
-            become the item's attributes, as a signing key stored from Swift with Keychain.add(_:tag:).
+            become the item's attributes, as a signing key stored from Swift with Keychain.add(key, tag: …).
 
             Examples:
               coffer keychain add --service com.example.app --account ada@example.com
-              coffer keychain add --server db.example.com --protocol postgres --account app
+              coffer keychain add --server db.example --protocol postgres --account app
               coffer keychain add --tag com.example.release-signing -k release.key
               coffer keychain add --certificate ca.pem --label "Example CA"
             """
@@ -423,7 +440,7 @@ struct KeychainAdd: ParsableCommand {
             try keychain.add(key, tag: tag, label: label, accessibility: accessibility)
         } catch {
             guard error.code == KeychainError.Code.duplicateItem else { throw error }
-            throw CommandFailure("a \(key.algorithm) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
+            throw CommandFailure("\(Article.indefinite("\(key.algorithm)")) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
         }
         Terminal.writeError("stored \(key.algorithm) key \(key.verifyingKey.fingerprint.keyID) under tag '\(tag)'\n")
     }
@@ -433,7 +450,14 @@ struct KeychainGet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Read an item's secret.",
-        discussion: "The secret is printed when standard output is a pipe or a file, or with --reveal; on a terminal only its attributes are shown."
+        discussion: """
+            The secret is printed when standard output is a pipe or a file, or with --reveal; on a \
+            terminal only its attributes are shown.
+
+            Examples:
+              coffer keychain get --service com.example.api --account ci
+              TOKEN=$(coffer keychain get --service com.example.api --account ci)
+            """
     )
 
     @OptionGroup var options: KeychainOptions
@@ -455,7 +479,12 @@ struct KeychainGet: ParsableCommand {
 }
 
 struct KeychainUpdate: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change an item's secret, label, account or accessibility.")
+    static let configuration = CommandConfiguration(commandName: "update", abstract: "Change an item's secret, label, account or accessibility.", discussion: """
+            Examples:
+              coffer keychain update --service com.example.api --account ci --secret
+              printf %s "$NEW" | coffer keychain update --service com.example.api \\
+                  --account ci --stdin
+            """)
 
     @OptionGroup var options: KeychainOptions
     @OptionGroup var name: ItemName
@@ -486,7 +515,11 @@ struct KeychainUpdate: ParsableCommand {
 }
 
 struct KeychainDelete: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an item (generic password, internet password, or every key under a tag).")
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an item (generic password, internet password, or every key under a tag).", discussion: """
+            Examples:
+              coffer keychain delete --service com.example.api --account ci
+              coffer keychain delete --tag com.example.release-signing
+            """)
 
     @OptionGroup var options: KeychainOptions
     @OptionGroup var name: ItemName
@@ -501,7 +534,11 @@ struct KeychainDelete: ParsableCommand {
 }
 
 struct KeychainList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List items' attributes (never their secrets); works while locked.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List items' attributes (never their secrets); works while locked.", discussion: """
+            Examples:
+              coffer keychain list
+              coffer keychain list --service com.example.api --json
+            """)
 
     @OptionGroup var options: KeychainOptions
 
@@ -567,6 +604,10 @@ struct KeychainPasswd: ParsableCommand {
             the change still opens, with the old password, what it held then; it opens nothing added or \
             changed since (docs/KEYCHAIN.md). The current password comes from --password-file/--password-env \
             or a prompt; the new one from --new-password-file/--new-password-env or a prompt.
+
+            Examples:
+              coffer keychain passwd
+              coffer keychain passwd --password-file old.txt --new-password-file new.txt
             """
     )
 
@@ -597,6 +638,9 @@ struct KeychainRotate: ParsableCommand {
             For when a copy of the keychain file may have leaked together with its password, or on a \
             schedule: after the rotation, that copy's master key opens nothing of today's file. One \
             transaction; an unlocked session ends.
+
+            Example:
+              coffer keychain rotate
             """
     )
 

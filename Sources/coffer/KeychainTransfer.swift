@@ -110,6 +110,10 @@ struct KeychainImport: ParsableCommand {
             the keychain's own. Items keep their attributes, dates, accessibility and application passwords.
             The export opens with its password (a prompt, --export-password-file, --export-password-env), \
             -k/--key or -i identity.
+
+            Examples:
+              coffer keychain import backup.coffer
+              coffer keychain import -i me.key --skip-existing team.coffer
             """
     )
 

@@ -13,7 +13,8 @@ struct PasswordCommand: ParsableCommand {
 
             Examples:
               coffer password hash > alice.phc
-              printf '%s\\n' "$PASSWORD" | coffer password verify "$(cat alice.phc)" --stdin && echo match
+              printf '%s\\n' "$PASSWORD" | coffer password verify "$(cat alice.phc)" \\
+                  --stdin && echo match
             """,
         subcommands: [PasswordHashCommand.self, PasswordVerifyCommand.self]
     )
@@ -37,7 +38,11 @@ func readPassword(fromStandardInput: Bool, confirm: Bool) throws -> [UInt8] {
 }
 
 struct PasswordHashCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "hash", abstract: "Print the PHC hash of a password.")
+    static let configuration = CommandConfiguration(commandName: "hash", abstract: "Print the PHC hash of a password.", discussion: """
+            Examples:
+              coffer password hash > alice.phc
+              printf '%s\\n' "$PASSWORD" | coffer password hash --stdin
+            """)
 
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
     @Option(help: "scrypt (default) or pbkdf2.") var algorithm = "scrypt"
@@ -72,6 +77,11 @@ struct PasswordVerifyCommand: ParsableCommand {
             below 100,000 iterations — is refused (exit 2), not trusted: anyone holding it can guess \
             passwords at millions per second. --legacy verifies such a record from an old system once, \
             so that it can be replaced with 'coffer password hash'.
+
+            Examples:
+              coffer password verify "$(cat alice.phc)"
+              printf '%s\\n' "$PASSWORD" | coffer password verify --json --stdin \\
+                  "$(cat alice.phc)"
             """
     )
 

@@ -121,6 +121,10 @@ struct PinFetch: ParsableCommand {
             pin, then whether the chain is trusted for the name (by the system roots, or by --ca). \
             Nothing is sent after the handshake. The chain is shown even when it is not trusted: fetch \
             is for discovering pins; check them with 'coffer pin check'.
+
+            Examples:
+              coffer pin fetch example.com
+              coffer pin fetch --ca internal-ca.pem api.internal:8443
             """
     )
 
@@ -178,6 +182,10 @@ struct PinOf: ParsableCommand {
             reads (SPKI, PKCS#8, PKCS#1, SEC1, JWK…); a private key's pin is that of its public key, \
             so you can pin a backup key that has never been in a certificate. --cert prints the pin of \
             the whole certificate instead ('cert-sha256/…').
+
+            Examples:
+              coffer pin of server-cert.pem
+              coffer pin of backup.pub
             """
     )
 
@@ -234,6 +242,10 @@ struct PinCheck: ParsableCommand {
 
             Exit status: 0 the pins hold; 1 the chain is not trusted or no pin matched; 2 usage errors \
             and connection failures.
+
+            Examples:
+              coffer pin check --pin CURRENT= --pin BACKUP= https://example.com
+              coffer pin check --json --ca internal-ca.pem --pin PIN= api.internal:8443
             """
     )
 

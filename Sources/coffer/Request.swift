@@ -25,11 +25,16 @@ struct RequestCommand: ParsableCommand {
             it, through the same evaluation as the library's AsyncHTTPClient integration.
 
             Examples:
-              coffer request -X POST https://api.example/register -d '{"algorithm": "hmac-sha256"}'
-              coffer request -k app.key --keyid k_3f… -X POST https://api.example/register_user \\
-                  -H 'Content-Type: application/json' -d '{"email": "ada@example.com", "name": "Ada"}'
-              coffer request -k secret.b64 --alg hmac-sha256 --keyid h_… https://api.example/health
-              coffer request --ca internal-ca.pem --pin CURRENT= --pin BACKUP= https://api.internal/health
+              coffer request -X POST -d '{"algorithm": "hmac-sha256"}' \\
+                  https://api.example/register
+              coffer request -k app.key --keyid k_3f… -X POST \\
+                  -H 'Content-Type: application/json' \\
+                  -d '{"email": "ada@example.com", "name": "Ada"}' \\
+                  https://api.example/register_user
+              coffer request -k secret.b64 --alg hmac-sha256 --keyid h_… \\
+                  https://api.example/health
+              coffer request --ca internal-ca.pem --pin CURRENT= --pin BACKUP= \\
+                  https://api.internal/health
             """
     )
 

@@ -60,7 +60,7 @@ struct Serve: ParsableCommand {
               coffer serve
               coffer serve --port 8443 --cert server.pem --key server.key
               coffer serve --admin-key admin.pub --registration token
-              COFFER_DATABASE=postgres://coffer:pw@127.0.0.1/coffer coffer serve --port 8081
+              COFFER_DATABASE=postgres://coffer:pw@db/coffer coffer serve --port 8081
             """
     )
 

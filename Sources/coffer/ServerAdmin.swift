@@ -18,7 +18,8 @@ struct ServerCommand: ParsableCommand {
             Examples:
               coffer server keys list --server https://api.example -k admin.key
               coffer server keys revoke k_3f… --server https://api.example -k admin.key
-              coffer server tokens create --uses 10 --platform ios --server https://api.example -k admin.key
+              coffer server tokens create --uses 10 --platform ios --server \\
+                  https://api.example -k admin.key
             """,
         subcommands: [ServerKeys.self, ServerTokens.self, ServerDataKey.self]
     )
@@ -141,7 +142,8 @@ struct ServerTokens: ParsableCommand {
             platform that will register, which sends it as "token" in POST /register.
 
             Examples:
-              coffer server tokens create --uses 50 --expires-in 604800 --platform ios --server URL -k admin.key
+              coffer server tokens create --uses 50 --expires-in 604800 --platform ios \\
+                  --server URL -k admin.key
               coffer server tokens list --server URL -k admin.key
               coffer server tokens revoke t_… --server URL -k admin.key
             """
@@ -220,8 +222,10 @@ struct ServerDataKey: ParsableCommand {
             'coffer encrypt --keychain-key TAG' then encrypts with it.
 
             Examples:
-              coffer server data-key fetch --server URL -k device.key --keyid k_… -i device-x25519.key --keychain-tag com.example.data
-              coffer server data-key rotate --server URL -k device.key --keyid k_… -i device-x25519.key -o data-v2.key
+              coffer server data-key fetch --server URL -k device.key --keyid k_… -i \\
+                  device-x25519.key --keychain-tag com.example.data
+              coffer server data-key rotate --server URL -k device.key --keyid k_… -i \\
+                  device-x25519.key -o data-v2.key
             """
     )
 

@@ -128,7 +128,7 @@ struct Verify: ParsableCommand {
             )
         case .wrongAlgorithm(let algorithm, let keyAlgorithm):
             throw CommandFailure(
-                "the signature is \(algorithm), which a \(keyAlgorithm) key cannot have made",
+                "the signature is \(algorithm), which \(Article.indefinite("\(keyAlgorithm)")) key cannot have made",
                 exitCode: ExitStatus.checkFailed
             )
         }

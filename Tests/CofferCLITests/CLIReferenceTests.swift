@@ -139,4 +139,46 @@ struct CLIReferenceTests {
             #expect(result.status == 1, "\(result.standardError)")
         }
     }
+
+    /// Every command teaches by example, and no example breaks when pasted: ArgumentParser wraps long
+    /// lines at 80 columns without indenting the rest, so each example line must fit (long ones go on
+    /// with a `\\` and an indented next line).
+    @Test func everyCommandHasExamplesThatPasteWhole() throws {
+        let dump = try CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput)) as? [String: Any])
+        var leaves: [[String]] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            let subcommands = command["subcommands"] as? [[String: Any]] ?? []
+            if subcommands.isEmpty, !path.isEmpty, path != ["help"] { leaves.append(path) }
+            for sub in subcommands { walk(sub, path + [sub["commandName"] as? String ?? ""]) }
+        }
+        walk(try #require(root["command"] as? [String: Any]), [])
+        #expect(leaves.count >= 40)
+        for path in leaves {
+            let help = try coffer(path + ["--help"]).lines
+            guard let start = help.firstIndex(where: { $0 == "Examples:" || $0 == "Example:" }) else {
+                Issue.record("coffer \(path.joined(separator: " ")) --help has no example")
+                continue
+            }
+            for line in help[(start + 1)...].prefix(while: { !$0.isEmpty }) {
+                #expect(line.hasPrefix("  ") && line.count <= 80, "coffer \(path.joined(separator: " ")): a wrapped example line: '\(line)'")
+            }
+        }
+    }
+
+    /// Messages read as English and name the flag that helps (issue 23: "a Ed25519 key"; an Apple key
+    /// whose class cannot be told asked for it without naming --apple-key-class).
+    @Test(.enabled(if: haveOpenSSL))
+    func messagesReadAsEnglishAndNameTheFlag() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer("key", "generate", "-o", "ed.key", "--public", "ed.pub", in: folder).status == 0)
+        _ = try folder.write("x\n", to: "x.txt")
+        let recipient = try coffer("encrypt", "-r", "ed.pub", "-o", "x.coffer", "x.txt", in: folder)
+        #expect(recipient.standardError.contains("an Ed25519 key cannot be an encryption recipient"), "\(recipient.standardError)")
+        #expect(try tool("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "d.pem"], in: folder).status == 0)
+        #expect(try coffer("key", "convert", "d.pem", "--to", "apple", "-o", "d.bin", in: folder).status == 0)
+        let ambiguous = try coffer("key", "show", "d.bin", in: folder)
+        #expect(ambiguous.status == 2 && ambiguous.standardError.contains("--apple-key-class private"), "\(ambiguous.standardError)")
+        #expect(try coffer("key", "show", "d.bin", "--apple-key-class", "private", in: folder).status == 0)
+    }
 }

@@ -67,7 +67,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// Generates a new key from the system's secure random generator.
     /// - Throws: ``CofferCryptoError`` `.cryptographicFailure` if swift-crypto cannot make the key.
     public static func generate(_ type: KeyType) throws(CofferCryptoError) -> SigningKey {
-        try wrappingSwiftCryptoErrors("generating a \(type) key") { () throws -> SigningKey in
+        try wrappingSwiftCryptoErrors("generating \(Article.indefinite("\(type)")) key") { () throws -> SigningKey in
             try makeKey(type)
         }
     }

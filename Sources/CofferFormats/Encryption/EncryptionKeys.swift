@@ -86,7 +86,7 @@ public enum RecipientPublicKey: Sendable, Hashable {
         }
         let verifying = try VerifyingKey(importing: bytes)
         guard case .p256(let key) = verifying.underlying else {
-            throw CofferFormatsError(.wrongKeyKind, "a \(verifying.algorithm) key cannot be an encryption recipient; use an X25519 or P-256 key")
+            throw CofferFormatsError(.wrongKeyKind, "\(Article.indefinite("\(verifying.algorithm)")) key cannot be an encryption recipient; use an X25519 or P-256 key")
         }
         do {
             self = .p256(try P256.KeyAgreement.PublicKey(rawRepresentation: key.rawRepresentation))
@@ -218,7 +218,7 @@ public enum RecipientPrivateKey: Sendable {
         }
         let signing = try SigningKey(importing: bytes, password: password)
         guard case .p256(let key) = signing.underlying else {
-            throw CofferFormatsError(.wrongKeyKind, "a \(signing.algorithm) key cannot decrypt; use an X25519 or P-256 key")
+            throw CofferFormatsError(.wrongKeyKind, "\(Article.indefinite("\(signing.algorithm)")) key cannot decrypt; use an X25519 or P-256 key")
         }
         do {
             self = .p256(try P256.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation))

@@ -68,7 +68,7 @@ enum AppleCodec {
             }
         } else if matching.count > 1 {
             throw CofferFormatsError(
-                .malformedKey,
+                .ambiguousKey,
                 "97 bytes of Apple key data are either a P-384 public key or a P-256 private key; say which key class it is"
             )
         }

@@ -31,6 +31,7 @@ enum KeyFiles {
         } catch {
             let hint: String? = switch error.code {
             case .passwordRequired: "pass --password-file FILE or --password-env VAR"
+            case .ambiguousKey: "say which with --apple-key-class private or --apple-key-class public"
             case .costTooHigh: "the key demands more work than Coffer allows by default; re-encrypt it with lower cost"
             default: nil
             }
