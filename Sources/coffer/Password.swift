@@ -45,7 +45,7 @@ struct PasswordHashCommand: ParsableCommand {
             """)
 
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
-    @Option(help: "scrypt (default) or pbkdf2.") var algorithm = "scrypt"
+    @Option(name: .shortAndLong, help: ArgumentHelp("scrypt (default) or pbkdf2.", valueName: "algorithm")) var algorithm = "scrypt"
     @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost as a power of two (at least 17).") var scryptLogN = 17
     @Option(help: "PBKDF2 iterations (at least 600000).") var iterations = 600_000
 
