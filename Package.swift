@@ -48,6 +48,7 @@ let package = Package(
         .library(name: "CofferHTTPClient", targets: ["CofferHTTPClient"]),
         .library(name: "CofferServer", targets: ["CofferServer"]),
         .library(name: "CofferPinning", targets: ["CofferPinning"]),
+        .library(name: "CofferPKCS11", targets: ["CofferPKCS11"]),
         .library(name: "CofferFiles", targets: ["CofferFiles"]),
         .library(name: "CofferTesting", targets: ["CofferTesting"]),
         .executable(name: "coffer", targets: ["coffer"]),
@@ -180,6 +181,17 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
+        // Keys that never leave hardware: a token's PKCS #11 module, loaded at run time (issue 24).
+        .target(name: "CPKCS11"),
+        .target(
+            name: "CofferPKCS11",
+            dependencies: [
+                "CofferCore", "CofferCrypto", "CPKCS11",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift
+        ),
         // Protected data folders: mode 0700, atomic 0600 files, excluded from backups.
         .target(name: "CofferFiles", dependencies: ["CofferCore", "CCofferSupport"], swiftSettings: strictSwift),
         // Fixtures for users' tests as well as ours: a test PKI, loopback TLS servers, temporary folders
@@ -302,6 +314,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "CofferPKCS11Tests",
+            dependencies: ["CofferPKCS11", "CofferCore", "CofferCrypto", "CofferFormats", "CofferTesting", "CofferTestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "CofferFilesTests", dependencies: ["CofferFiles", "CofferCore", "CofferTesting", "CofferTestSupport"], swiftSettings: strictSwift),

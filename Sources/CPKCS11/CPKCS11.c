@@ -1,0 +1,2 @@
+// Only the header matters (include/CPKCS11.h); SwiftPM builds a C target from at least one source.
+#include "CPKCS11.h"

@@ -1,0 +1,69 @@
+public import CofferCore
+
+/// The error `CofferPKCS11` throws: a stable ``Code``, the PKCS #11 function that failed with its
+/// return value's name (`C_Login: CKR_PIN_INCORRECT`), and the token it concerns. Never holds a PIN.
+public struct PKCS11Error: CofferError {
+    /// A stable, machine-readable classification.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The module file cannot be loaded, or has no `C_GetFunctionList`.
+        public static let moduleNotLoaded = Code(rawValue: "module-not-loaded")
+        /// No slot holds a token with the label (or serial) asked for.
+        public static let tokenNotFound = Code(rawValue: "token-not-found")
+        /// The PIN is wrong, locked, or expired.
+        public static let pinIncorrect = Code(rawValue: "pin-incorrect")
+        /// No key on the token matches (label, id, or the URI's attributes).
+        public static let keyNotFound = Code(rawValue: "key-not-found")
+        /// The key exists but may not do this (no `CKA_SIGN`, a mechanism the token lacks).
+        public static let notPermitted = Code(rawValue: "not-permitted")
+        /// A `pkcs11:` URI (RFC 7512) is malformed or asks for something Coffer does not take.
+        public static let malformedURI = Code(rawValue: "malformed-uri")
+        /// The key type or curve is not one Coffer uses (P-256, P-384, Ed25519, RSA).
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// Any other failing return value of the module.
+        public static let moduleFailure = Code(rawValue: "module-failure")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What went wrong: the function, its return value's name, the token. Never a PIN.
+    public let reason: String
+    /// The Coffer source location that raised the error.
+    public let location: String
+    /// The lower layer's error that caused this one (swift-crypto reading a public key), when there is one.
+    public let underlying: (any Error)?
+    /// The PKCS #11 function that failed, when one did (`C_Sign`).
+    public let function: String?
+    /// Its return value (a `CKR_…` constant), when one failed.
+    public let returnValue: UInt?
+
+    /// Creates an error. Library code passes its own location implicitly.
+    public init(
+        _ code: Code, _ reason: String, function: String? = nil, returnValue: UInt? = nil, underlying: (any Error)? = nil,
+        fileID: StaticString = #fileID, line: UInt = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.function = function
+        self.returnValue = returnValue
+        self.underlying = underlying
+        self.location = "\(fileID):\(line)"
+    }
+
+    /// The error for a failing return value of `function`, on `token` when known.
+    static func failed(_ function: String, _ value: UInt, token: String? = nil, fileID: StaticString = #fileID, line: UInt = #line) -> PKCS11Error {
+        let name = ReturnValue.name(value)
+        let on = token.map { " on token '\($0)'" } ?? ""
+        let code: Code = switch name {
+        case "CKR_PIN_INCORRECT", "CKR_PIN_LOCKED", "CKR_PIN_EXPIRED", "CKR_PIN_INVALID", "CKR_PIN_LEN_RANGE": .pinIncorrect
+        case "CKR_KEY_FUNCTION_NOT_PERMITTED", "CKR_MECHANISM_INVALID", "CKR_KEY_TYPE_INCONSISTENT", "CKR_ATTRIBUTE_SENSITIVE": .notPermitted
+        case "CKR_TOKEN_NOT_PRESENT", "CKR_SLOT_ID_INVALID", "CKR_TOKEN_NOT_RECOGNIZED": .tokenNotFound
+        case "CKR_OBJECT_HANDLE_INVALID", "CKR_KEY_HANDLE_INVALID": .keyNotFound
+        default: .moduleFailure
+        }
+        return PKCS11Error(code, "\(function) failed\(on): \(name)", function: function, returnValue: value, fileID: fileID, line: line)
+    }
+}

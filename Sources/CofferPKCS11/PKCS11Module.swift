@@ -1,0 +1,191 @@
+import CPKCS11
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// A token's PKCS #11 module (SoftHSM2, OpenSC for PIV cards and YubiKeys, an HSM vendor's library),
+/// loaded with `dlopen` and initialised once per process.
+///
+/// ```swift
+/// let module = try PKCS11Module.load("/usr/lib/softhsm/libsofthsm2.so")
+/// let session = try module.openSession(tokenLabel: "release", pin: pin)
+/// let key = try session.generateKeyPair(.p256, label: "release-2026")
+/// let signature = try key.sign(Array("hello".utf8))
+/// ```
+///
+/// The same path always gives the same instance: a module is initialised once (`C_Initialize` with
+/// OS locking, so its sessions may be used from any thread) and stays loaded for the process.
+public final class PKCS11Module: @unchecked Sendable {
+    /// The module file as given.
+    public let path: String
+    let functions: UnsafeMutablePointer<CK_FUNCTION_LIST>
+    /// Serialises calls into the module, which PKCS #11 lets be used from several threads only with
+    /// its own locking; one lock per module keeps every module safe.
+    let lock = NSLock()
+
+    nonisolated(unsafe) private static var loaded: [String: PKCS11Module] = [:]
+    private static let loadLock = NSLock()
+
+    private init(path: String, functions: UnsafeMutablePointer<CK_FUNCTION_LIST>) {
+        self.path = path
+        self.functions = functions
+    }
+
+    /// Loads and initialises the module at `path` (once per process; later calls return the same one).
+    /// - Throws: ``PKCS11Error`` `.moduleNotLoaded` when the file cannot be loaded or is not a PKCS #11
+    ///   module, `.moduleFailure` naming `C_Initialize` when it refuses to start.
+    public static func load(_ path: String) throws(PKCS11Error) -> PKCS11Module {
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        if let module = loaded[path] { return module }
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
+            throw PKCS11Error(.moduleNotLoaded, "cannot load the PKCS #11 module '\(path)': \(reason)")
+        }
+        guard let symbol = dlsym(handle, "C_GetFunctionList") else {
+            dlclose(handle)
+            throw PKCS11Error(.moduleNotLoaded, "'\(path)' is not a PKCS #11 module (it has no C_GetFunctionList)")
+        }
+        typealias GetFunctionList = @convention(c) (UnsafeMutablePointer<UnsafeMutablePointer<CK_FUNCTION_LIST>?>?) -> CK_RV
+        let getFunctionList = unsafeBitCast(symbol, to: GetFunctionList.self)
+        var list: UnsafeMutablePointer<CK_FUNCTION_LIST>?
+        let got = getFunctionList(&list)
+        guard got == CKR_OK, let list else { throw PKCS11Error.failed("C_GetFunctionList", got) }
+        guard let initialize = list.pointee.C_Initialize else {
+            throw PKCS11Error(.moduleNotLoaded, "'\(path)' has no C_Initialize")
+        }
+        var arguments = CK_C_INITIALIZE_ARGS()
+        arguments.flags = CKF_OS_LOCKING_OK
+        let initialized = withUnsafeMutablePointer(to: &arguments) { initialize(UnsafeMutableRawPointer($0)) }
+        // Another part of the process (a second path spelling of the same file) may have started it.
+        guard initialized == CKR_OK || initialized == CKR_CRYPTOKI_ALREADY_INITIALIZED else {
+            throw PKCS11Error.failed("C_Initialize", initialized)
+        }
+        let module = PKCS11Module(path: path, functions: list)
+        loaded[path] = module
+        return module
+    }
+
+    /// Calls into the module under its lock and turns a failing return value into an error.
+    func call(_ function: String, token: String? = nil, _ body: (CK_FUNCTION_LIST) -> CK_RV?) throws(PKCS11Error) {
+        lock.lock()
+        let value = body(functions.pointee)
+        lock.unlock()
+        guard let value else { throw PKCS11Error(.moduleFailure, "the module '\(path)' does not implement \(function)", function: function) }
+        guard value == CKR_OK else { throw PKCS11Error.failed(function, value, token: token) }
+    }
+
+    // MARK: - Slots and tokens
+
+    /// The slots with a token in them (or all slots), with what their tokens say of themselves.
+    public func slots(withTokenOnly: Bool = true) throws(PKCS11Error) -> [PKCS11Slot] {
+        var count: CK_ULONG = 0
+        try call("C_GetSlotList") { $0.C_GetSlotList?(withTokenOnly ? CK_BBOOL(CK_TRUE) : CK_BBOOL(CK_FALSE), nil, &count) }
+        var identifiers = [CK_SLOT_ID](repeating: 0, count: Int(count))
+        try call("C_GetSlotList") { list in identifiers.withUnsafeMutableBufferPointer { list.C_GetSlotList?(withTokenOnly ? CK_BBOOL(CK_TRUE) : CK_BBOOL(CK_FALSE), $0.baseAddress, &count) } }
+        var slots: [PKCS11Slot] = []
+        for identifier in identifiers.prefix(Int(count)) {
+            var slotInfo = CK_SLOT_INFO()
+            try call("C_GetSlotInfo") { $0.C_GetSlotInfo?(identifier, &slotInfo) }
+            var token: PKCS11Token?
+            if slotInfo.flags & CKF_TOKEN_PRESENT != 0 {
+                var tokenInfo = CK_TOKEN_INFO()
+                try call("C_GetTokenInfo") { $0.C_GetTokenInfo?(identifier, &tokenInfo) }
+                token = PKCS11Token(tokenInfo)
+            }
+            slots.append(PKCS11Slot(identifier: UInt(identifier), description: Self.text(slotInfo.slotDescription), token: token))
+        }
+        return slots
+    }
+
+    /// The slot whose token has this label.
+    /// - Throws: ``PKCS11Error`` `.tokenNotFound`, listing the labels there are.
+    public func slot(tokenLabel label: String) throws(PKCS11Error) -> PKCS11Slot {
+        let slots = try slots()
+        guard let slot = slots.first(where: { $0.token?.label == label }) else {
+            let present = slots.compactMap { $0.token.map { "'\($0.label)'" } }
+            throw PKCS11Error(
+                .tokenNotFound,
+                "no token labelled '\(label)' in '\(path)'" + (present.isEmpty ? " (it has no token at all)" : "; there are \(present.joined(separator: ", "))")
+            )
+        }
+        return slot
+    }
+
+    /// Initialises the token in `slot` (erasing it), names it `label`, and sets the security officer's
+    /// and the user's PINs: what `softhsm2-util --init-token` and `pkcs11-tool --init-token --init-pin` do.
+    public func initializeToken(slot: PKCS11Slot, label: String, securityOfficerPIN: [UInt8], userPIN: [UInt8]) throws(PKCS11Error) {
+        var padded = [CK_UTF8CHAR](repeating: 0x20, count: 32)
+        for (index, byte) in label.utf8.prefix(32).enumerated() { padded[index] = byte }
+        var soPIN = securityOfficerPIN
+        try call("C_InitToken", token: label) { list in
+            soPIN.withUnsafeMutableBufferPointer { pin in padded.withUnsafeMutableBufferPointer { list.C_InitToken?(CK_SLOT_ID(slot.identifier), pin.baseAddress, CK_ULONG(pin.count), $0.baseAddress) } }
+        }
+        let session = try openSession(slot: try self.slot(tokenLabel: label), pin: nil)
+        try session.logIn(pin: securityOfficerPIN, as: CK_USER_TYPE(CKU_SO))
+        var user = userPIN
+        try call("C_InitPIN", token: label) { list in user.withUnsafeMutableBufferPointer { list.C_InitPIN?(session.handle, $0.baseAddress, CK_ULONG($0.count)) } }
+    }
+
+    /// Opens a read-write session with the token in `slot`, logged in with `pin` when one is given.
+    public func openSession(slot: PKCS11Slot, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11Session {
+        var handle: CK_SESSION_HANDLE = 0
+        let label = slot.token?.label
+        try call("C_OpenSession", token: label) { $0.C_OpenSession?(CK_SLOT_ID(slot.identifier), CK_FLAGS(CKF_SERIAL_SESSION | CKF_RW_SESSION), nil, nil, &handle) }
+        let session = PKCS11Session(module: self, handle: handle, tokenLabel: label ?? "slot \(slot.identifier)")
+        if let pin { try session.logIn(pin: pin, as: CK_USER_TYPE(CKU_USER)) }
+        return session
+    }
+
+    /// Opens a session with the token labelled `tokenLabel`, logged in with `pin`.
+    public func openSession(tokenLabel: String, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11Session {
+        try openSession(slot: try slot(tokenLabel: tokenLabel), pin: pin)
+    }
+
+    /// A blank-padded fixed-size PKCS #11 text field as a string.
+    static func text<Field>(_ field: Field) -> String {
+        withUnsafeBytes(of: field) { bytes in
+            var end = bytes.endIndex
+            while end > bytes.startIndex, bytes[end - 1] == 0x20 || bytes[end - 1] == 0 { end -= 1 }
+            return String(decoding: bytes[..<end], as: UTF8.self)
+        }
+    }
+}
+
+/// A slot of a module, and the token in it.
+public struct PKCS11Slot: Sendable, Hashable {
+    /// The module's number for the slot (`CK_SLOT_ID`): stable only while the module is loaded.
+    public let identifier: UInt
+    /// The slot's description (a reader's name, for a card).
+    public let description: String
+    /// The token in the slot, if there is one.
+    public let token: PKCS11Token?
+}
+
+/// What a token says of itself (`CK_TOKEN_INFO`).
+public struct PKCS11Token: Sendable, Hashable {
+    /// The label given when the token was initialised.
+    public let label: String
+    /// The manufacturer, as the token names it.
+    public let manufacturer: String
+    /// The model.
+    public let model: String
+    /// The serial number.
+    public let serialNumber: String
+    /// Whether the token has been initialised (has a label and PINs).
+    public let isInitialized: Bool
+    /// Whether the user must log in (a PIN) before using private objects.
+    public let requiresLogin: Bool
+
+    init(_ info: CK_TOKEN_INFO) {
+        label = PKCS11Module.text(info.label)
+        manufacturer = PKCS11Module.text(info.manufacturerID)
+        model = PKCS11Module.text(info.model)
+        serialNumber = PKCS11Module.text(info.serialNumber)
+        isInitialized = info.flags & CKF_TOKEN_INITIALIZED != 0
+        requiresLogin = info.flags & CKF_LOGIN_REQUIRED != 0
+    }
+}
