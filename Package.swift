@@ -318,7 +318,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CofferPKCS11Tests",
-            dependencies: ["CofferPKCS11", "CofferCore", "CofferCrypto", "CofferFormats", "CofferTesting", "CofferTestSupport"],
+            dependencies: [
+                "CofferPKCS11", "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferTesting", "CofferTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(name: "CofferFilesTests", dependencies: ["CofferFiles", "CofferCore", "CofferTesting", "CofferTestSupport"], swiftSettings: strictSwift),

@@ -31,15 +31,21 @@ public struct PKCS11PrivateKey: Sendable {
     /// - Throws: ``PKCS11Error`` naming `C_SignInit` or `C_Sign` and the token: `.notPermitted` for a key
     ///   without `CKA_SIGN` or a mechanism the token lacks.
     public func sign(_ message: [UInt8], hash: DigestAlgorithm? = nil, padding: RSAPadding = .pkcs1v15) throws(PKCS11Error) -> [UInt8] {
+        try sign(message, hash: hash, padding: padding, ecdsaEncoding: .der)
+    }
+
+    func sign(_ message: [UInt8], hash: DigestAlgorithm?, padding: RSAPadding, ecdsaEncoding: ECDSAEncoding) throws(PKCS11Error) -> [UInt8] {
         switch type {
         case .p256, .p384:
             let algorithm = hash ?? publicKey.algorithm.defaultHash
             let digest = algorithm.hash(message).bytes
             let raw = try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), parameter: nil, input: digest)
             do {
-                return type == .p256
+                // The token gives r ‖ s; swift-crypto checks it is a signature and re-encodes it.
+                let der = type == .p256
                     ? Array(try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation)
                     : Array(try P384.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation)
+                return ecdsaEncoding == .der ? der : raw
             } catch {
                 throw PKCS11Error(.moduleFailure, "token '\(session.tokenLabel)' returned \(raw.count) bytes that are not an ECDSA signature", function: "C_Sign", underlying: error)
             }
@@ -101,5 +107,16 @@ public struct PKCS11PrivateKey: Sendable {
     /// The key's RFC 7512 URI, which names it for `coffer` (`-k pkcs11:…`) and for other tools.
     public var uri: PKCS11URI {
         PKCS11URI(token: session.tokenLabel, object: label, id: id, type: "private")
+    }
+}
+
+extension PKCS11PrivateKey: MessageSigner {
+    /// The public half (``publicKey``), which verifies this key's signatures.
+    public var verifyingKey: VerifyingKey { publicKey }
+
+    /// Signs on the token as a software key of the same type signs with the same options: files,
+    /// signature files, `--raw` signatures and RFC 9421 requests take a token key unchanged.
+    public func signature(for message: [UInt8], options: SignatureOptions) throws -> [UInt8] {
+        try sign(message, hash: options.hash, padding: options.rsaPadding == .pss ? .pss : .pkcs1v15, ecdsaEncoding: options.ecdsaEncoding)
     }
 }

@@ -13,131 +13,133 @@ let havePKCS11Tool = CommandRunner.isAvailable("pkcs11-tool")
 /// Keys made on a real PKCS #11 token (SoftHSM2) sign, verify with OpenSSL and with Coffer's verifier,
 /// cannot be read out, are seen by an independent client (OpenSC's pkcs11-tool) and the reverse, and
 /// every failure is a typed error naming the function and the token.
-@Suite("PKCS #11 tokens (SoftHSM2)", .enabled(if: SoftHSM.isAvailable, "needs SoftHSM2 (Debian softhsm2)"), .serialized)
-struct PKCS11TokenTests {
-    /// OpenSSL checks a signature the token made, with the public key Coffer read from the token.
-    static func opensslVerifies(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey, options: [String]) throws -> Bool {
-        let folder = try TemporaryDirectory()
-        try folder.write(key.publicKey.pemRepresentation + "\n", to: "key.pub")
-        try folder.write(message, to: "message")
-        try folder.write(signature, to: "signature")
-        let result = try CommandRunner.run(
-            "openssl", ["dgst", "-sha256", "-verify", folder.path("key.pub"), "-signature", folder.path("signature")] + options + [folder.path("message")]
-        )
-        return result.status == 0 && result.output.contains("Verified OK")
-    }
-
-    @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048)])
-    func keysMadeOnTheTokenSignAndEveryoneVerifies(type: PKCS11KeyType) throws {
-        let session = try SoftHSM.session()
-        let key = try session.generateKeyPair(type, label: SoftHSM.uniqueLabel("sign"))
-        #expect(key.type == type)
-        let message = Array("release 1.2\n".utf8)
-        let signature = try key.sign(message)
-        #expect(key.publicKey.isValidSignature(signature, for: message), "Coffer's verifier")
-        #expect(!key.publicKey.isValidSignature(signature, for: Array("release 1.3\n".utf8)))
-        if haveOpenSSL {
-            // OpenSSL digests with SHA-256 here; Coffer's defaults are SHA-384 for P-384 and SHA-512 for RSA.
-            let forOpenSSL = type == .p256 ? signature : try key.sign(message, hash: .sha256)
-            #expect(try Self.opensslVerifies(forOpenSSL, of: message, by: key, options: []), "openssl dgst -verify")
+extension SoftHSMTests {
+    @Suite("PKCS #11 tokens (SoftHSM2)")
+    struct PKCS11TokenTests {
+        /// OpenSSL checks a signature the token made, with the public key Coffer read from the token.
+        static func opensslVerifies(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey, options: [String]) throws -> Bool {
+            let folder = try TemporaryDirectory()
+            try folder.write(key.publicKey.pemRepresentation + "\n", to: "key.pub")
+            try folder.write(message, to: "message")
+            try folder.write(signature, to: "signature")
+            let result = try CommandRunner.run(
+                "openssl", ["dgst", "-sha256", "-verify", folder.path("key.pub"), "-signature", folder.path("signature")] + options + [folder.path("message")]
+            )
+            return result.status == 0 && result.output.contains("Verified OK")
         }
-        if case .rsa = type {
-            let pss = try key.sign(message, hash: .sha256, padding: .pss)
-            #expect(key.publicKey.isValidSignature(pss, for: message, options: SignatureOptions(hash: .sha256, rsaPadding: .pss)))
+
+        @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048)])
+        func keysMadeOnTheTokenSignAndEveryoneVerifies(type: PKCS11KeyType) throws {
+            let session = try SoftHSM.session()
+            let key = try session.generateKeyPair(type, label: SoftHSM.uniqueLabel("sign"))
+            #expect(key.type == type)
+            let message = Array("release 1.2\n".utf8)
+            let signature = try key.sign(message)
+            #expect(key.publicKey.isValidSignature(signature, for: message), "Coffer's verifier")
+            #expect(!key.publicKey.isValidSignature(signature, for: Array("release 1.3\n".utf8)))
             if haveOpenSSL {
-                #expect(try Self.opensslVerifies(pss, of: message, by: key, options: ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]))
+                // OpenSSL digests with SHA-256 here; Coffer's defaults are SHA-384 for P-384 and SHA-512 for RSA.
+                let forOpenSSL = type == .p256 ? signature : try key.sign(message, hash: .sha256)
+                #expect(try Self.opensslVerifies(forOpenSSL, of: message, by: key, options: []), "openssl dgst -verify")
+            }
+            if case .rsa = type {
+                let pss = try key.sign(message, hash: .sha256, padding: .pss)
+                #expect(key.publicKey.isValidSignature(pss, for: message, options: SignatureOptions(hash: .sha256, rsaPadding: .pss)))
+                if haveOpenSSL {
+                    #expect(try Self.opensslVerifies(pss, of: message, by: key, options: ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]))
+                }
             }
         }
-    }
 
-    @Test func theTokenNeverRevealsThePrivateKey() throws {
-        let session = try SoftHSM.session()
-        let key = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("sensitive"))
-        #expect(try key.isNonExtractable, "CKA_SENSITIVE true and CKA_EXTRACTABLE false")
-        #expect(try key.canSign)
-        // Found again by label, the same key: its public half is what the token holds.
-        let found = try session.privateKey(label: key.label)
-        #expect(found.publicKey == key.publicKey && found.id == key.id)
-    }
-
-    @Test func aWrongPINIsRefusedNamingTheFunctionAndTheToken() throws {
-        let module = try SoftHSM.module.get()
-        // Login is per application: log out first by closing every session is not possible here, so use
-        // a fresh token the process has not logged in to.
-        let error = try #require(throws: PKCS11Error.self) {
-            _ = try module.openSession(tokenLabel: "no-such-token", pin: SoftHSM.pin)
+        @Test func theTokenNeverRevealsThePrivateKey() throws {
+            let session = try SoftHSM.session()
+            let key = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("sensitive"))
+            #expect(try key.isNonExtractable, "CKA_SENSITIVE true and CKA_EXTRACTABLE false")
+            #expect(try key.canSign)
+            // Found again by label, the same key: its public half is what the token holds.
+            let found = try session.privateKey(label: key.label)
+            #expect(found.publicKey == key.publicKey && found.id == key.id)
         }
-        #expect(error.code == .tokenNotFound)
-        #expect(error.reason.contains("'no-such-token'") && error.reason.contains("'\(SoftHSM.tokenLabel)'"), "\(error.reason)")
-    }
 
-    @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
-    func aWrongPINIsAPINError() throws {
-        // A second token, logged in to by nobody in this process yet.
-        let module = try SoftHSM.module.get()
-        let label = SoftHSM.uniqueLabel("pin")
-        let slot = try #require(try module.slots(withTokenOnly: false).first { $0.token?.isInitialized == false })
-        try module.initializeToken(slot: slot, label: label, securityOfficerPIN: SoftHSM.securityOfficerPIN, userPIN: SoftHSM.pin)
-        let error = try #require(throws: PKCS11Error.self) {
-            _ = try module.openSession(tokenLabel: label, pin: Array("000000".utf8))
+        @Test func aWrongPINIsRefusedNamingTheFunctionAndTheToken() throws {
+            let module = try SoftHSM.module.get()
+            // Login is per application: log out first by closing every session is not possible here, so use
+            // a fresh token the process has not logged in to.
+            let error = try #require(throws: PKCS11Error.self) {
+                _ = try module.openSession(tokenLabel: "no-such-token", pin: SoftHSM.pin)
+            }
+            #expect(error.code == .tokenNotFound)
+            #expect(error.reason.contains("'no-such-token'") && error.reason.contains("'\(SoftHSM.tokenLabel)'"), "\(error.reason)")
         }
-        #expect(error.code == .pinIncorrect && error.function == "C_Login", "\(error.reason)")
-        #expect(error.reason == "C_Login failed on token '\(label)': CKR_PIN_INCORRECT")
-        #expect(!error.reason.contains("000000") && !error.reason.contains("123456"))
-    }
 
-    @Test func notAModuleAndNoFileAreTypedErrors() throws {
-        let missing = try #require(throws: PKCS11Error.self) { try PKCS11Module.load("/nonexistent/libpkcs11.so") }
-        #expect(missing.code == .moduleNotLoaded)
-        let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/usr/lib/libSystem.B.dylib"].first { FileManager.default.fileExists(atPath: $0) }
-        if let libc {
-            let notModule = try #require(throws: PKCS11Error.self) { try PKCS11Module.load(libc) }
-            #expect(notModule.code == .moduleNotLoaded && notModule.reason.contains("C_GetFunctionList"), "\(notModule.reason)")
+        @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
+        func aWrongPINIsAPINError() throws {
+            // A second token, logged in to by nobody in this process yet.
+            let module = try SoftHSM.module.get()
+            let label = SoftHSM.uniqueLabel("pin")
+            let slot = try #require(try module.slots(withTokenOnly: false).first { $0.token?.isInitialized == false })
+            try module.initializeToken(slot: slot, label: label, securityOfficerPIN: SoftHSM.securityOfficerPIN, userPIN: SoftHSM.pin)
+            let error = try #require(throws: PKCS11Error.self) {
+                _ = try module.openSession(tokenLabel: label, pin: Array("000000".utf8))
+            }
+            #expect(error.code == .pinIncorrect && error.function == "C_Login", "\(error.reason)")
+            #expect(error.reason == "C_Login failed on token '\(label)': CKR_PIN_INCORRECT")
+            #expect(!error.reason.contains("000000") && !error.reason.contains("123456"))
         }
-    }
 
-    /// pkcs11-tool (OpenSC) lists what Coffer made, Coffer signs with what pkcs11-tool made, and a key
-    /// removed behind Coffer's back, or one that may not sign, is a clear error.
-    @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
-    func anIndependentClientSeesTheSameKeys() throws {
-        let modulePath = try #require(SoftHSM.modulePath)
-        let session = try SoftHSM.session()
-        let ours = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("ours"))
-        let tool = ["--module", modulePath, "--token-label", SoftHSM.tokenLabel, "--login", "--pin", String(decoding: SoftHSM.pin, as: UTF8.self)]
-        let listed = try CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "privkey"], environment: SoftHSM.environment)
-        #expect(listed.output.contains(ours.label) && listed.output.contains("Private Key Object; EC"), "\(listed.output)\(listed.standardError)")
+        @Test func notAModuleAndNoFileAreTypedErrors() throws {
+            let missing = try #require(throws: PKCS11Error.self) { try PKCS11Module.load("/nonexistent/libpkcs11.so") }
+            #expect(missing.code == .moduleNotLoaded)
+            let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/usr/lib/libSystem.B.dylib"].first { FileManager.default.fileExists(atPath: $0) }
+            if let libc {
+                let notModule = try #require(throws: PKCS11Error.self) { try PKCS11Module.load(libc) }
+                #expect(notModule.code == .moduleNotLoaded && notModule.reason.contains("C_GetFunctionList"), "\(notModule.reason)")
+            }
+        }
 
-        let theirs = SoftHSM.uniqueLabel("theirs")
-        let made = try CommandRunner.run(
-            "pkcs11-tool", tool + ["--keypairgen", "--key-type", "EC:prime256v1", "--label", theirs, "--id", "c0ffee01", "--usage-sign"], environment: SoftHSM.environment
-        )
-        #expect(made.status == 0, "\(made.standardError)")
-        let key = try session.privateKey(label: theirs)
-        #expect(key.id == [0xC0, 0xFF, 0xEE, 0x01])
-        let message = Array("signed with their key".utf8)
-        #expect(key.publicKey.isValidSignature(try key.sign(message), for: message))
+        /// pkcs11-tool (OpenSC) lists what Coffer made, Coffer signs with what pkcs11-tool made, and a key
+        /// removed behind Coffer's back, or one that may not sign, is a clear error.
+        @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
+        func anIndependentClientSeesTheSameKeys() throws {
+            let modulePath = try #require(SoftHSM.modulePath)
+            let session = try SoftHSM.session()
+            let ours = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("ours"))
+            let tool = ["--module", modulePath, "--token-label", SoftHSM.tokenLabel, "--login", "--pin", String(decoding: SoftHSM.pin, as: UTF8.self)]
+            let listed = try CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "privkey"], environment: SoftHSM.environment)
+            #expect(listed.output.contains(ours.label) && listed.output.contains("Private Key Object; EC"), "\(listed.output)\(listed.standardError)")
 
-        // A key that may not sign (CKA_SIGN false).
-        let cannot = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("derive"), id: nil, allowingSigning: false)
-        #expect(try !cannot.canSign)
-        let refused = try #require(throws: PKCS11Error.self) { try cannot.sign(message) }
-        #expect(refused.code == .notPermitted && refused.function == "C_SignInit", "\(refused.reason)")
+            let theirs = SoftHSM.uniqueLabel("theirs")
+            let made = try CommandRunner.run(
+                "pkcs11-tool", tool + ["--keypairgen", "--key-type", "EC:prime256v1", "--label", theirs, "--id", "c0ffee01", "--usage-sign"], environment: SoftHSM.environment
+            )
+            #expect(made.status == 0, "\(made.standardError)")
+            let key = try session.privateKey(label: theirs)
+            #expect(key.id == [0xC0, 0xFF, 0xEE, 0x01])
+            let message = Array("signed with their key".utf8)
+            #expect(key.publicKey.isValidSignature(try key.sign(message), for: message))
 
-        // Removed behind Coffer's back.
-        let removed = try CommandRunner.run("pkcs11-tool", tool + ["--delete-object", "--type", "privkey", "--label", theirs], environment: SoftHSM.environment)
-        #expect(removed.status == 0, "\(removed.standardError)")
-        let gone = try #require(throws: PKCS11Error.self) { try key.sign(message) }
-        #expect(gone.code == .keyNotFound || gone.code == .moduleFailure, "\(gone.reason)")
-        let lookup = try #require(throws: PKCS11Error.self) { try session.privateKey(label: theirs) }
-        #expect(lookup.code == .keyNotFound && lookup.reason.contains(theirs))
-    }
+            // A key that may not sign (CKA_SIGN false).
+            let cannot = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("derive"), id: nil, allowingSigning: false)
+            #expect(try !cannot.canSign)
+            let refused = try #require(throws: PKCS11Error.self) { try cannot.sign(message) }
+            #expect(refused.code == .notPermitted && refused.function == "C_SignInit", "\(refused.reason)")
 
-    @Test func aKeysURINamesIt() throws {
-        let session = try SoftHSM.session()
-        let key = try session.generateKeyPair(.p256, label: "uri key/1", id: [0x01, 0xA0])
-        let uri = key.uri
-        #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);object=uri%20key/1;id=%01%A0;type=private")
-        let parsed = try PKCS11URI(uri.description)
-        #expect(try session.privateKey(label: parsed.object, id: parsed.id).publicKey == key.publicKey)
+            // Removed behind Coffer's back.
+            let removed = try CommandRunner.run("pkcs11-tool", tool + ["--delete-object", "--type", "privkey", "--label", theirs], environment: SoftHSM.environment)
+            #expect(removed.status == 0, "\(removed.standardError)")
+            let gone = try #require(throws: PKCS11Error.self) { try key.sign(message) }
+            #expect(gone.code == .keyNotFound || gone.code == .moduleFailure, "\(gone.reason)")
+            let lookup = try #require(throws: PKCS11Error.self) { try session.privateKey(label: theirs) }
+            #expect(lookup.code == .keyNotFound && lookup.reason.contains(theirs))
+        }
+
+        @Test func aKeysURINamesIt() throws {
+            let session = try SoftHSM.session()
+            let key = try session.generateKeyPair(.p256, label: "uri key/1", id: [0x01, 0xA0])
+            let uri = key.uri
+            #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);object=uri%20key/1;id=%01%A0;type=private")
+            let parsed = try PKCS11URI(uri.description)
+            #expect(try session.privateKey(label: parsed.object, id: parsed.id).publicKey == key.publicKey)
+        }
     }
 }

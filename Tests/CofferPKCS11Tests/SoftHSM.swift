@@ -2,6 +2,7 @@ import CofferPKCS11
 import CofferTestSupport
 import CofferTesting
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,3 +55,8 @@ enum SoftHSM {
         "\(prefix)-\(UUID().uuidString.prefix(8))"
     }
 }
+
+/// Every test that uses the token runs one at a time: SoftHSM2 does not see an object another process
+/// (pkcs11-tool) wrote while this process was writing too, so the token tests may not overlap.
+@Suite("SoftHSM2 token", .enabled(if: SoftHSM.isAvailable, "needs SoftHSM2 (Debian softhsm2)"), .serialized)
+enum SoftHSMTests {}
