@@ -225,7 +225,7 @@ let package = Package(
             name: "coffer",
             dependencies: [
                 "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport", "CCofferBuildInfo",
-                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer", "CofferPinning", "CofferFiles",
+                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer", "CofferPinning", "CofferFiles", "CofferPKCS11",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

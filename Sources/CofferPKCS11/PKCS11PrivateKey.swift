@@ -69,7 +69,7 @@ public struct PKCS11PrivateKey: Sendable {
         }
     }
 
-    private func rawSign(mechanism type: CK_MECHANISM_TYPE, parameter: UnsafeMutableRawBufferPointer?, input: [UInt8]) throws(PKCS11Error) -> [UInt8] {
+    func rawSign(mechanism type: CK_MECHANISM_TYPE, parameter: UnsafeMutableRawBufferPointer?, input: [UInt8]) throws(PKCS11Error) -> [UInt8] {
         var mechanism = CK_MECHANISM(mechanism: type, pParameter: parameter?.baseAddress, ulParameterLen: CK_ULONG(parameter?.count ?? 0))
         let module = session.module
         // C_SignInit and C_Sign are one operation of the session: both under the module's lock.
@@ -110,6 +110,49 @@ public struct PKCS11PrivateKey: Sendable {
     }
 }
 
+extension PKCS11PrivateKey {
+    /// The DER DigestInfo that precedes a SHA-2 digest in a PKCS #1 v1.5 signature (RFC 8017 §9.2).
+    static func digestInfoPrefix(_ algorithm: DigestAlgorithm) -> [UInt8]? {
+        switch algorithm {
+        case .sha256: [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
+        case .sha384: [0x30, 0x41, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02, 0x05, 0x00, 0x04, 0x30]
+        case .sha512: [0x30, 0x51, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03, 0x05, 0x00, 0x04, 0x40]
+        default: nil
+        }
+    }
+
+    /// Signs a digest already computed: `CKM_ECDSA` over it, or for RSA `CKM_RSA_PKCS` over its DigestInfo
+    /// or `CKM_RSA_PKCS_PSS` with MGF1 of the same hash and a digest-length salt.
+    func sign(digest: [UInt8], algorithm: DigestAlgorithm, padding: RSAPadding, ecdsaEncoding: ECDSAEncoding) throws(PKCS11Error) -> [UInt8] {
+        switch type {
+        case .p256, .p384:
+            let raw = try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), parameter: nil, input: digest)
+            guard ecdsaEncoding == .der else { return raw }
+            do {
+                return type == .p256
+                    ? Array(try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation)
+                    : Array(try P384.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation)
+            } catch {
+                throw PKCS11Error(.moduleFailure, "token '\(session.tokenLabel)' returned \(raw.count) bytes that are not an ECDSA signature", function: "C_Sign", underlying: error)
+            }
+        case .rsa:
+            guard let prefix = Self.digestInfoPrefix(algorithm) else {
+                throw PKCS11Error(.unsupported, "RSA keys on tokens sign SHA-256, SHA-384 or SHA-512 digests, not \(algorithm)")
+            }
+            guard padding == .pss else { return try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_RSA_PKCS), parameter: nil, input: prefix + digest) }
+            let (hashMechanism, mgf): (UInt, UInt) = switch algorithm {
+            case .sha384: (CKM_SHA384, CKG_MGF1_SHA384)
+            case .sha512: (CKM_SHA512, CKG_MGF1_SHA512)
+            default: (CKM_SHA256, CKG_MGF1_SHA256)
+            }
+            var parameters = CK_RSA_PKCS_PSS_PARAMS(hashAlg: CK_MECHANISM_TYPE(hashMechanism), mgf: CK_RSA_PKCS_MGF_TYPE(mgf), sLen: CK_ULONG(algorithm.byteCount))
+            return try withUnsafeMutableBytes(of: &parameters) { bytes throws(PKCS11Error) in
+                try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_RSA_PKCS_PSS), parameter: bytes, input: digest)
+            }
+        }
+    }
+}
+
 extension PKCS11PrivateKey: MessageSigner {
     /// The public half (``publicKey``), which verifies this key's signatures.
     public var verifyingKey: VerifyingKey { publicKey }
@@ -118,5 +161,15 @@ extension PKCS11PrivateKey: MessageSigner {
     /// signature files, `--raw` signatures and RFC 9421 requests take a token key unchanged.
     public func signature(for message: [UInt8], options: SignatureOptions) throws -> [UInt8] {
         try sign(message, hash: options.hash, padding: options.rsaPadding == .pss ? .pss : .pkcs1v15, ecdsaEncoding: options.ecdsaEncoding)
+    }
+
+    /// Signs a digest Coffer computed on the token (what `coffer sign --raw` writes).
+    /// - Throws: ``PKCS11Error``: `.unsupported` for a digest made from bytes or not SHA-256/384/512, and
+    ///   the token's failures.
+    public func signature(for digest: DigestValue, options: SignatureOptions) throws -> [UInt8] {
+        guard digest.isSignable else {
+            throw PKCS11Error(.unsupported, "only a SHA-256, SHA-384 or SHA-512 digest Coffer computed can be signed (as a software key's signature(for:options:) requires)")
+        }
+        return try sign(digest: digest.bytes, algorithm: digest.algorithm, padding: options.rsaPadding == .pss ? .pss : .pkcs1v15, ecdsaEncoding: options.ecdsaEncoding)
     }
 }

@@ -21,7 +21,7 @@ struct KeyCommand: ParsableCommand {
             of its SubjectPublicKeyInfo DER, the same value 'openssl pkey -pubout -outform DER | \
             openssl dgst -sha256' prints).
             """,
-        subcommands: [KeyGenerate.self, KeyShow.self, KeyConvert.self]
+        subcommands: [KeyGenerate.self, KeyShow.self, KeyConvert.self, KeyList.self]
     )
 }
 
@@ -57,9 +57,16 @@ struct KeyGenerate: ParsableCommand {
             is protected by a password (PBKDF2-HMAC-SHA-256, 600,000 iterations, AES-256-CBC — the form \
             'openssl pkey' reads).
 
+            With --pkcs11-module, --token and --label the key pair is made on a PKCS #11 token (p256, \
+            p384, rsa2048/3072/4096): the private key is sensitive and not extractable, and is named by \
+            the pkcs11: URI printed, which -k takes wherever it takes a key file. The PIN comes from \
+            --password-file, --password-env or a prompt.
+
             Examples:
               coffer key generate -o release.key --public release.pub
               coffer key generate -t p256 -o api.key --encrypt --password-file pass.txt
+              coffer key generate --pkcs11-module /usr/lib/softhsm/libsofthsm2.so \\
+                  --token release -t p256 --label signing-2026 --password-file pin.txt
             """
     )
 
@@ -70,8 +77,13 @@ struct KeyGenerate: ParsableCommand {
     )
     var type: GeneratedKeyType = .signing(.ed25519)
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the private key (mode 0600).", valueName: "file"))
-    var output: String
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Where to write the private key (mode 0600).", valueName: "file"))
+    var outputPath: String?
+
+    @OptionGroup(title: "On a PKCS #11 token (the private key never leaves it)")
+    var token: TokenKeyOptions
+
+    private var output: String { outputPath ?? "" }
 
     @Option(name: .customLong("public"), help: ArgumentHelp("Also write the public key (SPKI PEM) here.", valueName: "file"))
     var publicOutput: String?
@@ -89,11 +101,18 @@ struct KeyGenerate: ParsableCommand {
     var force = false
 
     func validate() throws {
+        if token.isGiven {
+            guard token.tokenLabel != nil, token.label != nil else { throw ValidationError("a key on a token needs --token LABEL and --label NAME") }
+            if outputPath != nil || encrypt { throw ValidationError("a key made on a token stays there: -o and --encrypt do not apply (--public FILE writes its public key)") }
+            return
+        }
+        guard let outputPath else { throw ValidationError("say where to write the private key with -o FILE (or make it on a token with --pkcs11-module)") }
         if scrypt && !encrypt { throw ValidationError("--scrypt only applies with --encrypt") }
-        if output == "-" { throw ValidationError("the private key goes to a file; '-' is not accepted for -o") }
+        if outputPath == "-" { throw ValidationError("the private key goes to a file; '-' is not accepted for -o") }
     }
 
     func run() throws {
+        if token.isGiven { return try generateOnToken() }
         for path in [output] + (publicOutput.map { [$0] } ?? []) where !force && KeyFiles.exists(path) {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
         }

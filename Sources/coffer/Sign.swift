@@ -25,12 +25,16 @@ struct Sign: ParsableCommand {
             Examples:
               coffer sign -k release.key release.tar.gz
               coffer sign -k release.key release.tar.gz --comment "v1.2.0"
+              coffer sign -k 'pkcs11:token=release;object=signing' release.tar.gz
               coffer sign -k rsa.pem --raw data.bin -o data.bin.sig
             """
     )
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The private key.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The private key: a file, or a key on a token as a pkcs11: URI.", valueName: "file|uri"))
     var key: String
+
+    @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("The token's PKCS #11 module, for a pkcs11: key (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
+    var pkcs11Module: String?
 
     @Argument(help: "The file to sign ('-' for standard input).")
     var file: String = "-"
@@ -55,13 +59,7 @@ struct Sign: ParsableCommand {
     }
 
     func run() throws {
-        let imported = try KeyFiles.importKey(key, passwords: passwords)
-        guard let signingKey = imported.signingKey else {
-            throw CommandFailure(
-                "'\(key)' holds a public key (\(imported.formatDescription)); signing needs the private key",
-                hint: "pass the private key file with -k"
-            )
-        }
+        let signingKey = try KeyFiles.signer(key, passwords: passwords, pkcs11Module: pkcs11Module)
         let destination = output ?? (file == "-" ? "-" : file + ".sig")
         if destination != "-" && !force && KeyFiles.exists(destination) {
             throw CommandFailure("'\(destination)' already exists", hint: "choose another name with -o, or pass --force to replace it")
@@ -75,7 +73,7 @@ struct Sign: ParsableCommand {
             let publicKey = signingKey.verifyingKey
             if signingKey.algorithm.signsMessagesWhole {
                 let message = try readWholeMessage(file, algorithm: signingKey.algorithm)
-                let signature = try signingKey.signature(for: message)
+                let signature = try signingKey.signature(for: message, options: SignatureOptions())
                 guard publicKey.isValidSignature(signature, for: message) else { throw selfCheckFailure }
                 bytes = signature
             } else {

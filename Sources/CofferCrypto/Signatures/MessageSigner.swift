@@ -12,6 +12,10 @@ public protocol MessageSigner: Sendable {
     /// ``KeyAlgorithm/defaultHash``) and sign the digest with ``SignatureOptions/rsaPadding`` or in
     /// ``SignatureOptions/ecdsaEncoding``; Ed25519 and ML-DSA sign the message itself.
     func signature(for message: [UInt8], options: SignatureOptions) throws -> [UInt8]
+
+    /// Signs a digest Coffer computed (``DigestValue/isSignable``), as ``SigningKey/signature(for:options:)-(DigestValue,_)``
+    /// does: what `coffer sign --raw` writes for a file of any size, and `openssl dgst -sign` checks.
+    func signature(for digest: DigestValue, options: SignatureOptions) throws -> [UInt8]
 }
 
 extension MessageSigner {

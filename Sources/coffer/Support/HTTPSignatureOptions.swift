@@ -8,8 +8,11 @@ import HTTPTypes
 
 /// The signing flags shared by `coffer http sign` and `coffer request`.
 struct HTTPSigningOptions: ParsableArguments {
-    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("The private key (PEM, DER or JWK), or with --alg hmac-sha256 the shared secret.", valueName: "file"))
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("The private key (PEM, DER or JWK; a pkcs11: URI for a key on a token), or with --alg hmac-sha256 the shared secret.", valueName: "file"))
     var key: String?
+
+    @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("The token's PKCS #11 module, for a pkcs11: key (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
+    var pkcs11Module: String?
 
     @Option(name: .customLong("keyid"), help: ArgumentHelp("The keyid the server knows the key by (from POST /register).", valueName: "id"))
     var keyID: String?
@@ -56,9 +59,15 @@ struct HTTPSigningOptions: ParsableArguments {
         if algorithm == .hmacSHA256 {
             signingKey = .hmacSHA256(secret: try KeyOptions.loadFile(key, encoding: secretEncoding))
         } else {
-            let imported = try KeyFiles.importKey(key, passwords: passwords)
-            guard let privateKey = imported.signingKey else {
-                throw CommandFailure("\(key) holds a public key; signing needs the private key", hint: "for a shared secret, pass --alg hmac-sha256")
+            let privateKey: any MessageSigner
+            if HardwareKeys.isURI(key) {
+                privateKey = try HardwareKeys.privateKey(key, module: pkcs11Module, passwords: passwords)
+            } else {
+                let imported = try KeyFiles.importKey(key, passwords: passwords)
+                guard let signingKey = imported.signingKey else {
+                    throw CommandFailure("\(key) holds a public key; signing needs the private key", hint: "for a shared secret, pass --alg hmac-sha256")
+                }
+                privateKey = signingKey
             }
             do {
                 signingKey = try HTTPSigningKey(privateKey, algorithm: algorithm)

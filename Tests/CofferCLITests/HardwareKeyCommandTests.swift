@@ -1,0 +1,98 @@
+import CofferTestSupport
+import CofferTesting
+import Foundation
+import Testing
+
+/// SoftHSM2's module, where Debian and others put it.
+let softHSMModule: String? = ["/usr/lib/softhsm/libsofthsm2.so", "/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so", "/usr/local/lib/softhsm/libsofthsm2.so"]
+    .first { FileManager.default.fileExists(atPath: $0) }
+
+/// `coffer` with keys on a PKCS #11 token (issue 24): generated on a SoftHSM2 token the test initialises
+/// with softhsm2-util, listed with their URIs, used with `-k pkcs11:…` for signature files, raw
+/// signatures OpenSSL checks and RFC 9421 requests; wrong PINs, missing modules, tokens and keys are
+/// each a clear error.
+@Suite("coffer with keys on a token", .enabled(if: softHSMModule != nil && CommandRunner.isAvailable("softhsm2-util"), "needs SoftHSM2"))
+struct HardwareKeyCommandTests {
+    static var module: String? { softHSMModule }
+
+    /// A folder with its own SoftHSM2 configuration and one token, 'release', whose PIN is in pin.txt.
+    static func token() throws -> (TemporaryDirectory, [String: String]) {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.path("tokens"), withIntermediateDirectories: true)
+        try folder.write("directories.tokendir = \(folder.path("tokens"))\nobjectstore.backend = file\nlog.level = ERROR\n", to: "softhsm2.conf")
+        var environment = ProcessInfo.processInfo.environment
+        environment["SOFTHSM2_CONF"] = folder.path("softhsm2.conf")
+        let made = try CommandRunner.run("softhsm2-util", ["--init-token", "--free", "--label", "release", "--so-pin", "87654321", "--pin", "123456"], environment: environment)
+        try #require(made.status == 0, "\(made.standardError)")
+        try folder.write("123456\n", to: "pin.txt")
+        try folder.write("000000\n", to: "wrong-pin.txt")
+        environment["COFFER_PKCS11_MODULE"] = module
+        return (folder, environment)
+    }
+
+    @Test func aTokenKeySignsEverythingAFileKeySigns() throws {
+        let (folder, environment) = try Self.token()
+        let generated = try coffer(
+            ["key", "generate", "--token", "release", "-t", "p256", "--label", "signing", "--password-file", "pin.txt", "--public", "signing.pub"],
+            environment: environment, in: folder
+        )
+        #expect(generated.status == 0, "\(generated.standardError)")
+        #expect(generated.output.contains("on token 'release'") && generated.output.contains("sensitive and not extractable"))
+        let uri = try #require(generated.lines.first { $0.contains("uri:") }?.components(separatedBy: "uri:").last?.trimmingCharacters(in: .whitespaces))
+        #expect(uri.hasPrefix("pkcs11:token=release;object=signing;id=%") && uri.hasSuffix(";type=private"))
+
+        let listed = try coffer(["key", "list", "--token", "release", "--password-file", "pin.txt", "--json"], environment: environment, in: folder)
+        #expect(listed.status == 0 && listed.output.contains(uri), "\(listed.output)\(listed.standardError)")
+
+        _ = try folder.write("release 1.2\n", to: "app.tar")
+        let signed = try coffer(["sign", "-k", uri, "--password-file", "pin.txt", "app.tar"], environment: environment, in: folder)
+        #expect(signed.status == 0, "\(signed.standardError)")
+        let verified = try coffer(["verify", "-p", "signing.pub", "app.tar.sig"], environment: environment, in: folder)
+        #expect(verified.status == 0, "\(verified.standardError)")
+
+        let raw = try coffer(["sign", "--raw", "-k", uri, "--password-file", "pin.txt", "app.tar", "-o", "app.raw"], environment: environment, in: folder)
+        #expect(raw.status == 0, "\(raw.standardError)")
+        if CommandRunner.isAvailable("openssl") {
+            let openssl = try tool("openssl", ["dgst", "-sha512", "-verify", "signing.pub", "-signature", "app.raw", "app.tar"], in: folder)
+            #expect(openssl.status == 0 && openssl.output.contains("Verified OK"), "\(openssl.output)\(openssl.standardError)")
+        }
+
+        let request = try coffer(
+            ["http", "sign", "-k", uri, "--password-file", "pin.txt", "--keyid", "device", "--method", "POST", "--url", "https://api.example/orders"],
+            environment: environment, in: folder
+        )
+        #expect(request.status == 0, "\(request.standardError)")
+        let raw9421 = "POST /orders HTTP/1.1\r\nHost: api.example\r\n" + request.lines.map { $0 + "\r\n" }.joined() + "\r\n"
+        let checked = try coffer(["http", "verify", "-p", "signing.pub", "--ignore-time"], input: Array(raw9421.utf8), environment: environment, in: folder)
+        #expect(checked.status == 0 && checked.output.contains("by key 'device'"), "\(checked.output)\(checked.standardError)")
+    }
+
+    @Test func tokenFailuresAreClearErrors() throws {
+        let (folder, environment) = try Self.token()
+        #expect(try coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
+        _ = try folder.write("x\n", to: "x.txt")
+        let uri = "pkcs11:token=release;object=k"
+        let wrongPIN = try coffer(["sign", "-k", uri, "--password-file", "wrong-pin.txt", "x.txt"], environment: environment, in: folder)
+        #expect(wrongPIN.status == 1 && wrongPIN.standardError.contains("C_Login failed on token 'release': CKR_PIN_INCORRECT"), "\(wrongPIN.standardError)")
+        #expect(!wrongPIN.standardError.contains("000000"))
+
+        var noModule = environment
+        noModule["COFFER_PKCS11_MODULE"] = nil
+        let missingModule = try coffer(["sign", "-k", uri, "--password-file", "pin.txt", "x.txt"], environment: noModule, in: folder)
+        #expect(missingModule.status == 2 && missingModule.standardError.contains("--pkcs11-module"), "\(missingModule.standardError)")
+
+        let missingToken = try coffer(["sign", "-k", "pkcs11:token=other;object=k", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
+        #expect(missingToken.status == 2 && missingToken.standardError.contains("no token labelled 'other'") && missingToken.standardError.contains("'release'"), "\(missingToken.standardError)")
+
+        let missingKey = try coffer(["sign", "-k", "pkcs11:token=release;object=gone", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
+        #expect(missingKey.status == 2 && missingKey.standardError.contains("no private key labelled 'gone' on token 'release'"), "\(missingKey.standardError)")
+
+        let leaky = try coffer(["sign", "-k", "pkcs11:token=release;object=k?pin-value=123456", "x.txt"], environment: environment, in: folder)
+        #expect(leaky.status == 2 && leaky.standardError.contains("pin-value") && !leaky.standardError.contains("123456"), "\(leaky.standardError)")
+
+        let twice = try coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder)
+        #expect(twice.status == 2 && twice.standardError.contains("already holds a key labelled 'k'"), "\(twice.standardError)")
+        let software = try coffer(["key", "generate", "--token", "release", "-t", "ed25519", "--label", "e", "--password-file", "pin.txt"], environment: environment, in: folder)
+        #expect(software.status == 2 && software.standardError.contains("p256, p384, rsa2048"), "\(software.standardError)")
+    }
+}
