@@ -48,6 +48,16 @@ extension KeychainBackend {
         query.applicationPassword = applicationPassword
         var der = try secret(matching: query)
         defer { SecretBytes.wipe(&der) }
+        if der.starts(with: Array("pkcs11:".utf8)) {
+            throw KeychainError(
+                .badParameter,
+                "the key tagged '\(tag)' is on a hardware token (\(String(decoding: der, as: UTF8.self))); read it with storedSigningKey(tag:) and open it with CofferPKCS11"
+            )
+        }
+        return try signingKey(from: der, tag: tag)
+    }
+
+    private func signingKey(from der: [UInt8], tag: String) throws(KeychainError) -> SigningKey {
         do {
             guard let key = try ImportedKey(importing: der, appleKeyClass: .privateKey).signingKey else {
                 throw KeychainError(.dataCorrupted, "the key item tagged '\(tag)' holds a public key, not a private one")
@@ -60,11 +70,49 @@ extension KeychainBackend {
         }
     }
 
+    /// Stores a reference to a private key that lives on a hardware token, under `tag`, so that apps find
+    /// token keys by tag as they find software keys. The item is a private key item like any other (its
+    /// key type, size and application label are those of `publicKey`); its secret is the key's RFC 7512
+    /// `pkcs11:` URI, never key material. Read it back with ``storedSigningKey(tag:applicationPassword:)``.
+    /// - Throws: `.badParameter` when `uri` is not a `pkcs11:` URI; the errors of ``add(_:secret:accessControl:)``.
+    public func addTokenKeyReference(
+        _ uri: String, publicKey: VerifyingKey, tag: String, label: String? = nil, accessibility: Accessibility = .whenUnlocked
+    ) throws(KeychainError) {
+        guard uri.lowercased().hasPrefix("pkcs11:") else {
+            throw KeychainError(.badParameter, "a token key reference is a pkcs11: URI (RFC 7512)")
+        }
+        let item = KeychainItem.key(
+            tag: tag, keyClass: .privateKey, keyType: KeychainItem.keyType(for: publicKey.algorithm), keySizeInBits: KeychainItem.keySize(of: publicKey.algorithm),
+            applicationLabel: publicKey.fingerprint.sha256, label: label, accessibility: accessibility
+        )
+        try add(item, secret: Array(uri.utf8), accessControl: .none)
+    }
+
+    /// The private key stored under `tag`: a software key, or the `pkcs11:` URI of a key on a token
+    /// (``addTokenKeyReference(_:publicKey:tag:label:accessibility:)``), which `CofferPKCS11` opens.
+    /// - Throws: `.itemNotFound`; `.dataCorrupted` when the stored bytes are neither.
+    public func storedSigningKey(tag: String, applicationPassword: String? = nil) throws(KeychainError) -> StoredSigningKey {
+        var query = KeychainQuery.key(applicationTag: Array(tag.utf8), keyClass: .privateKey)
+        query.applicationPassword = applicationPassword
+        var secret = try secret(matching: query)
+        defer { SecretBytes.wipe(&secret) }
+        if secret.starts(with: Array("pkcs11:".utf8)) { return .token(uri: String(decoding: secret, as: UTF8.self)) }
+        return .software(try signingKey(from: secret, tag: tag))
+    }
+
     /// Deletes the private keys stored under `tag`; returns how many.
     @discardableResult
     public func deleteSigningKey(tag: String) throws(KeychainError) -> Int {
         try delete(matching: .key(applicationTag: Array(tag.utf8), keyClass: .privateKey))
     }
+}
+
+/// A private key found by tag: in the keychain, or on a hardware token.
+public enum StoredSigningKey: Sendable {
+    /// A software key, stored in the keychain.
+    case software(SigningKey)
+    /// A key on a PKCS #11 token, named by its RFC 7512 URI (open it with `CofferPKCS11`).
+    case token(uri: String)
 }
 
 extension KeychainItem {

@@ -145,6 +145,16 @@ public final class PKCS11Module: @unchecked Sendable {
         try openSession(slot: try slot(tokenLabel: tokenLabel), pin: pin)
     }
 
+    /// The private key a `pkcs11:` URI names (its `token` and `object` and/or `id`), in a session logged in
+    /// with `pin`: how an app opens a key the keychain keeps a reference to (`storedSigningKey(tag:)`).
+    /// - Throws: ``PKCS11Error`` `.malformedURI` when the URI names no token or key, and the errors of
+    ///   ``openSession(tokenLabel:pin:)`` and ``PKCS11Session/privateKey(label:id:)``.
+    public func privateKey(_ uri: PKCS11URI, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11PrivateKey {
+        guard let token = uri.token else { throw PKCS11Error(.malformedURI, "the URI names no token (token=…)") }
+        guard uri.object != nil || uri.id != nil else { throw PKCS11Error(.malformedURI, "the URI names no key (object=… or id=…)") }
+        return try openSession(tokenLabel: token, pin: pin).privateKey(label: uri.object, id: uri.id)
+    }
+
     /// A blank-padded fixed-size PKCS #11 text field as a string.
     static func text<Field>(_ field: Field) -> String {
         withUnsafeBytes(of: field) { bytes in

@@ -1,6 +1,6 @@
 import CPKCS11
 import CofferCore
-import CofferCrypto
+public import CofferCrypto
 import Crypto
 import _CryptoExtras
 
@@ -230,6 +230,22 @@ public final class PKCS11Session: @unchecked Sendable {
             throw PKCS11Error(.unsupported, "the public key of '\(label)' on token '\(tokenLabel)' cannot be read", underlying: error)
         }
         return PKCS11PrivateKey(session: self, handle: object, label: label, id: id, type: type, publicKey: verifyingKey)
+    }
+
+    /// The public key of a key pair on the token, read from its public-key object by label and/or id:
+    /// no login needed (public objects are readable by anyone with the token).
+    /// - Throws: ``PKCS11Error`` `.keyNotFound` when no public key matches.
+    public func publicKey(label: String?, id: [UInt8]? = nil) throws(PKCS11Error) -> VerifyingKey {
+        guard let object = try findObjects(class: CKO_PUBLIC_KEY, label: label, id: id).first else {
+            throw PKCS11Error(.keyNotFound, "no public key\(label.map { " labelled '\($0)'" } ?? "")\(id.map { " with id \(Hex.encode($0))" } ?? "") on token '\(tokenLabel)'")
+        }
+        // Read as a private key's public half is: the same object serves both.
+        return try privateKeyView(of: object).publicKey
+    }
+
+    /// The key-pair description of a public-key object (its handle stands in for the private key's).
+    private func privateKeyView(of publicObject: CK_OBJECT_HANDLE) throws(PKCS11Error) -> PKCS11PrivateKey {
+        try privateKey(handle: publicObject)
     }
 
     /// A `CK_ULONG` attribute's value, in the platform's byte order.

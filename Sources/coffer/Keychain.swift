@@ -3,6 +3,7 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 import CofferKeychain
+import CofferPKCS11
 import Foundation
 
 struct KeychainCommand: ParsableCommand {
@@ -367,7 +368,7 @@ struct KeychainAdd: ParsableCommand {
 
     var secretFromStandardInput: Bool { secretFromStandardInputFlag || deprecatedSecretStdin }
 
-    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Store this private key file under --tag.", valueName: "file"))
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Store this private key file under --tag (a pkcs11: URI stores a reference to a key on a token).", valueName: "file"))
     var keyPath: String?
 
     /// `--key-file`, the spelling before the flags became one language (docs/CLI.md).
@@ -375,6 +376,9 @@ struct KeychainAdd: ParsableCommand {
     var deprecatedKeyFile: String?
 
     var keyFile: String? { keyPath ?? deprecatedKeyFile }
+
+    @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
+    var pkcs11Module: String?
 
     func validate() throws {
         Deprecation.warn("--secret-stdin", "--stdin", used: deprecatedSecretStdin)
@@ -424,6 +428,7 @@ struct KeychainAdd: ParsableCommand {
     }
 
     private func addKeyFile(_ path: String, tag: String, accessibility: Accessibility) throws {
+        if HardwareKeys.isURI(path) { return try addTokenKeyReference(path, tag: tag, accessibility: accessibility) }
         let bytes = try KeyFile(contentsOf: path).bytes
         let key: SigningKey
         do {
@@ -443,6 +448,29 @@ struct KeychainAdd: ParsableCommand {
             throw CommandFailure("\(Article.indefinite("\(key.algorithm)")) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
         }
         Terminal.writeError("stored \(key.algorithm) key \(key.verifyingKey.fingerprint.keyID) under tag '\(tag)'\n")
+    }
+
+    /// A key on a token: its public key is read from the token (no PIN: public objects are readable),
+    /// and the keychain keeps its pkcs11: URI under the tag — never key material.
+    private func addTokenKeyReference(_ text: String, tag: String, accessibility: Accessibility) throws {
+        let uri = try HardwareKeys.failing { () throws(PKCS11Error) in try PKCS11URI(text) }
+        guard let token = uri.token, uri.object != nil || uri.id != nil else {
+            throw CommandFailure("'\(text)' must name a token and a key (token=…;object=… or id=…)")
+        }
+        let module = try HardwareKeys.module(pkcs11Module, uri: uri)
+        let publicKey = try HardwareKeys.failing { () throws(PKCS11Error) in
+            try module.openSession(tokenLabel: token, pin: nil).publicKey(label: uri.object, id: uri.id)
+        }
+        var canonical = uri
+        canonical.type = "private"
+        let keychain = try options.openUnlocked()
+        do {
+            try keychain.addTokenKeyReference(canonical.description, publicKey: publicKey, tag: tag, label: label, accessibility: accessibility)
+        } catch {
+            guard error.code == KeychainError.Code.duplicateItem else { throw error }
+            throw CommandFailure("\(Article.indefinite("\(publicKey.algorithm)")) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
+        }
+        Terminal.writeError("stored a reference to \(publicKey.algorithm) key \(publicKey.fingerprint.keyID) on token '\(token)' under tag '\(tag)'\n")
     }
 }
 

@@ -34,9 +34,13 @@ struct Speed: ParsableCommand {
             default), reads by service and account per second, durable adds per second (each its own \
             transaction, flushed to disk), the time to list every item, and unlock against scrypt alone.
 
+            With -k, only that key's signatures are measured (a SHA-256 digest signed, as above): a key \
+            file, or a key on a token ('pkcs11:' URI), to compare hardware with software.
+
             Examples:
               coffer speed sha256
               coffer speed --seconds 1 --json
+              coffer speed -k 'pkcs11:token=release;object=signing' --password-file pin.txt
             """
     )
 
@@ -54,6 +58,15 @@ struct Speed: ParsableCommand {
 
     @Flag(help: "Print one JSON object per algorithm.")
     var json = false
+
+    @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("Measure signing with this key instead: a private key file, or a key on a token (pkcs11: URI).", valueName: "file|uri"))
+    var key: String?
+
+    @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("The token's PKCS #11 module, for a pkcs11: key (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
+    var pkcs11Module: String?
+
+    @OptionGroup(title: "PIN or password (for -k)")
+    var passwords: PasswordOptions
 
     func validate() throws {
         guard seconds > 0 && seconds <= 600 else { throw ValidationError("--seconds must be above 0 and at most 600, found \(seconds)") }
@@ -116,6 +129,12 @@ struct Speed: ParsableCommand {
     }
 
     func run() throws {
+        if let key {
+            // One key, given: its signatures per second (a token's, beside a software key's).
+            let signer = try KeyFiles.signer(key, passwords: passwords, pkcs11Module: pkcs11Module)
+            let type = signer.algorithm.description.lowercased().replacingOccurrences(of: "-", with: "")
+            return try measureSigner(signer, name: HardwareKeys.isURI(key) ? "token-" + type : type)
+        }
         let chosen = algorithms.isEmpty ? Self.recommended : algorithms.compactMap(Self.primitive(named:))
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 64)
         defer { block.deallocate() }
@@ -257,6 +276,27 @@ struct Speed: ParsableCommand {
             }
             Terminal.flushStandardOutput()
         }
+    }
+
+    /// Sign and verify operations per second for a key given with -k (a file, or a token's).
+    private func measureSigner(_ signer: any MessageSigner, name: String) throws {
+        let message = Array(repeating: UInt8(0x5A), count: 64)
+        let digest = DigestAlgorithm.sha256.hash(message)
+        let options = SignatureOptions(hash: .sha256)
+        let whole = signer.algorithm.signsMessagesWhole
+        let signature = whole ? try signer.signature(for: message, options: SignatureOptions()) : try signer.signature(for: digest, options: options)
+        let publicKey = signer.verifyingKey
+        let signing = measure { _ = whole ? try? signer.signature(for: message, options: SignatureOptions()) : try? signer.signature(for: digest, options: options) }
+        let verifying = measure {
+            _ = whole ? publicKey.isValidSignature(signature, for: message) : publicKey.isValidSignature(signature, for: digest, options: options)
+        }
+        if json {
+            return try JSONLines.write(SignatureSpeedRecord(algorithm: name, signsPerSecond: signing.operationsPerSecond, verifiesPerSecond: verifying.operationsPerSecond))
+        }
+        Terminal.writeLine(pad("signature", 20) + padLeft("sign/s", 14) + padLeft("verify/s", 14))
+        Terminal.writeLine(
+            pad(name, 20) + padLeft(formatDecimal(signing.operationsPerSecond, places: 1), 14) + padLeft(formatDecimal(verifying.operationsPerSecond, places: 1), 14)
+        )
     }
 
     struct Measurement {

@@ -65,6 +65,19 @@ struct HardwareKeyCommandTests {
         let raw9421 = "POST /orders HTTP/1.1\r\nHost: api.example\r\n" + request.lines.map { $0 + "\r\n" }.joined() + "\r\n"
         let checked = try coffer(["http", "verify", "-p", "signing.pub", "--ignore-time"], input: Array(raw9421.utf8), environment: environment, in: folder)
         #expect(checked.status == 0 && checked.output.contains("by key 'device'"), "\(checked.output)\(checked.standardError)")
+
+        // The keychain keeps a reference to the token key under a tag (no PIN needed: the public key is public).
+        #expect(try coffer(["keychain", "create", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
+        let referenced = try coffer(
+            ["keychain", "add", "--keychain", "kc.db", "--password-file", "pin.txt", "--tag", "com.example.signing", "-k", "pkcs11:token=release;object=signing"],
+            environment: environment, in: folder
+        )
+        #expect(referenced.status == 0 && referenced.standardError.contains("reference to P-256 key"), "\(referenced.standardError)")
+        let items = try coffer(["keychain", "list", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder)
+        #expect(items.output.contains("com.example.signing"), "\(items.output)")
+
+        let speed = try coffer(["speed", "-k", uri, "--password-file", "pin.txt", "--seconds", "0.2", "--json"], environment: environment, in: folder)
+        #expect(speed.status == 0 && speed.output.contains(#""algorithm":"token-p256""#), "\(speed.output)\(speed.standardError)")
     }
 
     @Test func tokenFailuresAreClearErrors() throws {

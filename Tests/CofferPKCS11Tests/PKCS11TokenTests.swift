@@ -140,6 +140,10 @@ extension SoftHSMTests {
             #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);object=uri%20key/1;id=%01%A0;type=private")
             let parsed = try PKCS11URI(uri.description)
             #expect(try session.privateKey(label: parsed.object, id: parsed.id).publicKey == key.publicKey)
+            // The module opens it from the URI alone (as an app does with a keychain reference), and the
+            // public half is readable without logging in.
+            #expect(try SoftHSM.module.get().privateKey(parsed, pin: SoftHSM.pin).publicKey == key.publicKey)
+            #expect(try SoftHSM.module.get().openSession(tokenLabel: SoftHSM.tokenLabel, pin: nil).publicKey(label: key.label) == key.publicKey)
         }
     }
 }
