@@ -83,12 +83,13 @@ public struct AdminClient: Sendable {
     /// A client for the admin API at `server`, signing with `key`.
     /// - Parameters:
     ///   - server: the server's URL (`https://host[:port]`).
-    ///   - key: an admin's private key (EC or Ed25519), one the server was started with.
+    ///   - key: an admin's private key (EC or Ed25519; in memory, or on a token as a `MessageSigner`), one
+    ///     the server was started with.
     ///   - client: the HTTP client (pinned, for instance); the shared one by default.
     ///   - timeout: how long each exchange may take.
     /// - Throws: `CofferCoreError` for a URL that cannot be used; `HTTPSignatureError` for a key that
     ///   cannot sign HTTP requests.
-    public init(server: String, key: SigningKey, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {
+    public init(server: String, key: some MessageSigner, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {
         self.server = try ServerURL(server)
         signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: key.verifyingKey.fingerprint.keyID)
         self.client = client

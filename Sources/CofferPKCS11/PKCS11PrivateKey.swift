@@ -79,15 +79,30 @@ public struct PKCS11PrivateKey: Sendable {
         let started = list.C_SignInit?(session.handle, &mechanism, handle) ?? CK_RV(CKR_FUNCTION_NOT_SUPPORTED)
         guard started == CKR_OK else { throw PKCS11Error.failed("C_SignInit", started, token: session.tokenLabel) }
         var input = input
-        var length: CK_ULONG = 0
-        let sized = input.withUnsafeMutableBufferPointer { list.C_Sign?(session.handle, $0.baseAddress, CK_ULONG($0.count), nil, &length) } ?? CK_RV(CKR_FUNCTION_NOT_SUPPORTED)
-        guard sized == CKR_OK else { throw PKCS11Error.failed("C_Sign", sized, token: session.tokenLabel) }
-        var signature = [UInt8](repeating: 0, count: Int(length))
-        let signed = input.withUnsafeMutableBufferPointer { message in
+        // One C_Sign into a buffer of the signature's known size (an ECDSA r ‖ s, an RSA modulus); a
+        // token that wants more says CKR_BUFFER_TOO_SMALL with the length, and gets it (PKCS #11 §5.2).
+        var length = CK_ULONG(maximumSignatureLength)
+        var signature = [UInt8](repeating: 0, count: maximumSignatureLength)
+        var signed = input.withUnsafeMutableBufferPointer { message in
             signature.withUnsafeMutableBufferPointer { list.C_Sign?(session.handle, message.baseAddress, CK_ULONG(message.count), $0.baseAddress, &length) }
         } ?? CK_RV(CKR_FUNCTION_NOT_SUPPORTED)
+        if signed == CKR_BUFFER_TOO_SMALL, Int(length) > signature.count, Int(length) <= 1 << 16 {
+            signature = [UInt8](repeating: 0, count: Int(length))
+            signed = input.withUnsafeMutableBufferPointer { message in
+                signature.withUnsafeMutableBufferPointer { list.C_Sign?(session.handle, message.baseAddress, CK_ULONG(message.count), $0.baseAddress, &length) }
+            } ?? CK_RV(CKR_FUNCTION_NOT_SUPPORTED)
+        }
         guard signed == CKR_OK else { throw PKCS11Error.failed("C_Sign", signed, token: session.tokenLabel) }
         return Array(signature.prefix(Int(length)))
+    }
+
+    /// The longest signature this key makes: r ‖ s for ECDSA, the modulus's length for RSA.
+    var maximumSignatureLength: Int {
+        switch type {
+        case .p256: 64
+        case .p384: 96
+        case .rsa(let bits): (bits + 7) / 8
+        }
     }
 
     /// Whether the token will never reveal the private key: `CKA_SENSITIVE` true and `CKA_EXTRACTABLE` false.

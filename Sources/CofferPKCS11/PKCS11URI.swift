@@ -1,4 +1,4 @@
-public import CofferCore
+import CofferCore
 
 /// A `pkcs11:` URI (RFC 7512) naming a key on a token: `pkcs11:token=release;object=signing-2026;type=private`.
 ///

@@ -39,11 +39,12 @@ struct AdminOptions: ParsableArguments {
     @OptionGroup(title: "Password (for an encrypted key)")
     var passwords: PasswordOptions
 
+    @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
+    var pkcs11Module: String?
+
     /// The client, or a command failure naming what is wrong.
     func client() throws -> AdminClient {
-        guard let signing = try KeyFiles.importKey(key, passwords: passwords).signingKey else {
-            throw CommandFailure("'\(key)' holds a public key; -k needs the admin's private key")
-        }
+        let signing = try KeyFiles.signer(key, passwords: passwords, pkcs11Module: pkcs11Module)
         do {
             return try AdminClient(server: server, key: signing)
         } catch {
@@ -255,6 +256,9 @@ struct ServerDataKey: ParsableCommand {
 
     @OptionGroup var keychain: KeychainOptions
 
+    @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
+    var pkcs11Module: String?
+
     func validate() throws {
         guard action == "fetch" || action == "rotate" else { throw ValidationError("the action is fetch or rotate, not '\(action)'") }
         guard (keychainTag == nil) != (output == nil) else { throw ValidationError("say where the key goes: --keychain-tag TAG or -o FILE, one of them") }
@@ -262,9 +266,7 @@ struct ServerDataKey: ParsableCommand {
     }
 
     func run() throws {
-        guard let signing = try KeyFiles.importKey(key, passwords: keychain.password).signingKey else {
-            throw CommandFailure("'\(key)' holds a public key; -k needs the device's private key")
-        }
+        let signing = try KeyFiles.signer(key, passwords: keychain.password, pkcs11Module: pkcs11Module)
         let recipient = try readIdentity(identity) { try keychain.password.read(prompt: "Password for \(identity): ") }
         let signer: HTTPMessageSigner
         do {

@@ -1,6 +1,9 @@
 import CofferTestSupport
 import CofferTesting
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// SoftHSM2's module, where Debian and others put it.
@@ -107,5 +110,42 @@ struct HardwareKeyCommandTests {
         #expect(twice.status == 2 && twice.standardError.contains("already holds a key labelled 'k'"), "\(twice.standardError)")
         let software = try coffer(["key", "generate", "--token", "release", "-t", "ed25519", "--label", "e", "--password-file", "pin.txt"], environment: environment, in: folder)
         #expect(software.status == 2 && software.standardError.contains("p256, p384, rsa2048"), "\(software.standardError)")
+    }
+
+    /// The registration flow with token keys on both sides, against `coffer serve`: an admin whose key
+    /// is on a token creates a registration token, a device registers the public half of its token key,
+    /// and its RFC 9421-signed request is accepted.
+    @Test func theRegistrationFlowTakesTokenKeys() throws {
+        let (folder, environment) = try Self.token()
+        for (label, file) in [("admin", "admin.pub"), ("device", "device.pub")] {
+            let made = try coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", label, "--password-file", "pin.txt", "--public", file], environment: environment, in: folder)
+            #expect(made.status == 0, "\(made.standardError)")
+        }
+        let server = try CommandRunner.start(
+            try CommandRunner.cofferExecutable(),
+            ["serve", "--port", "0", "--database", "sqlite:" + folder.path("server.sqlite"), "--admin-key", "admin.pub", "--key-cache-ms", "0"],
+            pipeInput: false, environment: environment, currentDirectory: folder.path
+        )
+        defer { server.signal(SIGTERM); _ = try? server.wait() }
+        let log = try #require(server.waitForError(containing: "listening on"))
+        let port = try #require(log.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
+        let base = "http://127.0.0.1:\(port)"
+
+        let created = try coffer(
+            ["server", "tokens", "create", "--uses", "1", "--server", base, "-k", "pkcs11:token=release;object=admin", "--password-file", "pin.txt"],
+            environment: environment, in: folder
+        )
+        #expect(created.status == 0, "\(created.standardError)")
+        let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
+        let registered = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)", "token": "\#(token)"}"#], environment: environment, in: folder)
+        #expect(registered.status == 0, "\(registered.output)\(registered.standardError)")
+        let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+        let signedUp = try coffer(
+            ["request", "-k", "pkcs11:token=release;object=device", "--password-file", "pin.txt", "--keyid", keyID, "-X", "POST", base + "/register_user",
+             "-d", #"{"email": "ada@example.com", "name": "Ada"}"#],
+            environment: environment, in: folder
+        )
+        #expect(signedUp.status == 0, "\(signedUp.output)\(signedUp.standardError)")
     }
 }
