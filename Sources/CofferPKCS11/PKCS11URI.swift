@@ -114,11 +114,11 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
-                guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex || utf8.index(after: first) == utf8.endIndex,
-                    utf8.distance(from: first, to: utf8.endIndex) >= 2,
-                    let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
+                // Two hex digits, read by the one hex decoder Coffer has (either case).
+                guard utf8.distance(from: first, to: utf8.endIndex) >= 2,
+                    let decoded = try? Hex.decode(String(decoding: utf8[first..<utf8.index(first, offsetBy: 2)], as: UTF8.self))
                 else { throw PKCS11Error(.malformedURI, "\(name)= has a '%' that is not followed by two hex digits") }
-                bytes.append(high << 4 | low)
+                bytes += decoded
                 index = utf8.index(first, offsetBy: 2)
             } else {
                 bytes.append(byte)
@@ -126,15 +126,6 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return bytes
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// Percent-encodes all but RFC 7512's unreserved characters and `:`/`@`-free path characters.
