@@ -27,7 +27,8 @@ public struct PKCS11PrivateKey: Sendable {
 
     /// Signs `message` on the token as a software key of the same type signs it (`SigningKey`):
     /// ECDSA over SHA-256 (P-256) or SHA-384 (P-384), in DER as OpenSSL writes it; RSA over SHA-512
-    /// unless `hash` says otherwise, with `padding`. The private key never leaves the token.
+    /// unless `hash` says otherwise, with `padding`; Ed25519 over the message itself (`CKM_EDDSA`, pure
+    /// Ed25519: `hash` and `padding` do not apply). The private key never leaves the token.
     /// - Throws: ``PKCS11Error`` naming `C_SignInit` or `C_Sign` and the token: `.notPermitted` for a key
     ///   without `CKA_SIGN` or a mechanism the token lacks.
     public func sign(_ message: [UInt8], hash: DigestAlgorithm? = nil, padding: RSAPadding = .pkcs1v15) throws(PKCS11Error) -> [UInt8] {
@@ -36,6 +37,8 @@ public struct PKCS11PrivateKey: Sendable {
 
     func sign(_ message: [UInt8], hash: DigestAlgorithm?, padding: RSAPadding, ecdsaEncoding: ECDSAEncoding) throws(PKCS11Error) -> [UInt8] {
         switch type {
+        case .ed25519:
+            return try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_EDDSA), parameter: nil, input: message)
         case .p256, .p384:
             let algorithm = hash ?? publicKey.algorithm.defaultHash
             let digest = algorithm.hash(message).bytes
@@ -99,7 +102,7 @@ public struct PKCS11PrivateKey: Sendable {
     /// The longest signature this key makes: r ‖ s for ECDSA, the modulus's length for RSA.
     var maximumSignatureLength: Int {
         switch type {
-        case .p256: 64
+        case .p256, .ed25519: 64
         case .p384: 96
         case .rsa(let bits): (bits + 7) / 8
         }
@@ -136,10 +139,13 @@ extension PKCS11PrivateKey {
         }
     }
 
-    /// Signs a digest already computed: `CKM_ECDSA` over it, or for RSA `CKM_RSA_PKCS` over its DigestInfo
-    /// or `CKM_RSA_PKCS_PSS` with MGF1 of the same hash and a digest-length salt.
+    /// Signs a digest already computed: `CKM_ECDSA` over it, for RSA `CKM_RSA_PKCS` over its DigestInfo
+    /// or `CKM_RSA_PKCS_PSS` with MGF1 of the same hash and a digest-length salt, and for Ed25519
+    /// `CKM_EDDSA` over the digest's bytes as its message (as a software Ed25519 key signs a digest).
     func sign(digest: [UInt8], algorithm: DigestAlgorithm, padding: RSAPadding, ecdsaEncoding: ECDSAEncoding) throws(PKCS11Error) -> [UInt8] {
         switch type {
+        case .ed25519:
+            return try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_EDDSA), parameter: nil, input: digest)
         case .p256, .p384:
             let raw = try rawSign(mechanism: CK_MECHANISM_TYPE(CKM_ECDSA), parameter: nil, input: digest)
             guard ecdsaEncoding == .der else { return raw }

@@ -12,22 +12,34 @@ public enum PKCS11KeyType: Sendable, Hashable, CustomStringConvertible {
     case p384
     /// RSA with a modulus of this many bits (2048, 3072 or 4096).
     case rsa(bits: Int)
+    /// Ed25519 (`CKK_EC_EDWARDS`, signing with `CKM_EDDSA`), on tokens that support it (PKCS #11 3.0;
+    /// SoftHSM2 2.6, YubiHSM, recent OpenSC cards).
+    case ed25519
 
     public var description: String {
         switch self {
         case .p256: "P-256"
         case .p384: "P-384"
         case .rsa(let bits): "RSA-\(bits)"
+        case .ed25519: "Ed25519"
         }
     }
 
-    /// The DER-encoded curve OID a token takes as `CKA_EC_PARAMS`.
+    /// The DER-encoded curve a token takes as `CKA_EC_PARAMS`: the named curve's OID (for Ed25519,
+    /// id-Ed25519, RFC 8410).
     var curveParameters: [UInt8]? {
         switch self {
         case .p256: [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
         case .p384: [0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22]
+        case .ed25519: [0x06, 0x03, 0x2B, 0x65, 0x70]
         case .rsa: nil
         }
+    }
+
+    /// Whether `CKA_EC_PARAMS` names Ed25519: its OID, or the curve name as a PrintableString
+    /// (`edwards25519`), which PKCS #11 3.0 also allows and OpenSC writes.
+    static func isEd25519(parameters: [UInt8]) -> Bool {
+        parameters == PKCS11KeyType.ed25519.curveParameters || parameters == [0x13, 0x0C] + Array("edwards25519".utf8)
     }
 }
 
@@ -99,6 +111,9 @@ public final class PKCS11Session: @unchecked Sendable {
             mechanismType = CK_MECHANISM_TYPE(CKM_EC_KEY_PAIR_GEN)
             publicTemplate.add(CKA_EC_PARAMS, type.curveParameters ?? [])
             privateTemplate.add(CKA_DERIVE, true)
+        case .ed25519:
+            mechanismType = CK_MECHANISM_TYPE(CKM_EC_EDWARDS_KEY_PAIR_GEN)
+            publicTemplate.add(CKA_EC_PARAMS, type.curveParameters ?? [])
         case .rsa(let bits):
             guard [2048, 3072, 4096].contains(bits) else {
                 throw PKCS11Error(.unsupported, "RSA keys are 2048, 3072 or 4096 bits; \(bits) was asked")
@@ -213,6 +228,16 @@ public final class PKCS11Session: @unchecked Sendable {
                 } else {
                     throw PKCS11Error(.unsupported, "the EC key '\(label)' is on a curve Coffer does not use (P-256 and P-384 are)")
                 }
+            case CKK_EC_EDWARDS:
+                guard let publicObject, let point = try attribute(CKA_EC_POINT, of: publicObject), let parameters = try attribute(CKA_EC_PARAMS, of: publicObject) else {
+                    throw PKCS11Error(.keyNotFound, "the Edwards-curve key '\(label)' on token '\(tokenLabel)' has no public key object with its id")
+                }
+                guard PKCS11KeyType.isEd25519(parameters: parameters) else {
+                    throw PKCS11Error(.unsupported, "the Edwards-curve key '\(label)' is not Ed25519 (Ed448 is not used by Coffer)")
+                }
+                // A 32-byte key, bare or (as PKCS #11 3.0 says) in a DER OCTET STRING.
+                let raw = point.count == 34 && point[0] == 0x04 && point[1] == 0x20 ? Array(point[2...]) : point
+                (type, verifyingKey) = (.ed25519, try VerifyingKey(.ed25519(Curve25519.Signing.PublicKey(rawRepresentation: raw))))
             case CKK_RSA:
                 let source = publicObject ?? object
                 guard let modulus = try attribute(CKA_MODULUS, of: source), let exponent = try attribute(CKA_PUBLIC_EXPONENT, of: source) else {

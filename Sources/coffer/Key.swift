@@ -58,7 +58,7 @@ struct KeyGenerate: ParsableCommand {
             'openssl pkey' reads).
 
             With --pkcs11-module, --token and --label the key pair is made on a PKCS #11 token (p256, \
-            p384, rsa2048/3072/4096): the private key is sensitive and not extractable, and is named by \
+            p384, ed25519 where the token has CKM_EDDSA, rsa2048/3072/4096): the private key is sensitive and not extractable, and is named by \
             the pkcs11: URI printed, which -k takes wherever it takes a key file. The PIN comes from \
             --password-file, --password-env or a prompt.
 

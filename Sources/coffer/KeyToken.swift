@@ -30,7 +30,8 @@ extension KeyGenerate {
         case .signing(.rsa2048): tokenType = .rsa(bits: 2048)
         case .signing(.rsa3072): tokenType = .rsa(bits: 3072)
         case .signing(.rsa4096): tokenType = .rsa(bits: 4096)
-        default: throw CommandFailure("keys made on a token are p256, p384, rsa2048, rsa3072 or rsa4096", hint: "pass -t p256")
+        case .signing(.ed25519): tokenType = .ed25519
+        default: throw CommandFailure("keys made on a token are p256, p384, ed25519, rsa2048, rsa3072 or rsa4096", hint: "pass -t p256")
         }
         if let publicOutput, !force, KeyFiles.exists(publicOutput) {
             throw CommandFailure("'\(publicOutput)' already exists", hint: "choose another name, or pass --force to replace it")

@@ -14,7 +14,7 @@ import Testing
 extension SoftHSMTests {
     @Suite("Hardware keys are ordinary keys")
     struct HardwareKeysAreOrdinaryKeysTests {
-        @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048)])
+        @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048), .ed25519])
         func signatureFilesMadeOnTheTokenVerify(type: PKCS11KeyType) throws {
             let key = try SoftHSM.session().generateKeyPair(type, label: SoftHSM.uniqueLabel("file"))
             let digest = DigestAlgorithm.sha512.hash(Array("release 1.2\n".utf8))
@@ -51,7 +51,7 @@ extension SoftHSMTests {
             #expect(result.status == 0 && result.output.contains("Verified OK"), "\(result.output)\(result.standardError)")
         }
 
-        @Test(arguments: [(PKCS11KeyType.p256, HTTPSignatureAlgorithm?.none), (.p384, nil), (.rsa(bits: 2048), .rsaPSSSHA512), (.rsa(bits: 2048), .rsaV1_5SHA256)])
+        @Test(arguments: [(PKCS11KeyType.p256, HTTPSignatureAlgorithm?.none), (.p384, nil), (.rsa(bits: 2048), .rsaPSSSHA512), (.rsa(bits: 2048), .rsaV1_5SHA256), (.ed25519, nil)])
         func httpRequestsSignedOnTheTokenVerify(type: PKCS11KeyType, algorithm: HTTPSignatureAlgorithm?) async throws {
             let key = try SoftHSM.session().generateKeyPair(type, label: SoftHSM.uniqueLabel("http"))
             let signing = try HTTPSigningKey(key, algorithm: algorithm)

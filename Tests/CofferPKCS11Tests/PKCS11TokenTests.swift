@@ -28,7 +28,19 @@ extension SoftHSMTests {
             return result.status == 0 && result.output.contains("Verified OK")
         }
 
-        @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048)])
+        /// OpenSSL checks an Ed25519 signature the token made over the message itself (`pkeyutl -rawin`).
+        static func opensslVerifiesEd25519(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey) throws -> Bool {
+            let folder = try TemporaryDirectory()
+            try folder.write(key.publicKey.pemRepresentation + "\n", to: "key.pub")
+            try folder.write(message, to: "message")
+            try folder.write(signature, to: "signature")
+            let result = try CommandRunner.run(
+                "openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", folder.path("key.pub"), "-rawin", "-in", folder.path("message"), "-sigfile", folder.path("signature")]
+            )
+            return result.status == 0 && result.output.contains("Signature Verified Successfully")
+        }
+
+        @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048), .ed25519])
         func keysMadeOnTheTokenSignAndEveryoneVerifies(type: PKCS11KeyType) throws {
             let session = try SoftHSM.session()
             let key = try session.generateKeyPair(type, label: SoftHSM.uniqueLabel("sign"))
@@ -37,7 +49,10 @@ extension SoftHSMTests {
             let signature = try key.sign(message)
             #expect(key.publicKey.isValidSignature(signature, for: message), "Coffer's verifier")
             #expect(!key.publicKey.isValidSignature(signature, for: Array("release 1.3\n".utf8)))
-            if haveOpenSSL {
+            if haveOpenSSL, type == .ed25519 {
+                #expect(signature.count == 64)
+                #expect(try Self.opensslVerifiesEd25519(signature, of: message, by: key), "openssl pkeyutl -verify -rawin")
+            } else if haveOpenSSL {
                 // OpenSSL digests with SHA-256 here; Coffer's defaults are SHA-384 for P-384 and SHA-512 for RSA.
                 let forOpenSSL = type == .p256 ? signature : try key.sign(message, hash: .sha256)
                 #expect(try Self.opensslVerifies(forOpenSSL, of: message, by: key, options: []), "openssl dgst -verify")
@@ -51,9 +66,10 @@ extension SoftHSMTests {
             }
         }
 
-        @Test func theTokenNeverRevealsThePrivateKey() throws {
+        @Test(arguments: [PKCS11KeyType.p256, .ed25519])
+        func theTokenNeverRevealsThePrivateKey(type: PKCS11KeyType) throws {
             let session = try SoftHSM.session()
-            let key = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("sensitive"))
+            let key = try session.generateKeyPair(type, label: SoftHSM.uniqueLabel("sensitive"))
             #expect(try key.isNonExtractable, "CKA_SENSITIVE true and CKA_EXTRACTABLE false")
             #expect(try key.canSign)
             // Found again by label, the same key: its public half is what the token holds.
@@ -131,6 +147,30 @@ extension SoftHSMTests {
             #expect(gone.code == .keyNotFound || gone.code == .moduleFailure, "\(gone.reason)")
             let lookup = try #require(throws: PKCS11Error.self) { try session.privateKey(label: theirs) }
             #expect(lookup.code == .keyNotFound && lookup.reason.contains(theirs))
+        }
+
+        /// An Ed25519 key each side made is used by the other: pkcs11-tool names the curve as the
+        /// PrintableString "edwards25519", Coffer as the OID id-Ed25519; both are Ed25519.
+        @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
+        func ed25519KeysCrossBetweenCofferAndAnIndependentClient() throws {
+            let modulePath = try #require(SoftHSM.modulePath)
+            let session = try SoftHSM.session()
+            let tool = ["--module", modulePath, "--token-label", SoftHSM.tokenLabel, "--login", "--pin", String(decoding: SoftHSM.pin, as: UTF8.self)]
+            let ours = try session.generateKeyPair(.ed25519, label: SoftHSM.uniqueLabel("ed-ours"))
+            let listed = try CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "pubkey", "--label", ours.label], environment: SoftHSM.environment)
+            #expect(listed.output.contains("EC_EDWARDS"), "\(listed.output)\(listed.standardError)")
+
+            let theirs = SoftHSM.uniqueLabel("ed-theirs")
+            let made = try CommandRunner.run(
+                "pkcs11-tool", tool + ["--keypairgen", "--key-type", "EC:edwards25519", "--label", theirs, "--id", "c0ffee02"], environment: SoftHSM.environment
+            )
+            #expect(made.status == 0, "\(made.standardError)")
+            let key = try session.privateKey(label: theirs)
+            #expect(key.type == .ed25519)
+            let message = Array("signed with their Ed25519 key".utf8)
+            let signature = try key.sign(message)
+            #expect(key.publicKey.isValidSignature(signature, for: message))
+            #expect(!key.publicKey.isValidSignature(signature, for: Array("another message".utf8)))
         }
 
         @Test func aKeysURINamesIt() throws {
