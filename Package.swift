@@ -265,6 +265,7 @@ let package = Package(
                 "CofferServer", "CofferHummingbird", "CofferHTTPClient", "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferTesting", "CofferTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

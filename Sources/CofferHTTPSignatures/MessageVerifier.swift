@@ -15,6 +15,9 @@ public struct HTTPVerifiedSignature: Sendable {
     public let components: [HTTPSignatureComponent]
     /// Its parameters.
     public let parameters: HTTPSignatureParameters
+    /// The replay record still owed, when a middleware deferred it to the route (see
+    /// ``HTTPReplayObligation``); nil when it was written before the route ran.
+    package var replayObligation: HTTPReplayObligation? = nil
 }
 
 /// Checks signed requests against one ``HTTPSignaturePolicy`` (RFC 9421 §3.2): the signature must cover
@@ -56,12 +59,43 @@ public struct HTTPMessageVerifier: Sendable {
         try await verify(.request(request), body: body, now: now ?? Int64(Date().timeIntervalSince1970))
     }
 
+    /// Verifies a request as ``verify(_:body:now:)`` does, except that the replay record is returned
+    /// instead of written (nil when there is no replay cache). The caller owes it: it must write it,
+    /// with ``recordFirstUse(_:label:)`` or in the same transaction as the request's effect, before that
+    /// effect can be seen, and treat a record that was already there as a replay.
+    package func verifyDeferringReplayRecord(_ request: HTTPRequest, body: [UInt8]?, now: Int64? = nil) async throws(HTTPSignatureError) -> (HTTPVerifiedSignature, HTTPReplayRecord?) {
+        try await verify(.request(request), body: body, now: now ?? Int64(Date().timeIntervalSince1970), deferringReplay: true)
+    }
+
+    /// Writes a replay record ``verifyDeferringReplayRecord(_:body:now:)`` returned.
+    /// - Throws: ``HTTPSignatureError`` `.replayed` when it was already there, `.unavailable` when the
+    ///   cache did not answer.
+    package func recordFirstUse(_ record: HTTPReplayRecord, label: String) async throws(HTTPSignatureError) {
+        guard let replayCache else { return }
+        let firstUse: Bool
+        do {
+            firstUse = try await replayCache.recordFirstUse(of: record.identifier, expiringAt: record.expiry, now: record.now)
+        } catch {
+            throw HTTPSignatureError(.unavailable, "the replay cache did not answer (its error is the underlying error, not shown here)", underlying: error)
+        }
+        guard firstUse else { throw Self.replayed(label: label) }
+    }
+
+    /// The refusal of a signature that was already accepted.
+    package static func replayed(label: String) -> HTTPSignatureError {
+        HTTPSignatureError(.replayed, "signature '\(label)' was already accepted; a request cannot be sent twice")
+    }
+
     /// Verifies a response, `request` supplying the components marked `req`.
     public func verify(_ response: HTTPResponse, answering request: HTTPRequest?, body: [UInt8]?, now: Int64? = nil) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
         try await verify(.response(response, request: request), body: body, now: now ?? Int64(Date().timeIntervalSince1970))
     }
 
     func verify(_ message: HTTPSignedMessage, body: [UInt8]?, now: Int64) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
+        try await verify(message, body: body, now: now, deferringReplay: false).0
+    }
+
+    func verify(_ message: HTTPSignedMessage, body: [UInt8]?, now: Int64, deferringReplay: Bool) async throws(HTTPSignatureError) -> (HTTPVerifiedSignature, HTTPReplayRecord?) {
         var candidates = try HTTPSignatureFields.signatures(in: message.headerFields)
         if let label = policy.label { candidates = candidates.filter { $0.label == label } }
         guard !candidates.isEmpty else {
@@ -70,7 +104,7 @@ public struct HTTPMessageVerifier: Sendable {
         var firstFailure: HTTPSignatureError?
         for candidate in candidates {
             do {
-                return try await verify(candidate, in: message, body: body, now: now)
+                return try await verify(candidate, in: message, body: body, now: now, deferringReplay: deferringReplay)
             } catch {
                 firstFailure = firstFailure ?? error
             }
@@ -78,7 +112,9 @@ public struct HTTPMessageVerifier: Sendable {
         throw firstFailure ?? HTTPSignatureError(.missingSignature, "no signature was checked")
     }
 
-    func verify(_ candidate: HTTPMessageSignature, in message: HTTPSignedMessage, body: [UInt8]?, now: Int64) async throws(HTTPSignatureError) -> HTTPVerifiedSignature {
+    func verify(
+        _ candidate: HTTPMessageSignature, in message: HTTPSignedMessage, body: [UInt8]?, now: Int64, deferringReplay: Bool
+    ) async throws(HTTPSignatureError) -> (HTTPVerifiedSignature, HTTPReplayRecord?) {
         let parameters = candidate.parameters
         try checkPolicy(candidate, body: body)
         try checkTime(parameters, now: now)
@@ -109,8 +145,11 @@ public struct HTTPMessageVerifier: Sendable {
         if candidate.components.contains(.contentDigest), let field = message.headerFields[.contentDigest] {
             try ContentDigest.check(field, body: body ?? [])
         }
-        try await checkReplay(candidate, keyID: keyID, base: base, now: now)
-        return HTTPVerifiedSignature(label: candidate.label, keyID: keyID, algorithm: key.algorithm, components: candidate.components, parameters: parameters)
+        let verified = HTTPVerifiedSignature(label: candidate.label, keyID: keyID, algorithm: key.algorithm, components: candidate.components, parameters: parameters)
+        guard replayCache != nil else { return (verified, nil) }
+        let record = try replayRecord(candidate, keyID: keyID, base: base, now: now)
+        if !deferringReplay { try await recordFirstUse(record, label: candidate.label) }
+        return (verified, record)
     }
 
     func checkPolicy(_ candidate: HTTPMessageSignature, body: [UInt8]?) throws(HTTPSignatureError) {
@@ -155,10 +194,11 @@ public struct HTTPMessageVerifier: Sendable {
         }
     }
 
-    /// Records the signature as used: by `keyid` and nonce when there is one, otherwise by the digest of
-    /// its signature base (not of the signature bytes, which ECDSA lets anyone re-randomize).
-    func checkReplay(_ candidate: HTTPMessageSignature, keyID: String, base: [UInt8], now: Int64) async throws(HTTPSignatureError) {
-        guard let replayCache else { return }
+    /// The signature's replay record: its identity is `keyid` and nonce when there is one, otherwise
+    /// the digest of its signature base (not of the signature bytes, which ECDSA lets anyone
+    /// re-randomize); it expires one second after the last instant at which the signature is accepted.
+    /// - Throws: ``HTTPSignatureError`` `.componentNotCovered` for a signature that nothing bounds in time.
+    func replayRecord(_ candidate: HTTPMessageSignature, keyID: String, base: [UInt8], now: Int64) throws(HTTPSignatureError) -> HTTPReplayRecord {
         let parameters = candidate.parameters
         var digester = Digester(.sha256)
         digester.update(keyID)
@@ -180,15 +220,6 @@ public struct HTTPMessageVerifier: Sendable {
                 "signature '\(candidate.label)' has no end: neither created (with the policy's maximum age) nor expires bounds it, so no replay record could outlive it"
             )
         }
-        let expiry = lastAccepted == .max ? .max : lastAccepted + 1
-        let firstUse: Bool
-        do {
-            firstUse = try await replayCache.recordFirstUse(of: digester.finalize().hex, expiringAt: expiry, now: now)
-        } catch {
-            throw HTTPSignatureError(.unavailable, "the replay cache did not answer (its error is the underlying error, not shown here)", underlying: error)
-        }
-        guard firstUse else {
-            throw HTTPSignatureError(.replayed, "signature '\(candidate.label)' was already accepted; a request cannot be sent twice")
-        }
+        return HTTPReplayRecord(identifier: digester.finalize().hex, expiry: lastAccepted == .max ? .max : lastAccepted + 1, now: now)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Remembers which signatures were already accepted, so that a captured request cannot be sent again
 /// while its signature is still fresh. ``InMemoryReplayCache`` serves one process; a server fleet shares
 /// one in its database.
@@ -44,5 +46,47 @@ public actor InMemoryReplayCache: HTTPSignatureReplayCache {
         /// The cache's capacity.
         public let capacity: Int
         public var description: String { "the replay cache holds \(capacity) live signatures and accepts no more until some expire" }
+    }
+}
+
+/// A signature's replay record, not yet written: what a store needs to write it in the same
+/// transaction as the request's own effect (``HTTPSignatureReplayCache/recordFirstUse(of:expiringAt:now:)``'s
+/// arguments), so that a request either takes effect *and* is remembered, or neither.
+public struct HTTPReplayRecord: Sendable, Hashable {
+    /// The signature's replay identity (a digest of its key id and nonce, or of its signature base).
+    public let identifier: String
+    /// The first instant (UNIX seconds) at which the signature is no longer accepted.
+    public let expiry: Int64
+    /// The verifier's clock when it checked the signature.
+    public let now: Int64
+
+    /// A record; see the properties.
+    public init(identifier: String, expiry: Int64, now: Int64) {
+        self.identifier = identifier
+        self.expiry = expiry
+        self.now = now
+    }
+}
+
+/// The replay record a verified signature still owes: the route behind a middleware that defers it
+/// takes it (``take()``) into its own write, and the middleware writes whatever was not taken once the
+/// route has answered. Taken at most once.
+package final class HTTPReplayObligation: @unchecked Sendable {
+    /// The record owed.
+    package let record: HTTPReplayRecord
+    private let lock = NSLock()
+    private var taken = false
+
+    package init(_ record: HTTPReplayRecord) {
+        self.record = record
+    }
+
+    /// The record, the first time it is asked for; nil afterwards.
+    package func take() -> HTTPReplayRecord? {
+        lock.withLock {
+            guard !taken else { return nil }
+            taken = true
+            return record
+        }
     }
 }

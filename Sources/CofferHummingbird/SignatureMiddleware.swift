@@ -56,6 +56,12 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
     /// Where refusals are counted: `coffer_signature_refusals_total{reason}` (swift-metrics; the
     /// bootstrapped system's factory by default).
     public var metricsFactory: any MetricsFactory
+    /// Whether the route writes the replay record itself, in the same transaction as its own effect
+    /// (`context.verifiedSignature.replayObligation`): a request then takes effect and is remembered,
+    /// or neither, in one write instead of two. What the route does not take, the middleware writes
+    /// once the route has answered, and a replay found then replaces the route's answer; so a route
+    /// behind it may have no effect before it takes the record (Coffer's own routes only).
+    package var defersReplayRecordToRoute = false
 
     /// A middleware; see the properties for what each parameter means.
     public init(
@@ -91,21 +97,53 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         if let authority { head.authority = authority }
         let body = buffer.readableBytes == 0 ? nil : Array(buffer.readableBytesView)
         var context = context
+        guard defersReplayRecordToRoute else {
+            do {
+                let verified = try await verifier.verify(head, body: body)
+                context.verifiedSignature = verified
+                context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
+            } catch {
+                return refusal(error, context: context)
+            }
+            return try await next(request, context)
+        }
+        let obligation: HTTPReplayObligation?
         do {
-            let verified = try await verifier.verify(head, body: body)
+            var (verified, record) = try await verifier.verifyDeferringReplayRecord(head, body: body)
+            obligation = record.map(HTTPReplayObligation.init)
+            verified.replayObligation = obligation
             context.verifiedSignature = verified
             context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
         } catch {
-            let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
-            countRefusal(error.code.rawValue)
-            if error.code == .unavailable {
-                context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason)])
-            } else {
-                context.logger.info("signature refused", metadata: ["reason": .string(error.code.rawValue)])
-            }
-            return Self.problem(status: status, error: error)
+            return refusal(error, context: context)
         }
-        return try await next(request, context)
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPSignatureError where error.code == .replayed {
+            // The route's own write found the record already there.
+            return refusal(error, context: context)
+        }
+        if let record = obligation?.take(), let label = context.verifiedSignature?.label {
+            do {
+                try await verifier.recordFirstUse(record, label: label)
+            } catch {
+                return refusal(error, context: context)
+            }
+        }
+        return response
+    }
+
+    /// Logs and counts a refusal and answers it (``problem(status:error:)``).
+    private func refusal(_ error: HTTPSignatureError, context: Context) -> Response {
+        let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
+        countRefusal(error.code.rawValue)
+        if error.code == .unavailable {
+            context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason)])
+        } else {
+            context.logger.info("signature refused", metadata: ["reason": .string(error.code.rawValue)])
+        }
+        return Self.problem(status: status, error: error)
     }
 
     /// The ``ProblemDetails`` response for a refusal: `401` with `WWW-Authenticate: Signature`, or `503`

@@ -1,5 +1,5 @@
 public import CofferCore
-import CofferHTTPSignatures
+public import CofferHTTPSignatures
 import Foundation
 public import Logging
 import NIOSSL
@@ -257,6 +257,35 @@ public final class PostgresRegistrationStore: RegistrationStore {
             return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
         }
         return nil
+    }
+
+    /// Writes the replay record and, on its first use, the user: one statement, so both or neither.
+    /// A concurrent statement with the same record waits for this one and then finds it (the replay
+    /// insert's `ON CONFLICT`), so of two copies exactly one stores the user.
+    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
+        if inserts.next() % RegistrationSQL.sweepInterval == 0 {
+            try await client.query("DELETE FROM coffer_replay WHERE expires_at <= \(replay.now)", logger: logger)
+        }
+        let rows = try await client.query("""
+            WITH replay AS (
+                INSERT INTO coffer_replay (id, expires_at) VALUES (\(replay.identifier), \(replay.expiry))
+                ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= \(replay.now)
+                RETURNING id
+            ), inserted AS (
+                INSERT INTO coffer_users (email, name, key_id, created_at)
+                SELECT \(email), \(name), \(keyID), \(createdAt) WHERE EXISTS (SELECT 1 FROM replay)
+                ON CONFLICT (email) DO NOTHING RETURNING id
+            ), linked AS (
+                UPDATE coffer_keys SET user_id = (SELECT id FROM inserted) WHERE key_id = \(keyID) AND user_id IS NULL AND EXISTS (SELECT 1 FROM inserted)
+            )
+            SELECT (SELECT COUNT(*) FROM replay), (SELECT id FROM inserted)
+            """, logger: logger)
+        for try await (recorded, id) in rows.decode((Int64, Int64?).self) {
+            guard recorded > 0 else { return .replayed }
+            guard let id else { return .emailExists }
+            return .inserted(RegisteredUser(id: id, email: email, name: name, keyID: keyID))
+        }
+        throw CofferCoreError(.ioFailure, "PostgreSQL answered the user insert with no row")
     }
 
     /// Links a key to a user; the record afterwards, nil when either is unknown.

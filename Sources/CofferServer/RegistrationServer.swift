@@ -161,12 +161,17 @@ public struct RegistrationServer: Sendable {
         }
         var signed = router.group("register_user")
         if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
+        // The user and the signature's replay record are written in one transaction: one write per
+        // request instead of two, and a request that fails to be stored can be sent again.
+        var joined = middleware
+        joined.defersReplayRecordToRoute = true
         signed
-            .add(middleware: middleware)
+            .add(middleware: joined)
             .post { request, context -> Response in
                 guard let keyID = context.verifiedSignature?.keyID else { return Self.problem(.unauthorized, "missing-signature", "the request is not signed") }
+                let response = try await Self.registerUser(request, context: context, keyID: keyID, store: store)
                 try await uses.noteUse(of: keyID)
-                return try await Self.registerUser(request, context: context, keyID: keyID, store: store)
+                return response
             }
         return router
     }
@@ -340,7 +345,18 @@ public struct RegistrationServer: Sendable {
         guard !body.name.isEmpty, body.name.count <= 200 else {
             return problem(.badRequest, "invalid-name", "name must be 1 to 200 characters")
         }
-        guard let user = try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: Int64(Date().timeIntervalSince1970)) else {
+        let createdAt = Int64(Date().timeIntervalSince1970)
+        let stored: RegisteredUser?
+        if let signature = context.verifiedSignature, let replay = signature.replayObligation?.take() {
+            switch try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) {
+            case .inserted(let user): stored = user
+            case .emailExists: stored = nil
+            case .replayed: throw HTTPMessageVerifier.replayed(label: signature.label)
+            }
+        } else {
+            stored = try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: createdAt)
+        }
+        guard let user = stored else {
             return problem(.conflict, "email-exists", "this email address is already registered")
         }
         return json(.created, ["id": .integer(user.id), "email": .string(user.email), "name": .string(user.name), "keyId": .string(user.keyID)])

@@ -182,6 +182,11 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// Stores a user and links the key that signed up to it when that key belongs to no user yet (in
     /// one transaction); nil when the e-mail address is already registered.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser?
+    /// Writes a signature's replay record and, when this is its first use, stores the user as
+    /// ``insertUser(email:name:keyID:createdAt:)`` does — together: the request takes effect and is
+    /// remembered, or neither (a failed write leaves the request free to be sent again). A default
+    /// implementation writes the two one after the other; Coffer's stores write them in one transaction.
+    func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion
     /// Every registered key, oldest first (at most `limit`).
     func keys(limit: Int) async throws -> [RegisteredKey]
     /// Changes a key's state and returns the record as stored afterwards; nil when there is no such
@@ -222,7 +227,25 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func close() async throws
 }
 
+/// What ``RegistrationStore/insertUser(email:name:keyID:createdAt:recordingFirstUse:)`` did.
+public enum UserInsertion: Sendable, Hashable {
+    /// The user was stored (and the replay record written).
+    case inserted(RegisteredUser)
+    /// The e-mail address is already registered; the replay record was written, no user.
+    case emailExists
+    /// The replay record was already there: nothing was written.
+    case replayed
+}
+
 extension RegistrationStore {
+    /// Writes the replay record, then the user: two writes, for a custom store that has no transaction
+    /// holding both (a failure between them leaves the record written and no user).
+    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
+        guard try await recordFirstUse(of: replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
+        guard let user = try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
+        return .inserted(user)
+    }
+
     /// Composes ``minimumDataKeyVersion(owner:)`` and ``dataKey(owner:version:)`` (two or three reads,
     /// not one snapshot): for a custom store that has no single read for it.
     public func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {

@@ -1,5 +1,5 @@
 import CofferCore
-import CofferHTTPSignatures
+public import CofferHTTPSignatures
 import Foundation
 import GRDB
 
@@ -202,6 +202,31 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             guard let id = try Int64.fetchOne(statement, arguments: [email, name, keyID, createdAt]) else { return nil }
             try db.cachedStatement(sql: Self.linkFirstUser).execute(arguments: [id, keyID])
             return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+        }
+    }
+
+    /// Writes the replay record and, on its first use, the user, in one job of one transaction.
+    public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
+        let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
+        return try await write { db in
+            if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [replay.now]) }
+            guard try String.fetchOne(db.cachedStatement(sql: Self.replayInsert), arguments: [replay.identifier, replay.expiry, replay.now]) != nil else {
+                return .replayed
+            }
+            var userID: Int64?
+            do {
+                guard let id = try Int64.fetchOne(db.cachedStatement(sql: Self.userInsert), arguments: [email, name, keyID, createdAt]) else { return .emailExists }
+                userID = id
+                try db.cachedStatement(sql: Self.linkFirstUser).execute(arguments: [id, keyID])
+                return .inserted(RegisteredUser(id: id, email: email, name: name, keyID: keyID))
+            } catch {
+                // The batch's other jobs commit; this one must leave nothing (SQLite undoes only the
+                // failing statement), so what it wrote goes: the user, and the record, which was new or
+                // expired, so deleting it forgets nothing live.
+                if let userID { try? db.execute(sql: "DELETE FROM coffer_users WHERE id = ?", arguments: [userID]) }
+                try? db.execute(sql: "DELETE FROM coffer_replay WHERE id = ?", arguments: [replay.identifier])
+                throw error
+            }
         }
     }
 

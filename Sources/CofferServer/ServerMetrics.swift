@@ -73,6 +73,9 @@ final class MeasuredStore: RegistrationStore {
     func migrate() async throws { try await timed("migrate") { try await store.migrate() } }
     func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey { try await timed("insert_key") { try await store.insertKey(key) } }
     func key(id: String) async throws -> RegisteredKey? { try await timed("key") { try await store.key(id: id) } }
+    func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
+        try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) }
+    }
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
     }

@@ -202,25 +202,7 @@ struct FaultTests {
 
     // MARK: Full disks
 
-    /// A 1 MiB tmpfs mounted for the test (root only), torn down afterwards.
-    static let canMountTmpfs: Bool = {
-        guard getuid() == 0, let probe = try? TemporaryDirectory() else { return false }
-        guard mount("tmpfs", probe.path, "tmpfs", 0, "size=64k") == 0 else { return false }
-        umount(probe.path)
-        return true
-    }()
-
-    final class SmallDisk {
-        let folder: TemporaryDirectory
-        var path: String { folder.path }
-        init(size: String = "1m") throws {
-            folder = try TemporaryDirectory()
-            try #require(mount("tmpfs", folder.path, "tmpfs", 0, "size=\(size),mode=0700") == 0)
-        }
-        deinit { umount(folder.path) }
-    }
-
-    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root"))
+    @Test(.enabled(if: SmallDisk.canMount, "mounting a tmpfs needs root"))
     func aFullDiskFailsTheCommandAndLeavesNothing() throws {
         let (folder, data) = try Self.workspace()
         let disk = try SmallDisk()
@@ -246,15 +228,11 @@ struct FaultTests {
         #expect(result.standardError.contains("cannot write to standard output: no space left on device"), "\(result.standardError)")
     }
 
-    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root"))
+    @Test(.enabled(if: SmallDisk.canMount, "mounting a tmpfs needs root"))
     func keysAndExportsOntoAFullDiskLeaveNothing() throws {
         let (folder, _) = try Self.workspace()
         let disk = try SmallDisk(size: "64k")
-        // Fill the disk to its last block.
-        try #require(FileManager.default.createFile(atPath: disk.path + "/filler", contents: nil))
-        let filler = try #require(FileHandle(forWritingAtPath: disk.path + "/filler"))
-        while (try? filler.write(contentsOf: Data(count: 4096))) != nil {}
-        try? filler.close()
+        disk.fill()
         for arguments in [
             ["key", "generate", "-t", "rsa2048", "-o", disk.path + "/k.pem", "--public", disk.path + "/k.pub"],
             ["random", "--raw", "--bytes", "65536", "--output", disk.path + "/r.key"],

@@ -7,6 +7,7 @@ import CofferServer
 import CofferTestSupport
 import CofferTesting
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -150,6 +151,35 @@ struct RegistrationServerTests {
         }
     }
 
+    /// A signed request whose user cannot be stored gets `503` and leaves nothing behind, not even its
+    /// replay record: sent again once the database takes writes, it is accepted (and only then is a
+    /// third sending a replay). Before the user and the record were written together, the record was
+    /// committed on its own and the second sending was refused as a replay.
+    @Test func aRequestThatCouldNotBeStoredCanBeSentAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        let key = try SigningKey.generate(.ed25519)
+        try await Self.withServer(store: store) { base in
+            let keyID = try #require(try await Self.register(key, at: base).json["keyId"] as? String)
+            // Another connection to the same file makes every user insert fail, as a full disk or an
+            // I/O error would.
+            let other = try DatabaseQueue(path: directory.path("server.sqlite"))
+            try await other.write { try $0.execute(sql: "CREATE TRIGGER refuse_users BEFORE INSERT ON coffer_users BEGIN SELECT RAISE(ABORT, 'refused by the test'); END") }
+            let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+            let request = try Self.signedUserRequest(base, signer: signer, email: "ada@example.com")
+            let failed = try await Self.send(request)
+            #expect(failed.status == 503, "\(failed.text)")
+            #expect(try await other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM coffer_replay") } == 0, "no replay record is left")
+
+            try await other.write { try $0.execute(sql: "DROP TRIGGER refuse_users") }
+            let again = try await Self.send(request)
+            #expect(again.status == 201, "\(again.text)")
+            let third = try await Self.send(request)
+            #expect(third.status == 401 && third.json["reason"] as? String == "replayed", "\(third.text)")
+            try other.close()
+        }
+    }
+
     /// Of many copies of one signed request sent at once, exactly one is accepted; the others are replays.
     @Test func copiesSentAtOnceAreAcceptedOnce() async throws {
         let directory = try TemporaryDirectory()
@@ -273,6 +303,46 @@ struct RegistrationServerTests {
     }
 
     static let postgresURL = ProcessInfo.processInfo.environment["COFFER_TEST_POSTGRES_URL"]
+
+    /// Copies of one signed `/register_user` sent at once to two instances on one PostgreSQL database:
+    /// the user and its replay record are one statement, so exactly one copy stores the user and every
+    /// other is a replay (none an `email-exists`, which would mean a copy got past the replay record).
+    @Test(.enabled(if: postgresURL != nil, "set COFFER_TEST_POSTGRES_URL=postgres://… to run against a real PostgreSQL (.ci/run does)"))
+    func copiesSentAtOnceToTwoInstancesStoreOneUser() async throws {
+        let url = try #require(Self.postgresURL)
+        let first = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+        let second = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+        let key = try SigningKey.generate(.ed25519)
+        let statuses: [Int] = try await Self.withServer(store: first) { firstBase in
+            try await Self.withServer(store: second) { secondBase in
+                let keyID = try #require(try await Self.register(key, at: firstBase).json["keyId"] as? String)
+                let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+                let request = try Self.signedUserRequest(firstBase, signer: signer, email: "pg-\(UUID().uuidString)@example.com")
+                let port = try #require(URL(string: firstBase)?.port)
+                var copy = request
+                copy.url = request.url.replacingOccurrences(of: firstBase, with: secondBase)
+                copy.headers.replaceOrAdd(name: "Host", value: "127.0.0.1:\(port)")
+                return try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                    for index in 0..<16 {
+                        let sent = index.isMultiple(of: 2) ? request : copy
+                        group.addTask {
+                            let reply = try await Self.send(sent)
+                            return (reply.status, reply.json["reason"] as? String)
+                        }
+                    }
+                    var statuses: [Int] = []
+                    for try await (status, reason) in group {
+                        statuses.append(status)
+                        if status != 201 { #expect(status == 401 && reason == "replayed", "\(status) \(reason ?? "")") }
+                    }
+                    return statuses
+                }
+            }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 1, "\(statuses)")
+        try await first.close()
+        try await second.close()
+    }
 
     /// Two server instances on one PostgreSQL database: a key registered at one is known at the other,
     /// and a request accepted by one is a replay at the other.

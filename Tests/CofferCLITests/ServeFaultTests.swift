@@ -1,0 +1,55 @@
+import CofferTestSupport
+import CofferTesting
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `coffer serve` killed without warning: every request it answered `201` is in its database when it
+/// starts again (an answer is given only once the write is committed), and the replay records of those
+/// requests survived with them.
+@Suite("coffer serve under SIGKILL")
+struct ServeFaultTests {
+    /// Starts `coffer serve` on a free port over `database`; its base URL.
+    static func serve(_ database: String, in folder: TemporaryDirectory) throws -> (RunningCommand, String) {
+        let server = try CommandRunner.start(
+            try CommandRunner.cofferExecutable(), ["serve", "--port", "0", "--database", "sqlite:" + database],
+            pipeInput: false, currentDirectory: folder.path
+        )
+        let log = try #require(server.waitForError(containing: "listening on"))
+        let port = try #require(log.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
+        return (server, "http://127.0.0.1:\(port)")
+    }
+
+    @Test func whatWasAnswered201SurvivesASIGKILL() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
+        let database = folder.path("server.sqlite")
+        var (server, base) = try Self.serve(database, in: folder)
+        let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
+        let registered = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)"}"#], in: folder)
+        #expect(registered.status == 0, "\(registered.standardError)")
+        let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+        func signUp(_ email: String) throws -> CommandResult {
+            try coffer(["request", "-k", "device.key", "--keyid", keyID, "-X", "POST", base + "/register_user", "-d", #"{"email": "\#(email)", "name": "Ada"}"#], in: folder)
+        }
+        let emails = (0..<8).map { "user\($0)@example.com" }
+        for email in emails {
+            let answer = try signUp(email)
+            #expect(answer.status == 0 && answer.standardError.contains("HTTP 201"), "\(email): \(answer.standardError)")
+        }
+        server.signal(SIGKILL)
+        _ = try? server.wait()
+
+        (server, base) = try Self.serve(database, in: folder)
+        defer { server.signal(SIGTERM); _ = try? server.wait() }
+        for email in emails {
+            // A new signature for the same address: the user is there.
+            let again = try signUp(email)
+            #expect(again.status == 1 && again.output.contains("email-exists"), "\(email): \(again.output)\(again.standardError)")
+        }
+        let fresh = try signUp("after@example.com")
+        #expect(fresh.status == 0 && fresh.standardError.contains("HTTP 201"), "\(fresh.standardError)")
+    }
+}
