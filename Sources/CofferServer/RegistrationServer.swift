@@ -173,6 +173,7 @@ public struct RegistrationServer: Sendable {
                 try await uses.noteUse(of: keyID)
                 return response
             }
+        router.add(middleware: UnmatchedRoutes(router.routes))
         return router
     }
 

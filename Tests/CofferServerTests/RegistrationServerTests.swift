@@ -180,6 +180,36 @@ struct RegistrationServerTests {
         }
     }
 
+    /// What no route takes is a problem document too: a served path asked with another method is `405`
+    /// with `Allow` (a captured segment such as an admin key id fits any value), any other path `404`.
+    /// Before, both were a bare `404` with an empty body.
+    @Test func unmatchedRequestsGetProblemDocuments() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        var options = RegistrationServer.Options()
+        options.adminKeys = [try SigningKey.generate(.ed25519).verifyingKey]
+        try await Self.withServer(store: store, options: options) { base in
+            for (method, path, allow) in [
+                ("GET", "/register_user", "POST"), ("DELETE", "/health", "GET"), ("PUT", "/register", "POST"),
+                ("GET", "/admin/keys/k-123/disable", "POST"), ("DELETE", "/admin/tokens", "GET, POST"),
+            ] {
+                var request = HTTPClientRequest(url: base + path)
+                request.method = .init(rawValue: method)
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 16)
+                let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+                #expect(response.status.code == 405, "\(method) \(path)")
+                #expect(response.headers.first(name: "Allow") == allow, "\(method) \(path)")
+                #expect(response.headers.first(name: "Content-Type") == "application/problem+json")
+                #expect(json?["reason"] as? String == "method-not-allowed", "\(method) \(path)")
+            }
+            for path in ["/nothing-here", "/register_user/extra", "/admin/keys/k-123/melt"] {
+                let reply = try await Self.send(HTTPClientRequest(url: base + path))
+                #expect(reply.status == 404 && reply.json["reason"] as? String == "not-found", "\(path): \(reply.text)")
+            }
+        }
+    }
+
     /// Of many copies of one signed request sent at once, exactly one is accepted; the others are replays.
     @Test func copiesSentAtOnceAreAcceptedOnce() async throws {
         let directory = try TemporaryDirectory()
