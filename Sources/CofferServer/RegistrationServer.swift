@@ -334,8 +334,8 @@ public struct RegistrationServer: Sendable {
         case .problem(let problem): return problem.response()
         }
         let body: UserBody
-        switch StrictJSON.decode(UserBody.self, from: data, allowed: ["email", "name"]) {
-        case .value(let decoded): body = decoded
+        switch StrictJSON.strings(["email", "name"], from: data) {
+        case .value(let fields): body = UserBody(email: fields[0], name: fields[1])
         case .problem(let problem): return problem.response()
         }
         let email = body.email.trimmingCharacters(in: .whitespaces)
