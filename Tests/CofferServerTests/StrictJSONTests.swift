@@ -69,4 +69,16 @@ struct StrictJSONTests {
             #expect(fast == codable, "\(text)")
         }
     }
+
+    /// Deep nesting within the 64 KiB a body may have is refused, not a crash (both readers limit depth).
+    @Test func deepNestingIsRefused() {
+        for opening in ["[", "{\"a\":"] {
+            let text = String(repeating: opening, count: 60_000 / opening.utf8.count)
+            guard case .problem(let problem) = StrictJSON.strings(["email", "name"], from: Data(text.utf8)) else {
+                Issue.record("nesting \(opening) was accepted")
+                continue
+            }
+            #expect(problem.reason == "invalid-request")
+        }
+    }
 }
