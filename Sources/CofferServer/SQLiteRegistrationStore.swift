@@ -197,33 +197,39 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// Adds a user; nil when the email is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
-        try await write { db in
-            let statement = try db.cachedStatement(sql: Self.userInsert)
-            guard let id = try Int64.fetchOne(statement, arguments: [email, name, keyID, createdAt]) else { return nil }
-            try db.cachedStatement(sql: Self.linkFirstUser).execute(arguments: [id, keyID])
-            return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+        try await write { db in try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) }
+    }
+
+    /// The user and its key's link, inside a write job; nil when the e-mail address is taken.
+    private static func insertUser(email: String, name: String, keyID: String, createdAt: Int64, in db: Database) throws -> RegisteredUser? {
+        guard let id = try Int64.fetchOne(db.cachedStatement(sql: userInsert), arguments: [email, name, keyID, createdAt]) else { return nil }
+        do {
+            try db.cachedStatement(sql: linkFirstUser).execute(arguments: [id, keyID])
+        } catch {
+            // SQLite undoes only the failing statement and the batch's other jobs commit: the user goes too.
+            try? db.execute(sql: "DELETE FROM coffer_users WHERE id = ?", arguments: [id])
+            throw error
         }
+        return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+    }
+
+    /// Writes a replay record inside a write job, sweeping expired ones when `sweep`; false for a replay.
+    private static func recordFirstUse(_ identifier: String, expiringAt expiry: Int64, now: Int64, sweep: Bool, in db: Database) throws -> Bool {
+        if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
+        return try String.fetchOne(db.cachedStatement(sql: replayInsert), arguments: [identifier, expiry, now]) != nil
     }
 
     /// Writes the replay record and, on its first use, the user, in one job of one transaction.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
         return try await write { db in
-            if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [replay.now]) }
-            guard try String.fetchOne(db.cachedStatement(sql: Self.replayInsert), arguments: [replay.identifier, replay.expiry, replay.now]) != nil else {
-                return .replayed
-            }
-            var userID: Int64?
+            guard try Self.recordFirstUse(replay.identifier, expiringAt: replay.expiry, now: replay.now, sweep: sweep, in: db) else { return .replayed }
             do {
-                guard let id = try Int64.fetchOne(db.cachedStatement(sql: Self.userInsert), arguments: [email, name, keyID, createdAt]) else { return .emailExists }
-                userID = id
-                try db.cachedStatement(sql: Self.linkFirstUser).execute(arguments: [id, keyID])
-                return .inserted(RegisteredUser(id: id, email: email, name: name, keyID: keyID))
+                guard let user = try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) else { return .emailExists }
+                return .inserted(user)
             } catch {
-                // The batch's other jobs commit; this one must leave nothing (SQLite undoes only the
-                // failing statement), so what it wrote goes: the user, and the record, which was new or
-                // expired, so deleting it forgets nothing live.
-                if let userID { try? db.execute(sql: "DELETE FROM coffer_users WHERE id = ?", arguments: [userID]) }
+                // This job must leave nothing: its record goes too (it was new or expired, so deleting it
+                // forgets nothing live).
                 try? db.execute(sql: "DELETE FROM coffer_replay WHERE id = ?", arguments: [replay.identifier])
                 throw error
             }
@@ -242,10 +248,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Records a signature's replay identity; durable (committed) before the answer is given.
     public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
-        return try await write { db in
-            if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
-            return try String.fetchOne(db.cachedStatement(sql: Self.replayInsert), arguments: [identifier, expiry, now]) != nil
-        }
+        return try await write { db in try Self.recordFirstUse(identifier, expiringAt: expiry, now: now, sweep: sweep, in: db) }
     }
 
     /// Runs `work` in a write transaction shared with the writes that arrive meanwhile

@@ -180,6 +180,26 @@ struct RegistrationServerTests {
         }
     }
 
+    /// A request `/register_user` refuses before storing anything (a bad address) still has its replay
+    /// record written, by the middleware after the route answered; one refused for a taken address has
+    /// it written with the attempt. Sent again, each is a replay, not a second 400 or 409.
+    @Test func refusedRequestsAreRememberedToo() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.sqliteStore(directory)
+        let key = try SigningKey.generate(.ed25519)
+        try await Self.withServer(store: store) { base in
+            let keyID = try #require(try await Self.register(key, at: base).json["keyId"] as? String)
+            let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
+            #expect(try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com")).status == 201)
+            for (email, first) in [("not an address", 400), ("ada@example.com", 409)] {
+                let request = try Self.signedUserRequest(base, signer: signer, email: email)
+                #expect(try await Self.send(request).status == first, "\(email)")
+                let again = try await Self.send(request)
+                #expect(again.status == 401 && again.json["reason"] as? String == "replayed", "\(email): \(again.text)")
+            }
+        }
+    }
+
     /// What no route takes is a problem document too: a served path asked with another method is `405`
     /// with `Allow` (a captured segment such as an admin key id fits any value), any other path `404`.
     /// Before, both were a bare `404` with an empty body.
