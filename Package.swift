@@ -24,7 +24,8 @@
 // is our own test harness.
 import PackageDescription
 
-/// The commit being built, for `coffer --version` (Package.swift is re-read when the checkout changes).
+/// The commit being built, for `coffer --version`. SwiftPM's shared manifest cache may keep an earlier
+/// evaluation (and commit) for a development build; scripts/install evaluates it afresh.
 let buildCommit: String = {
     guard let git = Context.gitInformation else { return "unknown" }
     return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-modified" : "")

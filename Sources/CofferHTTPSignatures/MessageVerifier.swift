@@ -194,12 +194,25 @@ public struct HTTPMessageVerifier: Sendable {
         }
     }
 
-    /// The signature's replay record: its identity is `keyid` and nonce when there is one, otherwise
-    /// the digest of its signature base (not of the signature bytes, which ECDSA lets anyone
-    /// re-randomize); it expires one second after the last instant at which the signature is accepted.
+    /// The signature's replay record: its identity is the signature's anchor (`created`, or `expires`)
+    /// followed by the digest of `keyid` and nonce when there is one, otherwise of `keyid` and the
+    /// signature base (not of the signature bytes, which ECDSA lets anyone re-randomize)
+    /// (docs/HTTP-SIGNATURES.md, "Replay protection"); it expires one second after the last instant at
+    /// which the signature is accepted.
     /// - Throws: ``HTTPSignatureError`` `.componentNotCovered` for a signature that nothing bounds in time.
     func replayRecord(_ candidate: HTTPMessageSignature, keyID: String, base: [UInt8], now: Int64) throws(HTTPSignatureError) -> HTTPReplayRecord {
         let parameters = candidate.parameters
+        // The last instant at which checkTime accepts this signature; the record must outlive it, so it
+        // expires one second later (a record counts as unused from its expiry on).
+        var lastAccepted: Int64?
+        if let created = parameters.created, let maximumAge = policy.maximumAge { lastAccepted = created &+ maximumAge &+ policy.clockSkew }
+        if let expires = parameters.expires { lastAccepted = min(lastAccepted ?? .max, expires &+ policy.clockSkew) }
+        guard let lastAccepted, let anchor = parameters.created ?? parameters.expires else {
+            throw HTTPSignatureError(
+                .componentNotCovered,
+                "signature '\(candidate.label)' has no end: neither created (with the policy's maximum age) nor expires bounds it, so no replay record could outlive it"
+            )
+        }
         var digester = Digester(.sha256)
         digester.update(keyID)
         digester.update([0])
@@ -209,17 +222,9 @@ public struct HTTPMessageVerifier: Sendable {
             digester.update("base:")
             digester.update(base)
         }
-        // The last instant at which checkTime accepts this signature; the record must outlive it, so it
-        // expires one second later (a record counts as unused from its expiry on).
-        var lastAccepted: Int64?
-        if let created = parameters.created, let maximumAge = policy.maximumAge { lastAccepted = created &+ maximumAge &+ policy.clockSkew }
-        if let expires = parameters.expires { lastAccepted = min(lastAccepted ?? .max, expires &+ policy.clockSkew) }
-        guard let lastAccepted else {
-            throw HTTPSignatureError(
-                .componentNotCovered,
-                "signature '\(candidate.label)' has no end: neither created (with the policy's maximum age) nor expires bounds it, so no replay record could outlive it"
-            )
-        }
-        return HTTPReplayRecord(identifier: digester.finalize().hex, expiry: lastAccepted == .max ? .max : lastAccepted + 1, now: now)
+        return HTTPReplayRecord(
+            identifier: HTTPReplayRecord.identifier(anchor: anchor, digest: digester.finalize().bytes),
+            expiry: lastAccepted == .max ? .max : lastAccepted + 1, now: now
+        )
     }
 }

@@ -53,7 +53,8 @@ public actor InMemoryReplayCache: HTTPSignatureReplayCache {
 /// transaction as the request's own effect (``HTTPSignatureReplayCache/recordFirstUse(of:expiringAt:now:)``'s
 /// arguments), so that a request either takes effect *and* is remembered, or neither.
 public struct HTTPReplayRecord: Sendable, Hashable {
-    /// The signature's replay identity (a digest of its key id and nonce, or of its signature base).
+    /// The signature's replay identity: its anchor (`created`, or `expires`), then a digest of its key id
+    /// and nonce, or of its signature base — 80 hex digits that sort in the anchors' order.
     public let identifier: String
     /// The first instant (UNIX seconds) at which the signature is no longer accepted.
     public let expiry: Int64
@@ -66,6 +67,38 @@ public struct HTTPReplayRecord: Sendable, Hashable {
         self.expiry = expiry
         self.now = now
     }
+
+    /// The identity of a signature whose anchor (`created`, or `expires`) is `anchor` and whose
+    /// key-and-nonce (or key-and-base) digest is `digest`: 16 hex digits of the anchor with its top bit
+    /// flipped, so that identities sort as their anchors do, then the digest's (docs/HTTP-SIGNATURES.md,
+    /// "Replay protection").
+    static func identifier(anchor: Int64, digest: [UInt8]) -> String {
+        let ordered = UInt64(bitPattern: anchor) ^ (1 << 63)
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8](repeating: 0, count: 16 + digest.count * 2)
+        for index in 0..<16 {
+            text[index] = digits[Int(truncatingIfNeeded: ordered >> UInt64(60 - 4 * index)) & 0xF]
+        }
+        for (index, byte) in digest.enumerated() {
+            text[16 + 2 * index] = digits[Int(byte >> 4)]
+            text[17 + 2 * index] = digits[Int(byte & 0xF)]
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The identifier Coffer 1.0.0 gave the same signature (the digest alone, without the anchor), or nil
+    /// when `identifier` is not one of this version's: what a store that kept records across the
+    /// upgrade must also find live before it calls a signature new.
+    public static func earlierIdentifier(of identifier: String) -> String? {
+        let utf8 = identifier.utf8
+        guard utf8.count == 80, utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) else {
+            return nil
+        }
+        return String(identifier.dropFirst(16))
+    }
+
+    /// The identifier Coffer 1.0.0 gave this record's signature; see ``earlierIdentifier(of:)``.
+    public var earlierIdentifier: String? { Self.earlierIdentifier(of: identifier) }
 }
 
 /// The replay record a verified signature still owes: the route behind a middleware that defers it

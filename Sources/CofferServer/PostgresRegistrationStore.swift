@@ -268,7 +268,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
         }
         let rows = try await client.query("""
             WITH replay AS (
-                INSERT INTO coffer_replay (id, expires_at) VALUES (\(replay.identifier), \(replay.expiry))
+                INSERT INTO coffer_replay (id, expires_at) SELECT \(replay.identifier), \(replay.expiry)
+                WHERE NOT EXISTS (SELECT 1 FROM coffer_replay WHERE id = \(replay.earlierIdentifier ?? replay.identifier) AND expires_at > \(replay.now))
                 ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= \(replay.now)
                 RETURNING id
             ), inserted AS (
@@ -303,10 +304,22 @@ public final class PostgresRegistrationStore: RegistrationStore {
         binds.append(identifier)
         binds.append(expiry)
         binds.append(now)
-        let rows = try await client.query(PostgresQuery(unsafeSQL: RegistrationSQL.replayInsert, binds: binds), logger: logger)
+        binds.append(HTTPReplayRecord.earlierIdentifier(of: identifier) ?? identifier)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: Self.replayInsert, binds: binds), logger: logger)
         for try await _ in rows.decode(String.self) { return true }
         return false
     }
+
+    /// The atomic "first use" test (docs/HTTP-SIGNATURES.md, "Replay protection"): inserts the record
+    /// ($1, expiring at $2) unless a live record has its identifier or its Coffer 1.0.0 identifier ($4);
+    /// an expired record of the same identifier is renewed. Of two concurrent copies, the second waits
+    /// for the first's row and then finds it live (the `DO UPDATE`'s condition is checked again).
+    static let replayInsert = """
+        INSERT INTO coffer_replay (id, expires_at) SELECT $1, $2
+        WHERE NOT EXISTS (SELECT 1 FROM coffer_replay WHERE id = $4 AND expires_at > $3)
+        ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= $3
+        RETURNING id
+        """
 
     /// The newest migration applied (0 before any).
     public func schemaVersion() async throws -> Int {

@@ -338,12 +338,10 @@ public struct RegistrationServer: Sendable {
         case .value(let fields): body = UserBody(email: fields[0], name: fields[1])
         case .problem(let problem): return problem.response()
         }
-        let email = body.email.trimmingCharacters(in: .whitespaces)
-        guard email.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex, email.index(after: at) != email.endIndex,
-              !email.contains(where: { $0.isWhitespace }) else {
+        guard let email = UserFields.email(body.email) else {
             return problem(.badRequest, "invalid-email", "email must be an address like ada@example.com")
         }
-        guard !body.name.isEmpty, body.name.count <= 200 else {
+        guard UserFields.isValidName(body.name) else {
             return problem(.badRequest, "invalid-name", "name must be 1 to 200 characters")
         }
         let createdAt = Int64(Date().timeIntervalSince1970)

@@ -261,11 +261,6 @@ enum RegistrationSQL {
     static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key, user_id"
     static let dataKeyColumns = "owner, version, data_key_id, wrapped, master_key_id, created_at"
     static let tokenColumns = "token_id, uses, uses_left, expires_at, platform, revoked, created_at"
-    static let replayInsert = """
-        INSERT INTO coffer_replay (id, expires_at) VALUES ($1, $2)
-        ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= $3
-        RETURNING id
-        """
     /// How often (one insert in this many) expired replay records are swept.
     static let sweepInterval = 1000
 

@@ -1,0 +1,43 @@
+@testable import CofferServer
+import Testing
+
+/// `POST /register_user`'s field checks: the byte-level path for printable ASCII answers as the
+/// character-level path it skips (which is what the route ran before).
+@Suite("User fields")
+struct UserFieldsTests {
+    static let edges: [String] = [
+        "", "@", "a@", "@b", "a@b", "ada@example.com", " ada@example.com", "ada@example.com ", "\tada@example.com\t",
+        "a b@c", "a@b c", "a\t@b", "a\n@b", "a@b\r\n", "\r\n", " ", "ada@@example.com", "@@", "a@b@c",
+        String(repeating: "a", count: 250) + "@b.c", String(repeating: "a", count: 251) + "@b.c", String(repeating: "a", count: 252) + "@b.c",
+        " " + String(repeating: "a", count: 250) + "@b.c ", "ádá@example.com", "ada@exämple.com", "ada@example.com\u{A0}",
+        "\u{A0}ada@example.com", "ada\u{2003}@example.com", "ada@example.com\u{0301}", "e\u{0301}@x", "\u{7F}a@b", "a@b\u{0}",
+        "Ada Lovelace", String(repeating: "x", count: 200), String(repeating: "x", count: 201), String(repeating: "é", count: 200),
+        String(repeating: "é", count: 201), String(repeating: "e\u{0301}", count: 200), "\r\n" + String(repeating: "x", count: 199),
+        "\u{1F469}\u{200D}\u{1F4BB}", "~!#$%^&*()_+{}|:\"<>?`-=[]\\;',./",
+    ]
+
+    static func printableASCII(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(" @@@ab.-~!\"".utf8) + Array(0x20...0x7E)
+        return String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+    }
+
+    @Test func bothPathsGiveOneAnswer() {
+        let random = (0..<2_000).map { Self.printableASCII(length: $0 % 300) }
+        for text in Self.edges + random {
+            #expect(UserFields.email(text) == UserFields.anyEmail(text), "email \(text.debugDescription)")
+            #expect(UserFields.isValidName(text) == UserFields.isAnyValidName(text), "name \(text.debugDescription)")
+        }
+    }
+
+    @Test func addressesAndNames() {
+        #expect(UserFields.email("ada@example.com") == "ada@example.com")
+        #expect(UserFields.email("  ada@example.com ") == "ada@example.com", "spaces at the ends are trimmed")
+        #expect(UserFields.email("ada @example.com") == nil)
+        #expect(UserFields.email("ada@") == nil)
+        #expect(UserFields.isValidName("Ada"))
+        #expect(!UserFields.isValidName(""))
+        #expect(UserFields.isValidName(String(repeating: "é", count: 200)))
+        #expect(!UserFields.isValidName(String(repeating: "x", count: 201)))
+    }
+}
