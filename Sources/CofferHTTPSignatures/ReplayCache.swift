@@ -1,3 +1,4 @@
+import CofferCore
 import Foundation
 
 /// Remembers which signatures were already accepted, so that a captured request cannot be sent again
@@ -73,17 +74,7 @@ public struct HTTPReplayRecord: Sendable, Hashable {
     /// flipped, so that identities sort as their anchors do, then the digest's (docs/HTTP-SIGNATURES.md,
     /// "Replay protection").
     static func identifier(anchor: Int64, digest: [UInt8]) -> String {
-        let ordered = UInt64(bitPattern: anchor) ^ (1 << 63)
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8](repeating: 0, count: 16 + digest.count * 2)
-        for index in 0..<16 {
-            text[index] = digits[Int(truncatingIfNeeded: ordered >> UInt64(60 - 4 * index)) & 0xF]
-        }
-        for (index, byte) in digest.enumerated() {
-            text[16 + 2 * index] = digits[Int(byte >> 4)]
-            text[17 + 2 * index] = digits[Int(byte & 0xF)]
-        }
-        return String(decoding: text, as: UTF8.self)
+        Hex.encode(BigEndian.bytes(UInt64(bitPattern: anchor) ^ (1 << 63)) + digest)
     }
 
     /// The identifier Coffer 1.0.0 gave the same signature (the digest alone, without the anchor), or nil
