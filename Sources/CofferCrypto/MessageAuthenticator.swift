@@ -14,6 +14,10 @@ import Foundation
 /// authenticator.update(requestBody)
 /// let tag = try authenticator.finalize()
 /// ```
+///
+/// It is a value: a copy carries on from where the original stood and neither sees the other's updates.
+/// A computation keyed once and copied for each message skips hashing the key's padding blocks every
+/// time (what a server checking many requests under one key wants).
 public struct MessageAuthenticator: Sendable {
     /// The algorithm being computed.
     public let algorithm: MACAlgorithm
@@ -53,7 +57,8 @@ public struct MessageAuthenticator: Sendable {
     /// - Throws: ``CofferCryptoError`` `.invalidTagLength` if `byteCount` is below 10 or above the full length.
     public func finalize(truncatedTo byteCount: Int? = nil) throws(CofferCryptoError) -> MACTag {
         let length = try algorithm.checkedTagLength(byteCount)
-        return MACTag(algorithm: algorithm, bytes: Array(state.finalize().prefix(length)))
+        let full = state.finalize()
+        return MACTag(algorithm: algorithm, bytes: length == full.count ? full : Array(full.prefix(length)))
     }
 }
 

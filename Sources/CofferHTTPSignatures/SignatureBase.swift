@@ -188,10 +188,10 @@ public enum HTTPSignatureBase {
             return [authority]
         case "@scheme":
             guard let scheme = request.scheme else { throw missing("scheme") }
-            return [scheme.lowercased()]
+            return [scheme.lowercasedQuickly()]
         case "@target-uri":
             guard let scheme = request.scheme, let authority = normalizedAuthority(request) else { throw missing("scheme and authority") }
-            return ["\(scheme.lowercased())://\(authority)\(target)"]
+            return [scheme.lowercasedQuickly() + "://" + authority + target]
         case "@request-target":
             guard request.path != nil else { throw missing("target") }
             return [target]
@@ -252,8 +252,8 @@ public enum HTTPSignatureBase {
 
     /// The authority in lowercase, without the scheme's default port.
     static func normalizedAuthority(_ request: HTTPRequest) -> String? {
-        guard var authority = request.authority?.lowercased(), !authority.isEmpty else { return nil }
-        let scheme = request.scheme?.lowercased()
+        guard var authority = request.authority?.lowercasedQuickly(), !authority.isEmpty else { return nil }
+        let scheme = request.scheme?.lowercasedQuickly()
         if scheme == "https" && authority.hasSuffix(":443") { authority.removeLast(4) }
         if scheme == "http" && authority.hasSuffix(":80") { authority.removeLast(3) }
         return authority
@@ -300,6 +300,15 @@ enum StructuredField {
 }
 
 extension String {
+    /// `lowercased()`, without its Unicode tables for the usual case: text of ASCII letters, digits and
+    /// punctuation with no capital comes back as it is.
+    func lowercasedQuickly() -> String {
+        for byte in utf8 where byte >= 0x80 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) {
+            return lowercased()
+        }
+        return self
+    }
+
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
     func trimmingWhitespace() -> String {
         let bytes = utf8

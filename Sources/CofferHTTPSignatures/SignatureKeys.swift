@@ -74,7 +74,9 @@ public struct HTTPVerificationKey: Sendable {
 
     enum Material: Sendable {
         case asymmetric(VerifyingKey)
-        case secret(MACKey)
+        /// An HMAC computation already keyed with the secret: each check continues a copy, so the key's
+        /// padding blocks are hashed once per key rather than once per request.
+        case secret(keyed: MessageAuthenticator)
     }
 
     /// Binds a public key to an algorithm. EC and Ed25519 keys imply theirs; RSA keys need
@@ -88,7 +90,7 @@ public struct HTTPVerificationKey: Sendable {
 
     /// An HMAC-SHA256 shared secret (`hmac-sha256`).
     public static func hmacSHA256(secret: MACKey) -> HTTPVerificationKey {
-        HTTPVerificationKey(algorithm: .hmacSHA256, material: .secret(secret))
+        HTTPVerificationKey(algorithm: .hmacSHA256, material: .secret(keyed: MessageAuthenticator(.hmacSHA256, key: secret)))
     }
 
     init(algorithm: HTTPSignatureAlgorithm, material: Material) {
@@ -110,8 +112,11 @@ public struct HTTPVerificationKey: Sendable {
     /// Whether `signature` is valid for the signature base given as its bytes.
     func isValidSignature(_ signature: [UInt8], forBase bytes: [UInt8]) -> Bool {
         switch material {
-        case .secret(let secret):
-            return (try? MACAlgorithm.hmacSHA256.isValidAuthenticationCode(signature, for: bytes, using: secret)) ?? false
+        case .secret(let keyed):
+            var authenticator = keyed
+            authenticator.update(bytes)
+            guard let tag = try? authenticator.finalize() else { return false }
+            return ConstantTime.equals(tag.bytes, signature)
         case .asymmetric(let key):
             return key.isValidSignature(signature, for: bytes, options: Self.options(for: algorithm))
         }

@@ -84,6 +84,28 @@ struct HMACTests {
         }
     }
 
+    /// The HTTP verifier keys one computation per key and copies it for each request: copies must carry
+    /// on independently, from the state they were copied in, and never disturb the original.
+    @Test func aCopiedComputationCarriesOnAlone() throws {
+        let key = try MACKey.generate()
+        let first = Fixtures.randomBytes(count: 200)
+        let second = Fixtures.randomBytes(count: 70)
+        for algorithm in MACAlgorithm.allCases {
+            let keyed = MessageAuthenticator(algorithm, key: key)
+            var a = keyed
+            var b = keyed
+            a.update(first)
+            b.update(second)
+            var c = a  // copied mid-way: shares what a had, then goes its own way
+            c.update(second)
+            #expect(try a.finalize() == algorithm.authenticationCode(for: first, using: key))
+            #expect(try b.finalize() == algorithm.authenticationCode(for: second, using: key))
+            #expect(try c.finalize() == algorithm.authenticationCode(for: first + second, using: key))
+            #expect(try keyed.finalize() == algorithm.authenticationCode(for: [UInt8](), using: key))
+            #expect(try a.finalize(truncatedTo: 10).bytes == Array(try algorithm.authenticationCode(for: first, using: key).bytes.prefix(10)))
+        }
+    }
+
     @Test func fileTagEqualsMemoryTag() throws {
         let folder = try TemporaryDirectory()
         let bytes = Fixtures.randomBytes(count: FileReader.defaultChunkSize + 1)

@@ -65,6 +65,24 @@ struct SignAndVerifyTests {
         }
     }
 
+    /// An HMAC verification key keeps one keyed computation and continues a copy for each check: checks
+    /// in any order, good and bad, must not leak into one another.
+    @Test func oneHMACKeyChecksManyBasesIndependently() throws {
+        let secret = try MACKey.generate()
+        let signing = HTTPSigningKey.hmacSHA256(secret: secret)
+        let verifying = HTTPVerificationKey.hmacSHA256(secret: secret)
+        let bases = (0..<4).map { "\"@method\": POST\n\"@signature-params\": (\"@method\");created=\($0)" }
+        let signatures = try bases.map { try signing.signature(for: $0) }
+        for _ in 0..<2 {
+            for (index, base) in bases.enumerated() {
+                #expect(verifying.isValidSignature(signatures[index], for: base))
+                #expect(!verifying.isValidSignature(signatures[(index + 1) % bases.count], for: base))
+                #expect(!verifying.isValidSignature(Array(signatures[index].prefix(16)), for: base))
+            }
+        }
+        #expect(!HTTPVerificationKey.hmacSHA256(secret: try MACKey.generate()).isValidSignature(signatures[0], for: bases[0]))
+    }
+
     @Test func refusals() async throws {
         let (signing, verification) = try Self.keyPair(.ed25519)
         let signer = HTTPMessageSigner(key: signing, keyID: "app")

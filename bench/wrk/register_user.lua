@@ -2,9 +2,10 @@
 -- either unsigned (to /unsigned/register_user) or signed per RFC 9421 with hmac-sha256 or ed25519; or
 -- (ROUTE data-keys) a signed POST /data-keys with the body {}, a device fetching its data key.
 --
--- The requests are built and signed in init(), before wrk starts its clock, through OpenSSL's
--- libcrypto (LuaJIT FFI): the load generator's signing does not count against the server, and the
--- signatures come from a second implementation (OpenSSL), not from Coffer.
+-- The requests are built in init(), before wrk starts its clock, and signed as each is sent (with the
+-- second it leaves as `created`, as a real client signs), through OpenSSL's libcrypto (LuaJIT FFI):
+-- the load generator's signing does not count against the server (it runs in wrk, whose CPU time is
+-- not the server's), and the signatures come from a second implementation (OpenSSL), not from Coffer.
 --
 --   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN [ROUTE [PACE]]
 --
@@ -91,37 +92,41 @@ end
 local requests = {}
 local next_request = 1
 local pace = 0
+local sign = nil
 
+-- Signed requests are signed as they are sent, as a client does: `created` is the second each one
+-- leaves, so the server sees the anchors (and the replay records' order) of real traffic at this rate.
+-- Signing everything in init() once gave a whole run one `created` second, which spread each run's
+-- replay records at random over one region of the replay index, as no real load does. Each request's
+-- body, Content-Digest and nonce are still made in init().
 function init(args)
   local mode, keyid, keyfile, count, run = args[1], args[2], args[3], tonumber(args[4]), args[5]
   local route = args[6] or "register_user"
   pace = tonumber(args[7] or "0")
   local authority = wrk.host .. ":" .. wrk.port
   local target_uri = wrk.scheme .. "://" .. authority .. "/" .. route
-  local sign = mode ~= "unsigned" and signer(mode, read_file(keyfile)) or nil
+  sign = mode ~= "unsigned" and signer(mode, read_file(keyfile)) or nil
   local path = mode == "unsigned" and "/unsigned/" .. route or "/" .. route
-  local created = os.time()
   local covered = '("@method" "@target-uri" "content-digest" "content-type")'
   for index = 1, count do
     local unique = run .. "-" .. (thread_id or 1) .. "-" .. index
     local body = route == "data-keys" and "{}" or '{"email": "user-' .. unique .. '@example.com", "name": "Ada Lovelace"}'
-    local headers = { ["Content-Type"] = "application/json" }
-    if not sign then
-      headers["Coffer-Unsigned-Key-Id"] = keyid  -- whom the twin route records the user against
-    end
     if sign then
       local digest = "sha-256=:" .. sha256(body) .. ":"
-      local params = covered .. ";created=" .. created .. ';nonce="' .. unique .. '";alg="' .. mode .. '";keyid="' .. keyid .. '"'
-      local base = '"@method": POST\n'
-        .. '"@target-uri": ' .. target_uri .. "\n"
-        .. '"content-digest": ' .. digest .. "\n"
-        .. '"content-type": application/json\n'
-        .. '"@signature-params": ' .. params
-      headers["Content-Digest"] = digest
-      headers["Signature-Input"] = "sig1=" .. params
-      headers["Signature"] = "sig1=:" .. sign(base) .. ":"
+      requests[index] = {
+        path = path, body = body, digest = digest,
+        params_tail = ';nonce="' .. unique .. '";alg="' .. mode .. '";keyid="' .. keyid .. '"',
+        base_head = '"@method": POST\n'
+          .. '"@target-uri": ' .. target_uri .. "\n"
+          .. '"content-digest": ' .. digest .. "\n"
+          .. '"content-type": application/json\n'
+          .. '"@signature-params": ' .. covered .. ";created=",
+        covered = covered,
+      }
+    else
+      -- The twin's key rides in a field of its own: whom the twin route records the user against.
+      requests[index] = wrk.format("POST", path, { ["Content-Type"] = "application/json", ["Coffer-Unsigned-Key-Id"] = keyid }, body)
     end
-    requests[index] = wrk.format("POST", path, headers, body)
   end
 end
 
@@ -134,5 +139,13 @@ function request()
   -- taken), which wrk counts as non-2xx responses and serve-load.py reports as a failed run.
   local built = requests[next_request] or requests[#requests]
   next_request = next_request + 1
-  return built
+  if not sign then return built end
+  local created = os.time()
+  local params = built.covered .. ";created=" .. created .. built.params_tail
+  return wrk.format("POST", built.path, {
+    ["Content-Type"] = "application/json",
+    ["Content-Digest"] = built.digest,
+    ["Signature-Input"] = "sig1=" .. params,
+    ["Signature"] = "sig1=:" .. sign(built.base_head .. created .. built.params_tail) .. ":",
+  }, built.body)
 end
