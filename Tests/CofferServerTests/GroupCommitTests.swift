@@ -83,23 +83,31 @@ struct GroupCommitTests {
         _ = directory
     }
 
-    /// Many writers with a wait in play: every job runs once, every answer is its own, and a job that
-    /// fails fails alone.
+    /// Sixteen writers, each writing again as soon as it is answered (as clients do), so that batches
+    /// wait while writes arrive: every job runs once, every answer is its own, and a job that fails
+    /// fails alone.
     @Test func concurrentWritersGetTheirOwnAnswers() async throws {
         let (directory, pool) = try Self.database()
         let batcher = SQLiteWriteBatcher(pool: pool, delayMicroseconds: 500)
-        let outcomes = await withTaskGroup(of: (Int, Int?).self) { group in
-            for index in 0..<400 {
+        let outcomes = await withTaskGroup(of: [(Int, Int?)].self) { group in
+            for writer in 0..<16 {
                 group.addTask {
-                    let value = try? await batcher.write { db -> Int in
-                        // Every seventh breaks the table's CHECK: its statement is undone, not the batch.
-                        try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [index % 7 == 0 ? -index - 1 : index])
-                        return index
+                    var answers: [(Int, Int?)] = []
+                    for turn in 0..<25 {
+                        let index = writer * 25 + turn
+                        let value = try? await batcher.write { db -> Int in
+                            // Every seventh breaks the table's CHECK: its statement is undone, not the batch.
+                            try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [index % 7 == 0 ? -index - 1 : index])
+                            return index
+                        }
+                        answers.append((index, value))
                     }
-                    return (index, value)
+                    return answers
                 }
             }
-            return await group.reduce(into: [Int: Int?]()) { $0[$1.0] = $1.1 }
+            return await group.reduce(into: [Int: Int?]()) { outcomes, answers in
+                for (index, value) in answers { outcomes[index] = value }
+            }
         }
         #expect(outcomes.count == 400)
         for (index, value) in outcomes {
@@ -107,6 +115,7 @@ struct GroupCommitTests {
         }
         let stored = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") }
         #expect(stored == (0..<400).filter { $0 % 7 != 0 }.count)
+        #expect(batcher.waitCount > 0)
         try pool.close()
         _ = directory
     }
