@@ -3,12 +3,12 @@
 ///
 /// PostgreSQL's `commit_delay` waits a fixed time whenever `commit_siblings` transactions are open;
 /// here the evidence is the size of the batch just committed. Under load, the writes that follow one
-/// commit are mostly the answers to it coming back (a signed request writes its replay record, then
-/// its data; a client sends its next request), so a batch smaller than the last is usually a batch
-/// caught early: waiting up to ``delay`` for the rest lets one commit (one WAL append, one lock round)
-/// carry them. A writer on its own commits at once: its batches hold one job, and one job is never
-/// less than the one before. When the load falls away the first smaller batch waits at most ``delay``
-/// and the next commits at once.
+/// commit are mostly the answers to it coming back (a client sends its next request; a signed route
+/// other than `/register_user` writes its replay record, then its data), so a batch smaller than the
+/// last is usually a batch caught early: waiting up to ``delayMicroseconds`` for the rest lets one
+/// commit (one WAL append, one lock round) carry them. A writer on its own commits at once: its
+/// batches hold one job, and one job is never less than the one before. When the load falls away the
+/// first smaller batch waits out the delay and the next commits at once.
 struct GroupCommitPacing: Sendable {
     /// The longest a batch waits for company, in microseconds; 0 never waits.
     let delayMicroseconds: Int
