@@ -42,13 +42,7 @@ def start(spec, folder):
     for setting in settings:
         name, _, value = setting.partition("=")
         environment[name] = value
-    pem = os.path.join(folder, "ed.pem")
-    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", pem], check=True, capture_output=True)
-    public = subprocess.run(["openssl", "pkey", "-in", pem, "-pubout"], check=True, capture_output=True, text=True).stdout
-    der = subprocess.run(["openssl", "pkey", "-in", pem, "-outform", "DER"], check=True, capture_output=True).stdout
-    seed = os.path.join(folder, "ed.seed")
-    with open(seed, "wb") as out:
-        out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
+    public, seed = serve_load.ed25519_key(folder, "ed")
     saved = dict(os.environ)
     os.environ.update(environment)
     try:

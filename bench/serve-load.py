@@ -55,6 +55,19 @@ def build_server():
     return build_product("serve-load-server", os.path.join(ROOT, "Benchmarks"))
 
 
+def ed25519_key(folder, name):
+    """An Ed25519 key made by `openssl genpkey` in `folder`: its public key in PEM, and the path of a file
+    holding its 32-byte seed (what bench/wrk/register_user.lua signs with)."""
+    pem = os.path.join(folder, name + ".pem")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", pem], check=True, capture_output=True)
+    public = subprocess.run(["openssl", "pkey", "-in", pem, "-pubout"], check=True, capture_output=True, text=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-in", pem, "-outform", "DER"], check=True, capture_output=True).stdout
+    seed = os.path.join(folder, name + ".seed")
+    with open(seed, "wb") as out:
+        out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
+    return public, seed
+
+
 def start_server(server, folder, master_key=None):
     extra = ["--master-key-file", master_key] if master_key else []
     process = subprocess.Popen(
@@ -121,15 +134,7 @@ def main():
     folder = tempfile.mkdtemp(prefix="coffer-serve-load-")
     server = None
     try:
-        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", os.path.join(folder, "ed.pem")],
-                       check=True, capture_output=True)
-        public = subprocess.run(["openssl", "pkey", "-in", os.path.join(folder, "ed.pem"), "-pubout"],
-                                check=True, capture_output=True, text=True).stdout
-        der = subprocess.run(["openssl", "pkey", "-in", os.path.join(folder, "ed.pem"), "-outform", "DER"],
-                             check=True, capture_output=True).stdout
-        seed_path = os.path.join(folder, "ed.seed")
-        with open(seed_path, "wb") as out:
-            out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
+        public, seed_path = ed25519_key(folder, "ed")
 
         master_key = None
         if args.data_keys:
@@ -146,13 +151,7 @@ def main():
         modes = [("unsigned", hmac["keyId"], "-"), ("hmac-sha256", hmac["keyId"], secret_path), ("ed25519", ed["keyId"], seed_path)]
         if args.data_keys:
             # A device: its own Ed25519 signing key and an X25519 encryption key, both made by OpenSSL.
-            device_pem = os.path.join(folder, "device.pem")
-            subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", device_pem], check=True, capture_output=True)
-            device_public = subprocess.run(["openssl", "pkey", "-in", device_pem, "-pubout"], check=True, capture_output=True, text=True).stdout
-            device_der = subprocess.run(["openssl", "pkey", "-in", device_pem, "-outform", "DER"], check=True, capture_output=True).stdout
-            device_seed = os.path.join(folder, "device.seed")
-            with open(device_seed, "wb") as out:
-                out.write(device_der[-32:])
+            device_public, device_seed = ed25519_key(folder, "device")
             x25519_pem = os.path.join(folder, "x25519.pem")
             subprocess.run(["openssl", "genpkey", "-algorithm", "x25519", "-out", x25519_pem], check=True, capture_output=True)
             x25519_public = subprocess.run(["openssl", "pkey", "-in", x25519_pem, "-pubout"], check=True, capture_output=True, text=True).stdout
