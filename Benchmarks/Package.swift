@@ -26,6 +26,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "CofferCore", package: "coffer"),
                 .product(name: "CofferCrypto", package: "coffer"),
+                .product(name: "CofferHTTPSignatures", package: "coffer"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Benchmarks/CofferBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -43,6 +45,17 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
             ],
             path: "Handshakes"
+        ),
+        // The CPU time of each step of verifying a signed request, in process, as built (with or without
+        // cross-module optimization, to compare the two): `swift run -c release verify-cost`.
+        .executableTarget(
+            name: "verify-cost",
+            dependencies: [
+                .product(name: "CofferCrypto", package: "coffer"),
+                .product(name: "CofferHTTPSignatures", package: "coffer"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "VerifyCost"
         ),
         // The server bench/serve-load.py drives: coffer serve's routes plus an unsigned twin route, built
         // from the library's public pieces (the twin is not in the product).

@@ -69,6 +69,22 @@ public enum ContentDigest {
         /// - Throws: ``HTTPSignatureError`` `.malformedSignature` when it is not a dictionary of byte
         ///   sequences; `.digestMismatch` when it names neither sha-256 nor sha-512.
         public init(fieldValue: String) throws(HTTPSignatureError) {
+            let expected: [(ContentDigestAlgorithm, [UInt8])]
+            if let scanned = Self.scannedDigests(fieldValue) {
+                expected = scanned
+            } else {
+                expected = try Self.parsedDigests(fieldValue)
+            }
+            guard !expected.isEmpty else {
+                throw HTTPSignatureError(.digestMismatch, "Content-Digest carries no sha-256 or sha-512 digest, the algorithms Coffer checks")
+            }
+            self.expected = expected
+            self.digesters = expected.map { ($0.0, Digester($0.0.digestAlgorithm)) }
+        }
+
+        /// The digests a field value carries, with algorithms Coffer knows, through
+        /// swift-http-structured-headers' parser.
+        static func parsedDigests(_ fieldValue: String) throws(HTTPSignatureError) -> [(ContentDigestAlgorithm, [UInt8])] {
             let members = try HTTPSignatureFields.dictionary(fieldValue, field: "Content-Digest")
             var expected: [(ContentDigestAlgorithm, [UInt8])] = []
             for (name, member) in members {
@@ -79,11 +95,20 @@ public enum ContentDigest {
                 guard let algorithm = ContentDigestAlgorithm(rawValue: name) else { continue }
                 expected.append((algorithm, bytes))
             }
-            guard !expected.isEmpty else {
-                throw HTTPSignatureError(.digestMismatch, "Content-Digest carries no sha-256 or sha-512 digest, the algorithms Coffer checks")
+            return expected
+        }
+
+        /// ``parsedDigests(_:)`` for a field in the shape ``FieldScanner`` reads (byte sequences without
+        /// parameters); nil for anything else.
+        static func scannedDigests(_ fieldValue: String) -> [(ContentDigestAlgorithm, [UInt8])]? {
+            var expected: [(ContentDigestAlgorithm, [UInt8])] = []
+            var scanner = FieldScanner(fieldValue)
+            let names = scanner.dictionary { scanner, name in
+                guard let encoded = scanner.byteSequence(), let bytes = try? Base64.decode(encoded) else { return false }
+                if let algorithm = ContentDigestAlgorithm(rawValue: name) { expected.append((algorithm, bytes)) }
+                return true
             }
-            self.expected = expected
-            self.digesters = expected.map { ($0.0, Digester($0.0.digestAlgorithm)) }
+            return names == nil ? nil : expected
         }
 
         /// Adds the next bytes of the body.

@@ -51,8 +51,17 @@ public enum HTTPSignatureFields {
         let inputLines = fields[values: .signatureInput]
         let signatureLines = fields[values: .signature]
         if inputLines.isEmpty && signatureLines.isEmpty { return [] }
-        let inputs = try dictionary(inputLines.joined(separator: ", "), field: "Signature-Input")
-        let values = try dictionary(signatureLines.joined(separator: ", "), field: "Signature")
+        let input = inputLines.count == 1 ? inputLines[0] : inputLines.joined(separator: ", ")
+        let signature = signatureLines.count == 1 ? signatureLines[0] : signatureLines.joined(separator: ", ")
+        if let signatures = scannedSignatures(input: input, signature: signature) { return signatures }
+        return try parsedSignatures(input: input, signature: signature)
+    }
+
+    /// ``signatures(in:)`` through swift-http-structured-headers' parser, which reads (or refuses, with
+    /// its reasons) every field value.
+    static func parsedSignatures(input: String, signature: String) throws(HTTPSignatureError) -> [HTTPMessageSignature] {
+        let inputs = try dictionary(input, field: "Signature-Input")
+        let values = try dictionary(signature, field: "Signature")
         guard inputs.count <= maximumSignatures else {
             throw HTTPSignatureError(.malformedSignature, "Signature-Input has \(inputs.count) signatures; at most \(maximumSignatures) are read")
         }
@@ -194,10 +203,83 @@ public enum HTTPSignatureFields {
         guard case .item(let item) = value, case .undecodedByteSequence(let encoded) = item.rfc9651BareItem else {
             throw HTTPSignatureError(.malformedSignature, "Signature's '\(label)' is not a byte sequence")
         }
-        guard encoded.utf8.count <= (maximumSignatureBytes / 3 + 1) * 4,
-              let bytes = try? Base64.decode(encoded), !bytes.isEmpty else {
+        guard let bytes = signatureBytes(encoded) else {
             throw HTTPSignatureError(.malformedSignature, "Signature's '\(label)' is not base64 of at most \(maximumSignatureBytes) bytes")
         }
         return bytes
+    }
+
+    /// The signature a byte sequence's base64 text carries: nil when it is not base64, is empty, or
+    /// is longer than ``maximumSignatureBytes``.
+    static func signatureBytes(_ encoded: String) -> [UInt8]? {
+        guard encoded.utf8.count <= (maximumSignatureBytes / 3 + 1) * 4, let bytes = try? Base64.decode(encoded), !bytes.isEmpty else { return nil }
+        return bytes
+    }
+
+    // MARK: - Scanning
+
+    /// ``signatures(in:)`` for fields in the shapes ``FieldScanner`` reads, within every limit; nil
+    /// for anything else, which ``parsedSignatures(input:signature:)`` then reads or refuses.
+    static func scannedSignatures(input: String, signature: String) -> [HTTPMessageSignature]? {
+        var values: [(label: String, bytes: [UInt8])] = []
+        var scanner = FieldScanner(signature)
+        let labels = scanner.dictionary { scanner, label in
+            guard let encoded = scanner.byteSequence(), let bytes = signatureBytes(encoded) else { return false }
+            values.append((label, bytes))
+            return true
+        }
+        guard labels != nil else { return nil }
+        var result: [HTTPMessageSignature] = []
+        scanner = FieldScanner(input)
+        let inputLabels = scanner.dictionary { scanner, label in
+            guard result.count < maximumSignatures, let bytes = values.first(where: { $0.label == label })?.bytes,
+                  let list = scanner.innerListOfStrings(), list.items.count <= maximumComponents,
+                  let components = scannedComponents(list.items), let parameters = scannedParameters(list.parameters) else { return false }
+            result.append(HTTPMessageSignature(label: label, components: components, parameters: parameters, signature: bytes))
+            return true
+        }
+        guard inputLabels != nil, result.count == values.count else { return nil }
+        return result
+    }
+
+    /// The components of a scanned inner list, as ``component(_:label:)`` makes them; nil for a
+    /// parameter it would refuse.
+    static func scannedComponents(_ items: [(String, [(String, FieldScanner.Value)])]) -> [HTTPSignatureComponent]? {
+        var components: [HTTPSignatureComponent] = []
+        components.reserveCapacity(items.count)
+        for (name, scanned) in items {
+            var parameters: [HTTPSignatureComponent.Parameter] = []
+            for (key, value) in scanned {
+                switch (key, value) {
+                case ("name", .string(let text)): parameters.append(.name(text))
+                case ("key", .string(let text)): parameters.append(.key(text))
+                case ("sf", .true): parameters.append(.structured)
+                case ("bs", .true): parameters.append(.byteSequence)
+                case ("req", .true): parameters.append(.request)
+                default: return nil
+                }
+            }
+            components.append(HTTPSignatureComponent(name: name, parameters: parameters))
+        }
+        return components
+    }
+
+    /// Scanned signature parameters, as ``parameters(_:label:)`` reads them; nil for a name or type it
+    /// would refuse.
+    static func scannedParameters(_ scanned: [(String, FieldScanner.Value)]) -> HTTPSignatureParameters? {
+        var parameters = HTTPSignatureParameters()
+        for (name, value) in scanned {
+            switch (name, value) {
+            case ("created", .integer(let number)): parameters.created = number
+            case ("expires", .integer(let number)): parameters.expires = number
+            case ("nonce", .string(let text)): parameters.nonce = text
+            case ("alg", .string(let text)): parameters.algorithm = text
+            case ("keyid", .string(let text)): parameters.keyID = text
+            case ("tag", .string(let text)): parameters.tag = text
+            default: return nil
+            }
+        }
+        parameters.order = scanned.map(\.0)
+        return parameters
     }
 }

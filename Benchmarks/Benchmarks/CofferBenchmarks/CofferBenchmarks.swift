@@ -80,4 +80,6 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("Base64 encode 1 KiB") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(Base64.encode(block.prefix(1024))) }
     }
+
+    signedRequestBenchmarks()
 }
