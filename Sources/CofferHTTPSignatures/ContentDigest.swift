@@ -23,6 +23,10 @@ public enum ContentDigestAlgorithm: String, CaseIterable, Sendable, Hashable, Cu
 /// try ContentDigest.check(request.headerFields[.contentDigest] ?? "", body: body)
 /// ```
 public enum ContentDigest {
+    /// The most digests a `Content-Digest` field may carry; a field with more is refused as malformed
+    /// (RFC 9530's registry names a handful of algorithms).
+    public static let maximumDigests = 16
+
     /// The `Content-Digest` field value for a body held in memory.
     public static func fieldValue<Body: Sequence>(for body: Body, algorithms: [ContentDigestAlgorithm] = [.sha256]) -> String where Body.Element == UInt8 {
         var hasher = Hasher(algorithms: algorithms)
@@ -67,8 +71,10 @@ public enum ContentDigest {
 
         /// Reads the field value.
         /// - Throws: ``HTTPSignatureError`` `.malformedSignature` when it is not a dictionary of byte
-        ///   sequences; `.digestMismatch` when it names neither sha-256 nor sha-512.
+        ///   sequences or carries more than ``ContentDigest/maximumDigests`` members; `.digestMismatch`
+        ///   when it names neither sha-256 nor sha-512.
         public init(fieldValue: String) throws(HTTPSignatureError) {
+            try HTTPSignatureFields.checkExtent(fieldValue, field: "Content-Digest", members: ContentDigest.maximumDigests)
             let expected: [(ContentDigestAlgorithm, [UInt8])]
             if let scanned = Self.scannedDigests(fieldValue) {
                 expected = scanned

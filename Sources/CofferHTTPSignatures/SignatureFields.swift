@@ -53,6 +53,8 @@ public enum HTTPSignatureFields {
         if inputLines.isEmpty && signatureLines.isEmpty { return [] }
         let input = inputLines.count == 1 ? inputLines[0] : inputLines.joined(separator: ", ")
         let signature = signatureLines.count == 1 ? signatureLines[0] : signatureLines.joined(separator: ", ")
+        try checkExtent(input, field: "Signature-Input", members: maximumSignatures)
+        try checkExtent(signature, field: "Signature", members: maximumSignatures)
         if let signatures = scannedSignatures(input: input, signature: signature) { return signatures }
         return try parsedSignatures(input: input, signature: signature)
     }
@@ -86,6 +88,8 @@ public enum HTTPSignatureFields {
     public static func adding(_ signature: HTTPMessageSignature, to fields: HTTPFields) throws(HTTPSignatureError) -> (signatureInput: String, signature: String) {
         let inputLines = fields[values: .signatureInput]
         let signatureLines = fields[values: .signature]
+        for line in inputLines { try checkExtent(line, field: "Signature-Input", members: maximumSignatures) }
+        for line in signatureLines { try checkExtent(line, field: "Signature", members: maximumSignatures) }
         var inputs = inputLines.isEmpty ? OrderedMap() : try dictionary(inputLines.joined(separator: ", "), field: "Signature-Input")
         var values = signatureLines.isEmpty ? OrderedMap() : try dictionary(signatureLines.joined(separator: ", "), field: "Signature")
         guard inputs[signature.label] == nil, values[signature.label] == nil else {
@@ -121,6 +125,23 @@ public enum HTTPSignatureFields {
     }
 
     // MARK: - Parsing
+
+    /// The most parameters one component or signature may carry (RFC 9421 defines six for a
+    /// signature, five for a component); more are refused as malformed.
+    static let maximumParameters = 16
+
+    /// Refuses a field value with more than `members` members or an item with more than
+    /// ``maximumParameters`` parameters before any parser reads it (``FieldScanner/extent(of:)``).
+    /// - Throws: ``HTTPSignatureError`` `.malformedSignature`.
+    static func checkExtent(_ value: String, field: String, members: Int) throws(HTTPSignatureError) {
+        let extent = FieldScanner.extent(of: value)
+        guard extent.members <= members else {
+            throw HTTPSignatureError(.malformedSignature, "the \(field) field has more than \(members) members")
+        }
+        guard extent.parameters <= maximumParameters else {
+            throw HTTPSignatureError(.malformedSignature, "the \(field) field has an item with more than \(maximumParameters) parameters")
+        }
+    }
 
     static func dictionary(_ value: String, field: String) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
         var parser = StructuredFieldValueParser(Array(value.utf8))

@@ -121,3 +121,73 @@ struct FieldScannerTests {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+/// Fields with more members or parameters than a signature needs are refused before a parser reads
+/// them: swift-http-structured-headers' maps cost the square of their number of keys (80 KiB of
+/// parameters in one `Signature-Input` took a second of CPU before any signature was checked).
+@Suite("Field extent")
+struct FieldExtentTests {
+    static func refusal(input: String = #"sig1=("@method");created=1"#, signature: String = "sig1=:AQID:") -> HTTPSignatureError? {
+        var fields = HTTPFields()
+        fields[.signatureInput] = input
+        fields[.signature] = signature
+        do {
+            _ = try HTTPSignatureFields.signatures(in: fields)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func extentCountsOutsideStrings() {
+        #expect(FieldScanner.extent(of: "") == (1, 0))
+        #expect(FieldScanner.extent(of: #"a=1;x;y, b=("c;d,e" "f\";g");h"#) == (2, 2))
+        #expect(FieldScanner.extent(of: #"a=("x";p;q "y";r);s;t;u"#) == (1, 3))
+        // A space after a semicolon does not end the parameters (`; key` is allowed); before one it does.
+        #expect(FieldScanner.extent(of: "a;p; q;\tr ;s") == (1, 3))
+    }
+
+    @Test func manySignaturesAreRefusedUnread() throws {
+        let members = (0..<17).map { "s\($0)=(\"@method\");created=1" }.joined(separator: ", ")
+        let error = try #require(Self.refusal(input: members, signature: (0..<17).map { "s\($0)=:AQID:" }.joined(separator: ", ")))
+        #expect(error.code == .malformedSignature && error.reason.contains("more than 16 members"), "\(error)")
+        let sixteen = (0..<16).map { "s\($0)=(\"@method\");created=1" }.joined(separator: ", ")
+        #expect(Self.refusal(input: sixteen, signature: (0..<16).map { "s\($0)=:AQID:" }.joined(separator: ", ")) == nil)
+        let signatures = (0..<5000).map { "s\($0)=:AQID:" }.joined(separator: ", ")
+        #expect(Self.refusal(signature: signatures)?.reason.contains("more than 16 members") == true)
+    }
+
+    @Test(arguments: [";", "; ", ";\t"])
+    func manyParametersAreRefusedUnread(separator: String) throws {
+        let parameters = (0..<5000).map { "\(separator)p\($0)" }.joined()
+        for input in [#"sig1=("@method")"# + parameters, #"sig1=("@method""# + parameters + ")"] {
+            let error = try #require(Self.refusal(input: input))
+            #expect(error.code == .malformedSignature && error.reason.contains("more than 16 parameters"), "\(error)")
+        }
+        #expect(Self.refusal(signature: "sig1=:AQID:" + parameters)?.reason.contains("more than 16 parameters") == true)
+    }
+
+    @Test func aContentDigestOfManyMembersIsRefused() throws {
+        let body = Array("hello".utf8)
+        let digest = ContentDigest.fieldValue(for: body)
+        let others = (0..<15).map { "x\($0)=:AQ==:" }
+        try ContentDigest.check(([digest] + others).joined(separator: ", "), body: body)
+        #expect(throws: HTTPSignatureError.self) { try ContentDigest.check(([digest] + others + ["y=:AQ==:"]).joined(separator: ", "), body: body) }
+        #expect(throws: HTTPSignatureError.self) { try ContentDigest.check(digest + (0..<5000).map { ";p\($0)" }.joined(), body: body) }
+    }
+
+    @Test func aCoveredStructuredFieldOfManyMembersIsRefused() throws {
+        var request = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/")
+        let name = try #require(HTTPField.Name("example-dict"))
+        request.headerFields[name] = (0..<256).map { "k\($0)=\($0)" }.joined(separator: ", ")
+        for component in [HTTPSignatureComponent.field("example-dict", structured: true), .field("example-dict", key: "k1")] {
+            _ = try HTTPSignatureBase.make(for: request, covering: [component], parameters: HTTPSignatureParameters(created: 1))
+        }
+        request.headerFields[name] = (0..<257).map { "k\($0)=\($0)" }.joined(separator: ", ")
+        for component in [HTTPSignatureComponent.field("example-dict", structured: true), .field("example-dict", key: "k1")] {
+            #expect {
+                _ = try HTTPSignatureBase.make(for: request, covering: [component], parameters: HTTPSignatureParameters(created: 1))
+            } throws: { ($0 as? HTTPSignatureError)?.code == .invalidComponent }
+        }
+    }
+}
