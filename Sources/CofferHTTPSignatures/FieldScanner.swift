@@ -26,7 +26,8 @@ struct FieldScanner {
 
     /// The members of a dictionary, in order, each read by `member` (which starts after the key and its
     /// `=`, and returns false for a shape it does not read); nil when `member` declined one, a key
-    /// repeats, a member has no `=`, or the separators or the end are not RFC 9651's.
+    /// repeats, a member has no `=`, or the separators or the end are not RFC 9651's. Callers bound the
+    /// members and parameters first (``extent(of:)``): a key is looked for among all those before it.
     mutating func dictionary(_ member: (inout FieldScanner, String) -> Bool) -> [String]? {
         skip(" ")
         var keys: [String] = []
