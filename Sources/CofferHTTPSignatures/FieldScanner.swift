@@ -190,10 +190,11 @@ struct FieldScanner {
         while peek(" ") || peek("\t") { index += 1 }
     }
 
-    private static func isLowercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+    static func isLowercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    private static func isKeyByte(_ byte: UInt8) -> Bool {
+    /// Whether a byte may follow a key's first (RFC 9651 §3.1.2): lowercase letters, digits, `_`, `-`, `.`, `*`.
+    static func isKeyByte(_ byte: UInt8) -> Bool {
         isLowercase(byte) || isDigit(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             || byte == UInt8(ascii: "*")
     }

@@ -48,15 +48,22 @@ public enum HTTPSignatureFields {
     ///   dictionary of the right shapes, a label is in one field but not the other, or a limit is
     ///   exceeded; `.invalidParameter` for an unknown or mistyped signature parameter.
     public static func signatures(in fields: HTTPFields) throws(HTTPSignatureError) -> [HTTPMessageSignature] {
-        let inputLines = fields[values: .signatureInput]
-        let signatureLines = fields[values: .signature]
-        if inputLines.isEmpty && signatureLines.isEmpty { return [] }
-        let input = inputLines.count == 1 ? inputLines[0] : inputLines.joined(separator: ", ")
-        let signature = signatureLines.count == 1 ? signatureLines[0] : signatureLines.joined(separator: ", ")
-        try checkExtent(input, field: "Signature-Input", members: maximumSignatures)
-        try checkExtent(signature, field: "Signature", members: maximumSignatures)
-        if let signatures = scannedSignatures(input: input, signature: signature) { return signatures }
-        return try parsedSignatures(input: input, signature: signature)
+        let input = try combinedValue(of: .signatureInput, in: fields)
+        let signature = try combinedValue(of: .signature, in: fields)
+        if input == nil && signature == nil { return [] }
+        let (inputValue, signatureValue) = (input ?? "", signature ?? "")
+        if let signatures = scannedSignatures(input: inputValue, signature: signatureValue) { return signatures }
+        return try parsedSignatures(input: inputValue, signature: signatureValue)
+    }
+
+    /// A field's lines combined into one value (RFC 9110 §5.3), nil when the message has none, after
+    /// ``checkExtent(_:field:members:)``.
+    static func combinedValue(of name: HTTPField.Name, in fields: HTTPFields) throws(HTTPSignatureError) -> String? {
+        let lines = fields[values: name]
+        guard let first = lines.first else { return nil }
+        let value = lines.count == 1 ? first : lines.joined(separator: ", ")
+        try checkExtent(value, field: name.rawName, members: maximumSignatures)
+        return value
     }
 
     /// ``signatures(in:)`` through swift-http-structured-headers' parser, which reads (or refuses, with
@@ -86,12 +93,9 @@ public enum HTTPSignatureFields {
     /// - Throws: ``HTTPSignatureError`` `.malformedSignature` when the existing fields cannot be read or
     ///   already use `signature.label`.
     public static func adding(_ signature: HTTPMessageSignature, to fields: HTTPFields) throws(HTTPSignatureError) -> (signatureInput: String, signature: String) {
-        let inputLines = fields[values: .signatureInput]
-        let signatureLines = fields[values: .signature]
-        for line in inputLines { try checkExtent(line, field: "Signature-Input", members: maximumSignatures) }
-        for line in signatureLines { try checkExtent(line, field: "Signature", members: maximumSignatures) }
-        var inputs = inputLines.isEmpty ? OrderedMap() : try dictionary(inputLines.joined(separator: ", "), field: "Signature-Input")
-        var values = signatureLines.isEmpty ? OrderedMap() : try dictionary(signatureLines.joined(separator: ", "), field: "Signature")
+        var inputs = OrderedMap<String, ItemOrInnerList>(), values = OrderedMap<String, ItemOrInnerList>()
+        if let value = try combinedValue(of: .signatureInput, in: fields) { inputs = try dictionary(value, field: "Signature-Input") }
+        if let value = try combinedValue(of: .signature, in: fields) { values = try dictionary(value, field: "Signature") }
         guard inputs[signature.label] == nil, values[signature.label] == nil else {
             throw HTTPSignatureError(.malformedSignature, "the message already has a signature labelled '\(signature.label)'")
         }
@@ -110,18 +114,8 @@ public enum HTTPSignatureFields {
     /// Whether `label` is a structured-field dictionary key (RFC 9651 §3.2): a lowercase letter or `*`,
     /// then lowercase letters, digits, `_`, `-`, `.` and `*`.
     static func isValidLabel(_ label: String) -> Bool {
-        var bytes = label.utf8.makeIterator()
-        guard let first = bytes.next(), (first >= UInt8(ascii: "a") && first <= UInt8(ascii: "z")) || first == UInt8(ascii: "*") else { return false }
-        while let byte = bytes.next() {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "*"):
-                continue
-            default:
-                return false
-            }
-        }
-        return true
+        guard let first = label.utf8.first, FieldScanner.isLowercase(first) || first == UInt8(ascii: "*") else { return false }
+        return label.utf8.allSatisfy(FieldScanner.isKeyByte)
     }
 
     // MARK: - Parsing

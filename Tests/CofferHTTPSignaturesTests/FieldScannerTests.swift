@@ -157,6 +157,19 @@ struct FieldExtentTests {
         #expect(Self.refusal(signature: signatures)?.reason.contains("more than 16 members") == true)
     }
 
+    @Test func linesAreCountedTogether() throws {
+        // Nine members a line, two lines: each line is within the limit, the field is not.
+        var fields = HTTPFields()
+        for line in 0..<2 {
+            fields.append(HTTPField(name: .signatureInput, value: (0..<9).map { "s\(line)x\($0)=(\"@method\")" }.joined(separator: ", ")))
+            fields.append(HTTPField(name: .signature, value: (0..<9).map { "s\(line)x\($0)=:AQID:" }.joined(separator: ", ")))
+        }
+        let added = HTTPMessageSignature(label: "new", components: [.method], parameters: HTTPSignatureParameters(created: 1), signature: [1])
+        for attempt in [{ _ = try HTTPSignatureFields.signatures(in: fields) }, { _ = try HTTPSignatureFields.adding(added, to: fields) }] {
+            #expect { try attempt() } throws: { ($0 as? HTTPSignatureError)?.reason.contains("more than 16 members") == true }
+        }
+    }
+
     @Test(arguments: [";", "; ", ";\t"])
     func manyParametersAreRefusedUnread(separator: String) throws {
         let parameters = (0..<5000).map { "\(separator)p\($0)" }.joined()
