@@ -27,7 +27,7 @@ let package = Package(
                 .product(name: "CofferCore", package: "coffer"),
                 .product(name: "CofferCrypto", package: "coffer"),
                 .product(name: "CofferHTTPSignatures", package: "coffer"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "SignedRequestFixture",
             ],
             path: "Benchmarks/CofferBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -50,12 +50,18 @@ let package = Package(
         // cross-module optimization, to compare the two): `swift run -c release verify-cost`.
         .executableTarget(
             name: "verify-cost",
+            dependencies: [.product(name: "CofferHTTPSignatures", package: "coffer"), "SignedRequestFixture"],
+            path: "VerifyCost"
+        ),
+        // The signed request both of the above verify.
+        .target(
+            name: "SignedRequestFixture",
             dependencies: [
                 .product(name: "CofferCrypto", package: "coffer"),
                 .product(name: "CofferHTTPSignatures", package: "coffer"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "VerifyCost"
+            path: "SignedRequestFixture"
         ),
         // The server bench/serve-load.py drives: coffer serve's routes plus an unsigned twin route, built
         // from the library's public pieces (the twin is not in the product).

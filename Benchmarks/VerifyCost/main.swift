@@ -9,16 +9,9 @@
 //
 // Each line is the median of 5 rounds of 20,000 calls, in CPU time of the process (this runs on one
 // thread), so other load on the host changes it less than it changes wall time.
-import CofferCrypto
 import CofferHTTPSignatures
 import Foundation
-import HTTPTypes
-
-/// A replay cache that accepts every record: the verifier still makes each record and awaits the
-/// cache, so its own share of replay protection is measured without a store's.
-struct AcceptingReplayCache: HTTPSignatureReplayCache {
-    func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool { true }
-}
+import SignedRequestFixture
 
 func processCPUNanoseconds() -> UInt64 {
     var time = timespec()
@@ -45,24 +38,13 @@ func measure(_ name: String, only: String?, _ body: () async throws -> Void) asy
 // A function, not top-level code: closures made at top level would belong to the main actor, and each
 // call would hop to it and back.
 func run(only: String?) async throws {
-    let secret = try MACKey.generate()
-    let keyID = "4Vh0mJc6Pq1pQy3o8F2sXw"
-    let created: Int64 = 1_790_000_000
-    let body = Array(#"{"email": "user-run-1-1@example.com", "name": "Ada Lovelace"}"#.utf8)
-    var request = HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1:8080", path: "/register_user")
-    request.headerFields[.contentType] = "application/json"
-    var signer = HTTPMessageSigner(key: .hmacSHA256(secret: secret), keyID: keyID)
-    signer.components = [.method, .targetURI, .field("content-digest"), .field("content-type")]
-    _ = try signer.sign(&request, body: body, now: created)
-    let signed = request
-
-    let keys = HTTPStaticKeys([keyID: .hmacSHA256(secret: secret)])
-    let withoutReplay = HTTPMessageVerifier(keys: keys, replayCache: nil)
-    let withReplay = HTTPMessageVerifier(keys: keys, replayCache: AcceptingReplayCache())
+    let fixture = try SignedRegisterUser()
+    let (signed, body, created, key) = (fixture.request, fixture.body, fixture.created, fixture.key)
+    let withoutReplay = HTTPMessageVerifier(keys: fixture.keys, replayCache: nil)
+    let withReplay = HTTPMessageVerifier(keys: fixture.keys, replayCache: AcceptingReplayCache())
     guard let signature = try HTTPSignatureFields.signatures(in: signed.headerFields).first,
           let digest = signed.headerFields[.contentDigest] else { throw CancellationError() }
     let base = try HTTPSignatureBase.make(for: signed, covering: signature.components, parameters: signature.parameters)
-    let key = HTTPVerificationKey.hmacSHA256(secret: secret)
 
     print("verifying POST /register_user signed with hmac-sha256, CPU per call (median of 5 x 20,000)")
     try await measure("verify, with a replay record", only: only) { keep(try await withReplay.verify(signed, body: body, now: created)) }
