@@ -42,7 +42,13 @@ struct SignatureMiddlewareTests {
         keys: any HTTPSignatureKeyProvider, replayCache: (any HTTPSignatureReplayCache)? = InMemoryReplayCache(), maximumBodySize: Int = 1 << 20
     ) -> some ApplicationProtocol {
         let router = Router(context: HTTPSignatureContext.self)
-        let verifier = HTTPMessageVerifier(keys: keys, replayCache: replayCache)
+        // Freshness is the verifier's to test (SignAndVerifyTests). Here a day's maximum age keeps a
+        // request signed before a long pause from expiring: on a loaded machine a test can wait longer
+        // than the default five minutes between signing and its last send, and a replay then reads as
+        // `expired` (seen in a CI run of 332 s).
+        var policy = HTTPSignaturePolicy()
+        policy.maximumAge = 86_400
+        let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: replayCache)
         router.add(middleware: HTTPSignatureMiddleware(verifier: verifier, authority: authority, maximumBodySize: maximumBodySize))
         router.post("orders") { request, context -> String in
             var request = request
