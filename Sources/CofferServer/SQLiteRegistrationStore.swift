@@ -218,18 +218,22 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Writes a replay record inside a write job, sweeping expired ones when `sweep`; false for a replay:
     /// when a live record has the identifier or its Coffer 1.0.0 form (docs/HTTP-SIGNATURES.md, "Replay
     /// protection"). The database's one writer runs the job alone, so look-up and insert are one atomic
-    /// step. No `RETURNING` (see ``userInsert``), and no upsert, which SQLite also treats as a write
-    /// that may need a statement journal.
+    /// step. The earlier form is looked up alone and the identifier through the insert that finds it
+    /// (not `id IN (?, ?)`, for which SQLite builds a temporary B-tree on every execution). No
+    /// `RETURNING` (see ``userInsert``), and no upsert, which SQLite also treats as a write that may need
+    /// a statement journal.
     private static func recordFirstUse(_ identifier: String, expiringAt expiry: Int64, now: Int64, sweep: Bool, in db: Database) throws -> Bool {
         if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
-        let earlier = HTTPReplayRecord.earlierIdentifier(of: identifier) ?? identifier
-        guard try Bool.fetchOne(db.cachedStatement(sql: liveReplayRecord), arguments: [identifier, earlier, now]) == false else { return false }
-        try db.cachedStatement(sql: replayInsert).execute(arguments: [identifier, expiry])
-        if db.changesCount == 0 {
-            // An expired record of the same identifier, not yet swept: it counts as unused.
-            try db.cachedStatement(sql: replayRenewal).execute(arguments: [expiry, identifier])
+        if let earlier = HTTPReplayRecord.earlierIdentifier(of: identifier),
+           try Bool.fetchOne(db.cachedStatement(sql: liveReplayRecord), arguments: [earlier, now]) != false {
+            return false
         }
-        return true
+        try db.cachedStatement(sql: replayInsert).execute(arguments: [identifier, expiry])
+        if db.changesCount == 1 { return true }
+        // The identifier has a record: a replay while it lives; an expired one not yet swept counts as
+        // unused, and is renewed.
+        try db.cachedStatement(sql: replayRenewal).execute(arguments: [expiry, identifier, now])
+        return db.changesCount == 1
     }
 
     /// Writes the replay record and, on its first use, the user, in one job of one transaction.
@@ -270,9 +274,9 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         try await writes.write(work)
     }
 
-    private static let liveReplayRecord = "SELECT EXISTS (SELECT 1 FROM coffer_replay WHERE id IN (?, ?) AND expires_at > ?)"
+    private static let liveReplayRecord = "SELECT EXISTS (SELECT 1 FROM coffer_replay WHERE id = ? AND expires_at > ?)"
     private static let replayInsert = "INSERT INTO coffer_replay (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
-    private static let replayRenewal = "UPDATE coffer_replay SET expires_at = ? WHERE id = ?"
+    private static let replayRenewal = "UPDATE coffer_replay SET expires_at = ? WHERE id = ? AND expires_at <= ?"
     // The statements of the signed routes, prepared once per connection (GRDB's statement cache):
     // compiling them for every request cost more than running them.
     private static let selectKey = "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = ?"
