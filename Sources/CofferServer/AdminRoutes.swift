@@ -310,13 +310,18 @@ enum StrictJSON {
     /// case, with any parameters and surrounding whitespace. Byte by byte: Foundation's trimming and
     /// lowercasing consult Unicode tables, a cost every signed request paid.
     static func isJSON(mediaType field: String) -> Bool {
-        let whitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        var type = Array(field.utf8.prefix { $0 != UInt8(ascii: ";") })
-        while let last = type.last, whitespace(last) { type.removeLast() }
-        type = Array(type.drop(while: whitespace)).map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
-        let application = "application/".utf8, json = "+json".utf8
-        return type.elementsEqual("application/json".utf8)
-            || (type.count >= application.count + json.count && type.starts(with: application) && type.suffix(json.count).elementsEqual(json))
+        let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        var type = field.utf8.prefix { $0 != UInt8(ascii: ";") }   // a view of the field: nothing copied
+        while let first = type.first, isWhitespace(first) { type = type.dropFirst() }
+        while let last = type.last, isWhitespace(last) { type = type.dropLast() }
+        /// Whether `bytes` spell `lowercase` in any case.
+        func spell(_ bytes: Substring.UTF8View, _ lowercase: String) -> Bool {
+            bytes.elementsEqual(lowercase.utf8) { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }
+        }
+        let application = "application/", json = "+json"
+        return spell(type, "application/json")
+            || (type.count >= application.utf8.count + json.utf8.count
+                && spell(type.prefix(application.utf8.count), application) && spell(type.suffix(json.utf8.count), json))
     }
 
     enum Decoded<T> {
