@@ -79,7 +79,18 @@ public enum Base64 {
     /// - Throws: ``CofferCoreError`` with code `.invalidCharacter`, `.invalidLength` or
     ///   `.nonCanonicalEncoding`, naming the offending position but never echoing the input.
     public static func decode(_ text: some StringProtocol, alphabet: Alphabet = .standard) throws(CofferCoreError) -> [UInt8] {
-        var utf8 = Array(text.utf8)
+        // Native strings are read in place; only text without contiguous UTF-8 is copied first.
+        let decoded = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            Result { () throws(CofferCoreError) in try decode(utf8: utf8, alphabet: alphabet) }
+        }
+        if let decoded { return try decoded.get() }
+        return try Array(text.utf8).withUnsafeBufferPointer { utf8 in
+            Result { () throws(CofferCoreError) in try decode(utf8: utf8, alphabet: alphabet) }
+        }.get()
+    }
+
+    private static func decode(utf8 text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet) throws(CofferCoreError) -> [UInt8] {
+        var utf8 = text[...]
         let name = alphabet == .standard ? "base64" : "base64url"
         switch alphabet {
         case .standard:
@@ -91,7 +102,7 @@ public enum Base64 {
             }
             var padding = 0
             while padding < 2, let last = utf8.last, last == UInt8(ascii: "=") {
-                utf8.removeLast()
+                utf8 = utf8.dropLast()
                 padding += 1
             }
         case .urlSafeUnpadded:

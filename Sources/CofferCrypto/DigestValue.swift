@@ -57,7 +57,7 @@ public struct DigestValue: Sendable, Hashable, CustomStringConvertible {
     /// A digest swift-crypto just computed with `algorithm`.
     init<D: Digest>(computed digest: D, algorithm: DigestAlgorithm) {
         self.algorithm = algorithm
-        self.bytes = Array(digest)
+        self.bytes = digest.withUnsafeBytes { Array($0) }   // Array(digest) would grow the array byte by byte
         self.signable = switch digest {
         case let digest as SHA256Digest: .sha256(digest)
         case let digest as SHA384Digest: .sha384(digest)

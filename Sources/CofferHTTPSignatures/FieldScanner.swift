@@ -31,6 +31,7 @@ struct FieldScanner {
     mutating func dictionary(_ member: (inout FieldScanner, String) -> Bool) -> [String]? {
         skip(" ")
         var keys: [String] = []
+        keys.reserveCapacity(4)   // one allocation for the usual field of one to four members
         while index < bytes.count {
             guard let key = key(), !keys.contains(key), take("="), member(&self, key) else { return nil }
             keys.append(key)
@@ -48,6 +49,7 @@ struct FieldScanner {
     mutating func innerListOfStrings() -> (items: [(String, [(String, Value)])], parameters: [(String, Value)])? {
         guard take("(") else { return nil }
         var items: [(String, [(String, Value)])] = []
+        items.reserveCapacity(8)
         while true {
             skip(" ")
             if take(")") { break }
@@ -73,6 +75,7 @@ struct FieldScanner {
     mutating func parameters() -> [(String, Value)]? {
         var parameters: [(String, Value)] = []
         while take(";") {
+            if parameters.isEmpty { parameters.reserveCapacity(8) }   // items without parameters allocate nothing
             skip(" ")
             guard let name = key(), !parameters.contains(where: { $0.0 == name }) else { return nil }
             guard take("=") else {

@@ -217,7 +217,8 @@ public struct HTTPMessageVerifier: Sendable {
         digester.update(keyID)
         digester.update([0])
         if let nonce = parameters.nonce {
-            digester.update("nonce:" + nonce)
+            digester.update("nonce:")
+            digester.update(nonce)
         } else {
             digester.update("base:")
             digester.update(base)

@@ -74,7 +74,11 @@ public struct HTTPReplayRecord: Sendable, Hashable {
     /// flipped, so that identities sort as their anchors do, then the digest's (docs/HTTP-SIGNATURES.md,
     /// "Replay protection").
     static func identifier(anchor: Int64, digest: [UInt8]) -> String {
-        Hex.encode(BigEndian.bytes(UInt64(bitPattern: anchor) ^ (1 << 63)) + digest)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8 + digest.count)
+        withUnsafeBytes(of: (UInt64(bitPattern: anchor) ^ (1 << 63)).bigEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: digest)
+        return Hex.encode(bytes)
     }
 
     /// The identifier Coffer 1.0.0 gave the same signature (the digest alone, without the anchor), or nil

@@ -60,6 +60,9 @@ public enum HTTPSignatureBase {
             guard !components[..<index].contains(component) else {
                 throw HTTPSignatureError(.duplicateComponent, "\(component) is covered twice")
             }
+            if case .request(let request) = message, component.parameters.isEmpty, appendPlainLine(of: component, in: request, to: &base) {
+                continue
+            }
             for value in try values(of: component, in: message) {
                 component.appendIdentifier(to: &base)
                 base.append(UInt8(ascii: ":"))
@@ -71,6 +74,87 @@ public enum HTTPSignatureBase {
         base.append(contentsOf: #""@signature-params": "#.utf8)
         base.append(contentsOf: signatureParams)
         return base
+    }
+
+    /// Appends the line of a component without parameters straight from the request, without making
+    /// a string of its value: `@method`, `@authority`, `@scheme`, `@target-uri` and `@request-target`
+    /// when the scheme and authority are already lowercase ASCII, and header fields. False, with
+    /// `base` as it was, for anything else: ``values(of:in:)`` then takes the value or says why not.
+    /// (The same bytes either way; `SignatureBaseTests` hold the two paths equal.)
+    static func appendPlainLine(of component: HTTPSignatureComponent, in request: HTTPRequest, to base: inout [UInt8]) -> Bool {
+        let start = base.count
+        component.appendIdentifier(to: &base)
+        base.append(UInt8(ascii: ":"))
+        base.append(UInt8(ascii: " "))
+        let written = component.isDerived
+            ? appendPlainDerivedValue(component.name, of: request, to: &base)
+            : appendPlainFieldValue(component.name, of: request.headerFields, to: &base)
+        guard written else {
+            base.removeSubrange(start...)
+            return false
+        }
+        base.append(UInt8(ascii: "\n"))
+        return true
+    }
+
+    private static func appendPlainDerivedValue(_ name: String, of request: HTTPRequest, to base: inout [UInt8]) -> Bool {
+        switch name {
+        case "@method":
+            base.append(contentsOf: request.method.rawValue.utf8)
+        case "@authority":
+            guard let authority = plainAuthority(request) else { return false }
+            base.append(contentsOf: authority.utf8)
+        case "@scheme":
+            guard let scheme = request.scheme, scheme.isPlainLowercase else { return false }
+            base.append(contentsOf: scheme.utf8)
+        case "@target-uri":
+            guard let scheme = request.scheme, scheme.isPlainLowercase, let authority = plainAuthority(request) else { return false }
+            base.append(contentsOf: scheme.utf8)
+            base.append(contentsOf: "://".utf8)
+            base.append(contentsOf: authority.utf8)
+            base.append(contentsOf: (request.path ?? "").utf8)
+        case "@request-target":
+            guard let path = request.path else { return false }
+            base.append(contentsOf: path.utf8)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// ``normalizedAuthority(_:)`` when no lowercasing is needed; nil otherwise.
+    private static func plainAuthority(_ request: HTTPRequest) -> Substring? {
+        guard let authority = request.authority, !authority.isEmpty, authority.isPlainLowercase else { return nil }
+        let scheme = request.scheme
+        if let scheme, !scheme.isPlainLowercase { return nil }
+        if scheme == "https" && authority.hasSuffix(":443") { return authority.dropLast(4) }
+        if scheme == "http" && authority.hasSuffix(":80") { return authority.dropLast(3) }
+        return authority[...]
+    }
+
+    /// A field's lines, each without surrounding whitespace, joined by `, ` (``fieldValue(of:in:)`` for
+    /// a component without parameters); false when the name is not a lowercase field name or the
+    /// message has no such field.
+    private static func appendPlainFieldValue(_ name: String, of fields: HTTPFields, to base: inout [UInt8]) -> Bool {
+        guard let fieldName = HTTPField.Name(name), fieldName.canonicalName == name else { return false }
+        var found = false
+        for field in fields where field.name == fieldName {
+            if found {
+                base.append(UInt8(ascii: ","))
+                base.append(UInt8(ascii: " "))
+            }
+            let value = field.value.utf8
+            var start = value.startIndex, end = value.endIndex
+            while start < end, value[start] == UInt8(ascii: " ") || value[start] == UInt8(ascii: "\t") { value.formIndex(after: &start) }
+            while start < end {
+                let last = value.index(before: end)
+                guard value[last] == UInt8(ascii: " ") || value[last] == UInt8(ascii: "\t") else { break }
+                end = last
+            }
+            base.append(contentsOf: value[start..<end])
+            found = true
+        }
+        return found
     }
 
     /// The `@signature-params` value, which is also the member value of the `Signature-Input` field:
@@ -101,7 +185,7 @@ public enum HTTPSignatureBase {
             component.appendIdentifier(to: &out)
         }
         out.append(UInt8(ascii: ")"))
-        for (name, value) in parameters.entries {
+        try parameters.forEachEntry { (name, value) throws(HTTPSignatureError) in
             out.append(UInt8(ascii: ";"))
             out.append(contentsOf: name.utf8)
             out.append(UInt8(ascii: "="))
@@ -136,7 +220,7 @@ public enum HTTPSignatureBase {
             list.append(Item(bareItem: RFC9651BareItem.string(component.name), parameters: componentParameters))
         }
         var signatureParameters = OrderedMap<String, RFC9651BareItem>()
-        for (name, value) in parameters.entries {
+        parameters.forEachEntry { name, value in
             switch value {
             case .integer(let number): signatureParameters[name] = .integer(number)
             case .string(let text): signatureParameters[name] = .string(text)
@@ -323,10 +407,15 @@ extension String {
     /// `lowercased()`, without its Unicode tables for the usual case: text of ASCII letters, digits and
     /// punctuation with no capital comes back as it is.
     func lowercasedQuickly() -> String {
+        isPlainLowercase ? self : lowercased()
+    }
+
+    /// Whether `lowercased()` would give the text back unchanged because it is ASCII without capitals.
+    var isPlainLowercase: Bool {
         for byte in utf8 where byte >= 0x80 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) {
-            return lowercased()
+            return false
         }
-        return self
+        return true
     }
 
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).

@@ -93,8 +93,9 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
             ).response()
         }
         var head = request.head
-        head.scheme = scheme
-        if let authority { head.authority = authority }
+        // Assigned only when different: a request head's pseudo-header fields are copied on each write.
+        if head.scheme != scheme { head.scheme = scheme }
+        if let authority, head.authority != authority { head.authority = authority }
         let body = buffer.readableBytes == 0 ? nil : Array(buffer.readableBytesView)
         var context = context
         guard defersReplayRecordToRoute else {

@@ -95,6 +95,20 @@ struct SignatureFieldTests {
         }
     }
 
+    /// Parameters are written in the order received, each name once, then those set but not received
+    /// in the default order; names without a value and unknown names are skipped.
+    @Test func parametersFollowTheReceivedOrderThenTheDefaultOne() throws {
+        var all = HTTPSignatureParameters(created: 7, expires: 9, nonce: "n", algorithm: "a", keyID: "k", tag: "t")
+        #expect(try HTTPSignatureBase.signatureParams([], all) == #"();created=7;expires=9;nonce="n";alg="a";keyid="k";tag="t""#)
+        all.order = ["keyid", "created", "keyid", "unknown", "tag"]
+        #expect(try HTTPSignatureBase.signatureParams([], all) == #"();keyid="k";created=7;tag="t";expires=9;nonce="n";alg="a""#)
+        all.order = []
+        #expect(try HTTPSignatureBase.signatureParams([], all) == #"();created=7;expires=9;nonce="n";alg="a";keyid="k";tag="t""#)
+        var two = HTTPSignatureParameters(created: 7, keyID: "k")
+        two.order = ["expires", "keyid"]
+        #expect(try HTTPSignatureBase.signatureParams([.method], two) == #"("@method");keyid="k";created=7"#)
+    }
+
     /// A message without signatures gets its fields written directly; they must read back, and be what
     /// the structured-field serializer writes.
     @Test func directlyWrittenFieldsMatchTheSerializer() throws {
