@@ -10,6 +10,7 @@ import Darwin
 /// What a program that handles secrets does first, so that neither a crash nor a signal leaks them.
 ///
 /// ```swift
+/// try ProcessProtection.reserveStandardDescriptors()      // command-line tools: before opening any file
 /// try ProcessProtection.preventCoreDumps()                 // before reading a password or a key
 /// try ProcessProtection.removeTemporaryFilesOnSignals()    // command-line tools: Ctrl-C leaves nothing
 /// ```
@@ -22,6 +23,30 @@ public enum ProcessProtection {
     public static func preventCoreDumps() throws(CofferCoreError) {
         guard coffer_prevent_core_dumps() == 0 else {
             throw CofferCoreError(.ioFailure, "cannot turn off core dumps: \(systemErrorMessage(errno).lowercasedFirst)")
+        }
+    }
+
+    /// Opens `/dev/null` on each of standard input, output and error that the process was started
+    /// without (`coffer … >&-`), so that no file it opens later takes their numbers: a message meant
+    /// for standard error would be written into that file, and a close of standard output would close
+    /// it. Input is opened write-only and output and error read-only, so that using one still fails as
+    /// it would have: a result written to a closed standard output is reported as a write error, never
+    /// discarded. For command-line tools, before they open any file.
+    /// - Throws: ``CofferCoreError`` `.ioFailure` when `/dev/null` cannot be opened.
+    public static func reserveStandardDescriptors() throws(CofferCoreError) {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_WRONLY : O_RDONLY)
+            guard opened >= 0 else {
+                throw CofferCoreError(.ioFailure, "cannot open /dev/null: \(systemErrorMessage(errno).lowercasedFirst)")
+            }
+            // The lowest free number is this one, unless another thread took it meanwhile.
+            if opened != descriptor {
+                let placed = dup2(opened, descriptor)
+                close(opened)
+                guard placed == descriptor else {
+                    throw CofferCoreError(.ioFailure, "cannot reserve descriptor \(descriptor): \(systemErrorMessage(errno).lowercasedFirst)")
+                }
+            }
         }
     }
 

@@ -37,6 +37,9 @@ struct Coffer: ParsableCommand {
         // of free heap costs nothing a 1 MiB-buffered tool would use.
         coffer_tune_heap(256 << 20, 16 << 20)
         do {
+            // Before any file is opened: a file must not take the number of a standard stream the
+            // process was started without.
+            try ProcessProtection.reserveStandardDescriptors()
             // Before any password, key or plaintext is read: a core file of this process would hold them,
             // and a signal must not leave a partial output or a silenced terminal behind.
             try ProcessProtection.preventCoreDumps()

@@ -101,12 +101,19 @@ enum Terminal {
         }
     }
 
-    /// Flushes and closes standard output, the last step of every command.
+    /// Flushes standard output and collects what its file system reports only when the file is closed
+    /// (NFS reports a failed write only then), the last step of every command; safe to call again.
+    ///
+    /// Standard output itself stays open until the process exits: closed, its number would go to the
+    /// next descriptor any thread opens (a libdispatch worker's epoll instance took it once), and a
+    /// later close of standard output would close that instead (the worker then crashed). Closing a
+    /// duplicate makes the file system report the same errors.
     /// - Throws: ``CommandFailure`` when anything written to standard output was lost.
     static func finishStandardOutput() throws(CommandFailure) {
         try flush()
-        // Some file systems (NFS) report a failed write only when the file is closed.
-        if close(STDOUT_FILENO) != 0 && errno != EINTR && errno != EBADF {
+        let duplicate = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
+        guard duplicate >= 0 else { return }   // nothing to close: standard output was never open
+        if close(duplicate) != 0 && errno != EINTR {
             throw record(errno, action: "close")
         }
     }
