@@ -110,7 +110,7 @@ def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid, route="regi
     if failures or errors:
         sys.exit(f"wrk saw failed requests in the {mode} run (more requests than built? raise --per-second):\n{text}")
     return {"rate": rate, "p50": latency_ms(text, 50), "p99": latency_ms(text, 99),
-            "cpu_us": used / max(requests, 1) * 1e6}
+            "cpu_us": used / max(requests, 1) * 1e6, "requests": requests}
 
 
 def main():
