@@ -41,10 +41,13 @@ public struct HTTPSignatureParameters: Hashable, Sendable {
             if let tag { try body("tag", .string(tag)) }
             return
         }
-        for (index, name) in order.enumerated() where !order[..<index].contains(name) {
+        var seen: UInt8 = 0   // bit i: defaultOrder[i] came in `order` (linear in its length, however long)
+        for name in order {
+            guard let bit = Self.defaultOrder.firstIndex(of: name), seen & (1 << bit) == 0 else { continue }
+            seen |= 1 << bit
             if let value = value(named: name) { try body(name, value) }
         }
-        for name in Self.defaultOrder where !order.contains(name) {
+        for (bit, name) in Self.defaultOrder.enumerated() where seen & (1 << bit) == 0 {
             if let value = value(named: name) { try body(name, value) }
         }
     }
