@@ -77,10 +77,9 @@ public enum HTTPSignatureBase {
     }
 
     /// Appends the line of a component without parameters straight from the request, without making
-    /// a string of its value: `@method`, `@authority`, `@scheme`, `@target-uri` and `@request-target`
-    /// when the scheme and authority are already lowercase ASCII, and header fields. False, with
-    /// `base` as it was, for anything else: ``values(of:in:)`` then takes the value or says why not.
-    /// (The same bytes either way; `SignatureBaseTests` hold the two paths equal.)
+    /// a list of its values: `@method`, `@authority`, `@scheme`, `@target-uri`, `@request-target` and
+    /// header fields. False, with `base` as it was, for anything else: ``values(of:in:)`` then takes
+    /// the value or says why not. (The same bytes either way; `PlainLineTests` hold the two equal.)
     static func appendPlainLine(of component: HTTPSignatureComponent, in request: HTTPRequest, to base: inout [UInt8]) -> Bool {
         let start = base.count
         component.appendIdentifier(to: &base)
@@ -102,14 +101,14 @@ public enum HTTPSignatureBase {
         case "@method":
             base.append(contentsOf: request.method.rawValue.utf8)
         case "@authority":
-            guard let authority = plainAuthority(request) else { return false }
+            guard let authority = normalizedAuthority(request) else { return false }
             base.append(contentsOf: authority.utf8)
         case "@scheme":
-            guard let scheme = request.scheme, scheme.isPlainLowercase else { return false }
-            base.append(contentsOf: scheme.utf8)
+            guard let scheme = request.scheme else { return false }
+            base.append(contentsOf: scheme.lowercasedQuickly().utf8)
         case "@target-uri":
-            guard let scheme = request.scheme, scheme.isPlainLowercase, let authority = plainAuthority(request) else { return false }
-            base.append(contentsOf: scheme.utf8)
+            guard let scheme = request.scheme, let authority = normalizedAuthority(request) else { return false }
+            base.append(contentsOf: scheme.lowercasedQuickly().utf8)
             base.append(contentsOf: "://".utf8)
             base.append(contentsOf: authority.utf8)
             base.append(contentsOf: (request.path ?? "").utf8)
@@ -120,16 +119,6 @@ public enum HTTPSignatureBase {
             return false
         }
         return true
-    }
-
-    /// ``normalizedAuthority(_:)`` when no lowercasing is needed; nil otherwise.
-    private static func plainAuthority(_ request: HTTPRequest) -> Substring? {
-        guard let authority = request.authority, !authority.isEmpty, authority.isPlainLowercase else { return nil }
-        let scheme = request.scheme
-        if let scheme, !scheme.isPlainLowercase { return nil }
-        if scheme == "https" && authority.hasSuffix(":443") { return authority.dropLast(4) }
-        if scheme == "http" && authority.hasSuffix(":80") { return authority.dropLast(3) }
-        return authority[...]
     }
 
     /// A field's lines, each without surrounding whitespace, joined by `, ` (``fieldValue(of:in:)`` for
@@ -143,15 +132,7 @@ public enum HTTPSignatureBase {
                 base.append(UInt8(ascii: ","))
                 base.append(UInt8(ascii: " "))
             }
-            let value = field.value.utf8
-            var start = value.startIndex, end = value.endIndex
-            while start < end, value[start] == UInt8(ascii: " ") || value[start] == UInt8(ascii: "\t") { value.formIndex(after: &start) }
-            while start < end {
-                let last = value.index(before: end)
-                guard value[last] == UInt8(ascii: " ") || value[last] == UInt8(ascii: "\t") else { break }
-                end = last
-            }
-            base.append(contentsOf: value[start..<end])
+            base.append(contentsOf: field.value.trimmingWhitespace().utf8)
             found = true
         }
         return found
@@ -407,15 +388,10 @@ extension String {
     /// `lowercased()`, without its Unicode tables for the usual case: text of ASCII letters, digits and
     /// punctuation with no capital comes back as it is.
     func lowercasedQuickly() -> String {
-        isPlainLowercase ? self : lowercased()
-    }
-
-    /// Whether `lowercased()` would give the text back unchanged because it is ASCII without capitals.
-    var isPlainLowercase: Bool {
         for byte in utf8 where byte >= 0x80 || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) {
-            return false
+            return lowercased()
         }
-        return true
+        return self
     }
 
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
