@@ -10,6 +10,7 @@ after a warm-up run, one wrk run under `perf stat` with user probes on the share
     sudo python3 bench/serve-counts.py                                  # builds serve-load-server
     sudo python3 bench/serve-counts.py --server OLD --server NEW        # side by side
     sudo python3 bench/serve-counts.py --events syscalls                # each system call by name
+    sudo python3 bench/serve-counts.py --events scheduling              # thread switches and wake-ups
 
 Needs perf with uprobes (root), wrk and openssl. Probes it adds are removed when it ends. Batching in
 the server's write path depends on load, so counts that involve the database (pwrite64, SQLite's
@@ -54,6 +55,10 @@ PROBES = [
     ("raw_syscalls:sys_enter", None, "syscalls"),
 ]
 
+# kernel events that say how often a request's work crossed threads: a thread put to sleep and woken
+# (a context switch each way), moved between cores, or touching a page for the first time
+SCHEDULING = ["context-switches", "sched:sched_wakeup", "cpu-migrations", "page-faults"]
+
 
 def add_probes():
     """Adds the user probes perf does not have yet; returns those added, to remove at the end."""
@@ -93,7 +98,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", action="append", help="serve-load-server binary[,NAME=VALUE...]; repeat to compare")
     parser.add_argument("--modes", default="unsigned,hmac-sha256,ed25519")
-    parser.add_argument("--events", choices=["counts", "syscalls"], default="counts")
+    parser.add_argument("--events", choices=["counts", "syscalls", "scheduling"], default="counts")
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1)
@@ -107,7 +112,8 @@ def main():
             sys.exit(f"{tool} is not installed")
     servers = args.server or [serve_load.build_server()]
     added = add_probes() if args.events == "counts" else []
-    events = ",".join(event for event, _, _ in PROBES) if args.events == "counts" else "syscalls:sys_enter_*"
+    events = {"counts": ",".join(event for event, _, _ in PROBES), "syscalls": "syscalls:sys_enter_*",
+              "scheduling": ",".join(SCHEDULING)}[args.events]
     try:
         for spec in servers:
             folder = tempfile.mkdtemp(prefix="coffer-serve-counts-")
@@ -118,6 +124,8 @@ def main():
                     per_request, result = count(process, url, keys, mode, events, args)
                     if args.events == "counts":
                         shown = "  ".join(f"{column} {per_request.get(event, 0):7.1f}" for event, _, column in PROBES)
+                    elif args.events == "scheduling":
+                        shown = "  ".join(f"{event} {per_request.get(event, 0):6.2f}" for event in SCHEDULING)
                     else:
                         shown = "  ".join(f"{name.split('sys_enter_')[-1]} {value:.2f}"
                                           for name, value in sorted(per_request.items()) if value >= 0.01)
