@@ -70,10 +70,38 @@ let package = Package(
             dependencies: [
                 .product(name: "CofferServer", package: "coffer"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                "UnsignedTwin",
             ],
             path: "ServeLoad"
+        ),
+        // The signed route and its unsigned twin through coffer serve's router, in process (no socket):
+        // `swift run -c release -Xswiftc -cross-module-optimization route-cost`.
+        .executableTarget(
+            name: "route-cost",
+            dependencies: [
+                .product(name: "CofferCore", package: "coffer"),
+                .product(name: "CofferCrypto", package: "coffer"),
+                .product(name: "CofferHTTPSignatures", package: "coffer"),
+                .product(name: "CofferServer", package: "coffer"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                "UnsignedTwin",
+            ],
+            path: "RouteCost"
+        ),
+        // The unsigned twin of POST /register_user both of the above add beside coffer serve's routes.
+        .target(
+            name: "UnsignedTwin",
+            dependencies: [
+                .product(name: "CofferServer", package: "coffer"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "UnsignedTwin"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,6 @@
 // The server bench/serve-load.py drives: `coffer serve`'s routes, built from the library's public API
-// (`RegistrationServer.router()`), plus an unsigned twin of `POST /register_user` that does the same
-// work without a signature — the JSON body parsed, the user inserted, a JSON answer — so the harness can
-// show what verifying a signature costs. The twin lives here, never in the product: a route that records
-// users without any signature has no place in `coffer serve`.
+// (`RegistrationServer.router()`), plus the unsigned twin of `POST /register_user` (UnsignedTwin), so
+// the harness can show what verifying a signature costs.
 //
 //   cd Benchmarks && swift run -c release serve-load-server --database sqlite:/tmp/load.sqlite --port 0
 //
@@ -13,8 +11,8 @@
 import CofferServer
 import Foundation
 import Hummingbird
-import HTTPTypes
 import Logging
+import UnsignedTwin
 
 struct Arguments {
     var host = "127.0.0.1"
@@ -42,20 +40,6 @@ struct Failure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-struct UserBody: Decodable {
-    let email: String
-    let name: String
-}
-
-struct UserAnswer: Encodable {
-    let id: Int64
-    let email: String
-    let name: String
-    let keyId: String
-}
-
-let keyIDField = HTTPField.Name("Coffer-Unsigned-Key-Id")!
-
 @main
 enum ServeLoadServer {
     static func main() async throws {
@@ -70,19 +54,7 @@ enum ServeLoadServer {
             options.masterKey = try ServerMasterKey(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
         let router = try RegistrationServer(store: store, options: options).router()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        router.post("unsigned/register_user") { request, _ -> Response in
-            guard let keyID = request.headers[keyIDField] else { return Response(status: .badRequest) }
-            var request = request
-            let buffer = try await request.collectBody(upTo: 64 * 1024)
-            guard let body = try? JSONDecoder().decode(UserBody.self, from: Data(buffer.readableBytesView)) else { return Response(status: .badRequest) }
-            guard let user = try await store.insertUser(email: body.email, name: body.name, keyID: keyID, createdAt: Int64(Date().timeIntervalSince1970)) else {
-                return Response(status: .conflict)
-            }
-            let data = try encoder.encode(UserAnswer(id: user.id, email: user.email, name: user.name, keyId: user.keyID))
-            return Response(status: .created, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        }
+        addUnsignedTwin(to: router, store: store)
         let host = arguments.host
         let app = Application(
             router: router,
