@@ -292,6 +292,21 @@ enum RegistrationSQL {
         [
             "ALTER TABLE coffer_keys ADD COLUMN user_id BIGINT",
         ],
+        // 5: SQLite's replay records in commit order (``sqliteOnlyMigrations``); nothing on PostgreSQL.
+        [],
+    ]
+
+    /// Statements SQLite runs after the shared ones of the same migration.
+    ///
+    /// 5: replay records appended in commit order (``SQLiteReplayLedger``): no index but the row id,
+    /// so that a transaction's records share the table's last page. The records of the table keyed by
+    /// identity are copied over (a request accepted before the upgrade stays a replay after it);
+    /// `coffer_replay` is left as it is for instances not yet upgraded.
+    static let sqliteOnlyMigrations: [Int: [String]] = [
+        5: [
+            "CREATE TABLE coffer_replay_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, expires_at BIGINT NOT NULL)",
+            "INSERT INTO coffer_replay_log (id, expires_at) SELECT id, expires_at FROM coffer_replay ORDER BY expires_at",
+        ],
     ]
 
     static let schemaTable = "CREATE TABLE IF NOT EXISTS coffer_schema (version BIGINT NOT NULL)"

@@ -8,6 +8,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private let pool: DatabasePool
     private let inserts = Counter()
     private let writes: SQLiteWriteBatcher
+    private let replays = SQLiteReplayLedger()
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws {
@@ -26,7 +27,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
-        writes = SQLiteWriteBatcher(pool: pool)
+        writes = SQLiteWriteBatcher(pool: pool) { [replays] committed in replays.transactionEnded(committed: committed) }
     }
 
     /// Applies the numbered migrations not yet applied (docs/SERVER.md, "Storage schema"), each in the
@@ -36,7 +37,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.execute(sql: RegistrationSQL.schemaTable)
             let applied = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM coffer_schema") ?? 0
             for (index, statements) in RegistrationSQL.migrations.enumerated() where index + 1 > applied {
-                for statement in statements {
+                for statement in statements + (RegistrationSQL.sqliteOnlyMigrations[index + 1] ?? []) {
                     try db.execute(sql: statement.replacingOccurrences(of: "%SERIAL%", with: "INTEGER PRIMARY KEY AUTOINCREMENT"))
                 }
                 try db.execute(sql: "INSERT INTO coffer_schema (version) VALUES (?)", arguments: [index + 1])
@@ -217,37 +218,29 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// Writes a replay record inside a write job, sweeping expired ones when `sweep`; false for a replay:
     /// when a live record has the identifier or its Coffer 1.0.0 form (docs/HTTP-SIGNATURES.md, "Replay
-    /// protection"). The database's one writer runs the job alone, so look-up and insert are one atomic
-    /// step. The earlier form is looked up alone and the identifier through the insert that finds it
-    /// (not `id IN (?, ?)`, for which SQLite builds a temporary B-tree on every execution). No
-    /// `RETURNING` (see ``userInsert``), and no upsert, which SQLite also treats as a write that may need
-    /// a statement journal.
-    private static func recordFirstUse(_ identifier: String, expiringAt expiry: Int64, now: Int64, sweep: Bool, in db: Database) throws -> Bool {
-        if sweep { try db.execute(sql: "DELETE FROM coffer_replay WHERE expires_at <= ?", arguments: [now]) }
-        if let earlier = HTTPReplayRecord.earlierIdentifier(of: identifier),
-           try Bool.fetchOne(db.cachedStatement(sql: liveReplayRecord), arguments: [earlier, now]) != false {
-            return false
-        }
-        try db.cachedStatement(sql: replayInsert).execute(arguments: [identifier, expiry])
-        if db.changesCount == 1 { return true }
-        // The identifier has a record: a replay while it lives; an expired one not yet swept counts as
-        // unused, and is renewed.
-        try db.cachedStatement(sql: replayRenewal).execute(arguments: [expiry, identifier, now])
-        return db.changesCount == 1
+    /// protection"). The database's one writer runs the job alone, so look-up and append are one
+    /// atomic step (``SQLiteReplayLedger``).
+    private static func recordFirstUse(
+        _ identifier: String, expiringAt expiry: Int64, now: Int64, sweep: Bool, ledger: SQLiteReplayLedger, in db: Database
+    ) throws -> Bool {
+        if sweep { try ledger.sweep(now: now, in: db) }
+        return try ledger.recordFirstUse(identifier, expiringAt: expiry, now: now, in: db)
     }
 
     /// Writes the replay record and, on its first use, the user, in one job of one transaction.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
-        return try await write { db in
-            guard try Self.recordFirstUse(replay.identifier, expiringAt: replay.expiry, now: replay.now, sweep: sweep, in: db) else { return .replayed }
+        return try await write { [replays] db in
+            guard try Self.recordFirstUse(replay.identifier, expiringAt: replay.expiry, now: replay.now, sweep: sweep, ledger: replays, in: db) else {
+                return .replayed
+            }
             do {
                 guard let user = try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) else { return .emailExists }
                 return .inserted(user)
             } catch {
-                // This job must leave nothing: its record goes too (it was new or expired, so deleting it
-                // forgets nothing live).
-                try? db.execute(sql: "DELETE FROM coffer_replay WHERE id = ?", arguments: [replay.identifier])
+                // This job must leave nothing: its record goes too (it was new or expired, so taking it
+                // back forgets nothing live).
+                try? replays.forget(replay.identifier, in: db)
                 throw error
             }
         }
@@ -265,7 +258,9 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Records a signature's replay identity; durable (committed) before the answer is given.
     public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
-        return try await write { db in try Self.recordFirstUse(identifier, expiringAt: expiry, now: now, sweep: sweep, in: db) }
+        return try await write { [replays] db in
+            try Self.recordFirstUse(identifier, expiringAt: expiry, now: now, sweep: sweep, ledger: replays, in: db)
+        }
     }
 
     /// Runs `work` in a write transaction shared with the writes that arrive meanwhile
@@ -274,9 +269,6 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         try await writes.write(work)
     }
 
-    private static let liveReplayRecord = "SELECT EXISTS (SELECT 1 FROM coffer_replay WHERE id = ? AND expires_at > ?)"
-    private static let replayInsert = "INSERT INTO coffer_replay (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
-    private static let replayRenewal = "UPDATE coffer_replay SET expires_at = ? WHERE id = ? AND expires_at <= ?"
     // The statements of the signed routes, prepared once per connection (GRDB's statement cache):
     // compiling them for every request cost more than running them.
     private static let selectKey = "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = ?"

@@ -43,9 +43,17 @@ final class SQLiteWriteBatcher: @unchecked Sendable {
     private var waits = 0
     private let arrivals = DispatchSemaphore(value: 0)
 
-    init(pool: DatabasePool, delayMicroseconds: Int = SQLiteWriteBatcher.defaultDelayMicroseconds) {
+    /// Called on the writer queue after each batch's transaction, with whether it committed, before
+    /// any caller of the batch hears of it.
+    private let transactionEnded: @Sendable (_ committed: Bool) -> Void
+
+    init(
+        pool: DatabasePool, delayMicroseconds: Int = SQLiteWriteBatcher.defaultDelayMicroseconds,
+        transactionEnded: @escaping @Sendable (_ committed: Bool) -> Void = { _ in }
+    ) {
         self.pool = pool
         self.pacing = GroupCommitPacing(delayMicroseconds: delayMicroseconds)
+        self.transactionEnded = transactionEnded
     }
 
     /// How many times a batch has waited for company.
@@ -99,9 +107,11 @@ final class SQLiteWriteBatcher: @unchecked Sendable {
                     return .commit
                 }
             } catch {
+                transactionEnded(false)
                 for job in batch { job.continuation.resume(throwing: error) }
                 continue
             }
+            transactionEnded(true)
             for (job, outcome) in zip(batch, outcomes) { job.continuation.resume(with: outcome) }
         }
     }

@@ -169,7 +169,7 @@ struct RegistrationServerTests {
             let request = try Self.signedUserRequest(base, signer: signer, email: "ada@example.com")
             let failed = try await Self.send(request)
             #expect(failed.status == 503, "\(failed.text)")
-            #expect(try await other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM coffer_replay") } == 0, "no replay record is left")
+            #expect(try await other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM coffer_replay_log") } == 0, "no replay record is left")
 
             try await other.write { try $0.execute(sql: "DROP TRIGGER refuse_users") }
             let again = try await Self.send(request)

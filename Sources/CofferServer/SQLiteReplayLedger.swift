@@ -1,0 +1,165 @@
+import CofferHTTPSignatures
+import GRDB
+
+/// The replay records of one SQLite database: an append-only table shared by every instance on the
+/// file, and in this process's memory every live record of it, so that a signature's first-use test
+/// is a look-up in memory and an append at the table's end (docs/HTTP-SIGNATURES.md, "Replay
+/// protection").
+///
+/// Why: keyed by identity (`coffer_replay`, migration 1), each record went to its own page of an
+/// index, among the records of its second, and every page a transaction touches is a 4 KiB frame in
+/// the WAL and again at the checkpoint. Appended in commit order (`coffer_replay_log`, migration 5),
+/// the records of a transaction share the table's last page.
+///
+/// Why it stays atomic across instances: the table is the record of truth. The first replay test in
+/// a write transaction reads the rows committed since this process last looked (`seq` above the last
+/// seen), and SQLite's one writer holds the write lock from `BEGIN IMMEDIATE` to `COMMIT`, so no other
+/// instance can append between that read, the look-up and the append. A new row's `seq` is one more
+/// than the largest in the table, and the sweep never deletes the row holding the largest, so numbers
+/// only grow and no committed row hides below what an instance has seen. A record enters memory only
+/// once its transaction has committed; until then it is pending, and found by the later jobs of the
+/// same transaction.
+///
+/// Used only inside write jobs and the write batcher's end-of-transaction call, all on GRDB's writer
+/// queue, one at a time: it needs no lock of its own.
+final class SQLiteReplayLedger: @unchecked Sendable {
+    private struct Record {
+        let expiry: Int64
+        let seq: Int64
+    }
+
+    /// Live (or not yet pruned) committed records by identity.
+    private var records: [ReplayIdentity: Record] = [:]
+    /// Appended by this transaction, not yet committed.
+    private var pending: [ReplayIdentity: Record] = [:]
+    /// The highest `seq` read or committed.
+    private var lastSeen: Int64 = 0
+    /// Whether the current transaction has read the rows other instances appended.
+    private var caughtUp = false
+    /// The record count at which expired records are next dropped from memory.
+    private var nextPrune = 4_096
+
+    /// How many records memory holds (live, or expired and not yet pruned).
+    var count: Int { records.count }
+
+    /// Records `identifier` as used until `expiry` unless a live record has it or its Coffer 1.0.0
+    /// form; false for a replay. Inside a write job.
+    func recordFirstUse(_ identifier: String, expiringAt expiry: Int64, now: Int64, in db: Database) throws -> Bool {
+        try catchUp(db)
+        if records.count >= nextPrune {
+            // Expired as the table's sweep counts expiry: by the clock of the request being checked.
+            records = records.filter { $0.value.expiry > now }
+            nextPrune = max(4_096, records.count * 2)
+        }
+        let identity = ReplayIdentity(identifier)
+        if isLive(identity, now: now) { return false }
+        if let earlier = HTTPReplayRecord.earlierIdentifier(of: identifier), isLive(ReplayIdentity(earlier), now: now) { return false }
+        try db.cachedStatement(sql: Self.append).execute(arguments: [identifier, expiry])
+        pending[identity] = Record(expiry: expiry, seq: db.lastInsertedRowID)
+        return true
+    }
+
+    /// Takes back a record this transaction appended (its job failed): the signature counts as unused.
+    func forget(_ identifier: String, in db: Database) throws {
+        let identity = ReplayIdentity(identifier)
+        guard let record = pending[identity] else { return }
+        // Memory follows the table: a row that could not be deleted stays a record (the signature
+        // counts as used), here as in every instance that reads it.
+        try db.cachedStatement(sql: Self.remove).execute(arguments: [record.seq])
+        pending[identity] = nil
+    }
+
+    /// Deletes the table's expired records up to its first live one (records are appended as they are
+    /// accepted, so those in front expire first; one that lives longer holds back the sweep of those
+    /// after it until it expires), and never the last row. Memory drops its own as it grows.
+    func sweep(now: Int64, in db: Database) throws {
+        try db.execute(sql: Self.sweepStatement, arguments: [now])
+    }
+
+    /// The write batcher's call after each transaction: what was pending is now shared, or gone.
+    func transactionEnded(committed: Bool) {
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            caughtUp = false
+        }
+        guard committed else { return }
+        for (identity, record) in pending {
+            records[identity] = record
+            lastSeen = max(lastSeen, record.seq)
+        }
+    }
+
+    private func isLive(_ identity: ReplayIdentity, now: Int64) -> Bool {
+        if let record = pending[identity], record.expiry > now { return true }
+        if let record = records[identity], record.expiry > now { return true }
+        return false
+    }
+
+    /// Reads what other instances (or this one's earlier life) appended, once per transaction.
+    private func catchUp(_ db: Database) throws {
+        guard !caughtUp else { return }
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.since), arguments: [lastSeen])
+        while let row = try rows.next() {
+            let seq: Int64 = row[0]
+            let identity = ReplayIdentity(row[1] as String)
+            let expiry: Int64 = row[2]
+            lastSeen = max(lastSeen, seq)
+            // A later record of the same identity (a renewal after expiry) replaces an earlier one.
+            if let known = records[identity], known.seq > seq { continue }
+            records[identity] = Record(expiry: expiry, seq: seq)
+        }
+        caughtUp = true
+    }
+
+    /// Without an index on `expires_at` (which would take a page of its own in every transaction): the
+    /// first live row is found by reading from the front, through the rows about to go.
+    private static let sweepStatement = """
+        DELETE FROM coffer_replay_log WHERE seq < COALESCE(
+            (SELECT seq FROM coffer_replay_log WHERE expires_at > ?1 ORDER BY seq LIMIT 1),
+            (SELECT max(seq) FROM coffer_replay_log))
+        """
+    private static let since = "SELECT seq, id, expires_at FROM coffer_replay_log WHERE seq > ? ORDER BY seq"
+    private static let append = "INSERT INTO coffer_replay_log (id, expires_at) VALUES (?, ?)"
+    private static let remove = "DELETE FROM coffer_replay_log WHERE seq = ?"
+}
+
+/// A replay identity as memory keeps it: the 80 hex digits of this version's identities and the 64 of
+/// Coffer 1.0.0's as their bytes, inline (48 bytes a key instead of a string's 80-byte buffer on the
+/// heap); anything else a caller records, as its text.
+enum ReplayIdentity: Hashable {
+    case bytes(UInt64, UInt64, UInt64, UInt64, UInt64, digits: UInt8)
+    case text(String)
+
+    init(_ identifier: String) {
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        var digits = 0
+        for byte in identifier.utf8 {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            default:
+                self = .text(identifier)
+                return
+            }
+            guard digits < 80 else {
+                self = .text(identifier)
+                return
+            }
+            let nibble = UInt64(value) << UInt64(60 - (digits % 16) * 4)
+            switch digits / 16 {
+            case 0: words.0 |= nibble
+            case 1: words.1 |= nibble
+            case 2: words.2 |= nibble
+            case 3: words.3 |= nibble
+            default: words.4 |= nibble
+            }
+            digits += 1
+        }
+        guard digits == 80 || digits == 64 else {
+            self = .text(identifier)
+            return
+        }
+        self = .bytes(words.0, words.1, words.2, words.3, words.4, digits: UInt8(digits))
+    }
+}
