@@ -1,4 +1,3 @@
-import CofferHTTPSignatures
 import GRDB
 
 /// The replay records of one SQLite database: an append-only table shared by every instance on the
@@ -53,7 +52,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
         }
         let identity = ReplayIdentity(identifier)
         if isLive(identity, now: now) { return false }
-        if let earlier = HTTPReplayRecord.earlierIdentifier(of: identifier), isLive(ReplayIdentity(earlier), now: now) { return false }
+        if let earlier = identity.earlierForm, isLive(earlier, now: now) { return false }
         try db.cachedStatement(sql: Self.append).execute(arguments: [identifier, expiry])
         pending[identity] = Record(expiry: expiry, seq: db.lastInsertedRowID)
         return true
@@ -161,5 +160,13 @@ enum ReplayIdentity: Hashable {
             return
         }
         self = .bytes(words.0, words.1, words.2, words.3, words.4, digits: UInt8(digits))
+    }
+
+    /// The identity Coffer 1.0.0 gave the same signature (`HTTPReplayRecord.earlierIdentifier(of:)`:
+    /// the 64 digits after the anchor's 16), taken from the packed words without a second pass over
+    /// the text; nil for anything but this version's 80 digits.
+    var earlierForm: ReplayIdentity? {
+        guard case .bytes(_, let b, let c, let d, let e, digits: 80) = self else { return nil }
+        return .bytes(b, c, d, e, 0, digits: 64)
     }
 }

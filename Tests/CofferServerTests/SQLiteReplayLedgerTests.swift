@@ -216,6 +216,8 @@ struct SQLiteReplayLedgerTests {
             return
         }
         #expect(ReplayIdentity(current) != ReplayIdentity(earlier), "the digit count is part of the identity")
+        #expect(ReplayIdentity(current).earlierForm == ReplayIdentity(earlier), "the 1.0.0 form, as HTTPReplayRecord.earlierIdentifier(of:) gives it")
+        #expect(ReplayIdentity(earlier).earlierForm == nil && ReplayIdentity("abc").earlierForm == nil)
         #expect(ReplayIdentity(current) != ReplayIdentity(String(current.dropLast()) + "e"))
         #expect(ReplayIdentity(String(current.prefix(79)) + "F") == .text(String(current.prefix(79)) + "F"), "capitals are not this version's digits")
         #expect(ReplayIdentity("abc") == .text("abc"))
