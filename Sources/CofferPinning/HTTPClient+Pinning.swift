@@ -73,7 +73,7 @@ extension HTTPClient.Configuration {
                     promise.fail(PinningError(.chainNotTrusted, "the server's certificate could not be parsed"))
                     return
                 }
-                promise.completeWithTask {
+                promise.completeWithValidation {
                     try Self.accept(await evaluator.evaluate(validatedLeaf: leaf, intermediates: knownIntermediates))
                 }
             }

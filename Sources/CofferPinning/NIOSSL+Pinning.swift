@@ -60,7 +60,7 @@ extension PinningEvaluator {
                 promise.succeed(self.verificationResult(outcome, served: der, certificates))
                 return
             }
-            promise.completeWithTask {
+            promise.completeWithValidation {
                 self.verificationResult(await self.evaluate(servedChain: der, hostname: name), served: der, certificates)
             }
         }
