@@ -35,6 +35,12 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     private var lastSeen: Int64 = 0
     /// Whether the current transaction has read the rows other instances appended.
     private var caughtUp = false
+    /// SQLite's `data_version` when this instance last read the table. It changes when another
+    /// connection commits to the file (never for this one's own commits, which memory has already), so
+    /// while it stands there is nothing new to read.
+    private var readAtVersion: Int64?
+    /// How many times the table was read for other connections' records (for tests).
+    private(set) var catchUpReads = 0
     /// The record count at which expired records are next dropped from memory.
     private var nextPrune = 4_096
 
@@ -94,9 +100,16 @@ final class SQLiteReplayLedger: @unchecked Sendable {
         return false
     }
 
-    /// Reads what other instances (or this one's earlier life) appended, once per transaction.
+    /// Reads what other instances (or this one's earlier life) appended, once per transaction, and only
+    /// when another connection has committed since the last read. Inside the write transaction: no
+    /// connection can commit between the version's read and the rows'.
     private func catchUp(_ db: Database) throws {
         guard !caughtUp else { return }
+        let version = try Int64.fetchOne(db.cachedStatement(sql: Self.dataVersion))
+        guard version == nil || version != readAtVersion else {
+            caughtUp = true
+            return
+        }
         let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.since), arguments: [lastSeen])
         while let row = try rows.next() {
             let seq: Int64 = row[0]
@@ -107,6 +120,8 @@ final class SQLiteReplayLedger: @unchecked Sendable {
             if let known = records[identity], known.seq > seq { continue }
             records[identity] = Record(expiry: expiry, seq: seq)
         }
+        readAtVersion = version
+        catchUpReads += 1
         caughtUp = true
     }
 
@@ -117,6 +132,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
             (SELECT seq FROM coffer_replay_log WHERE expires_at > ?1 ORDER BY seq LIMIT 1),
             (SELECT max(seq) FROM coffer_replay_log))
         """
+    private static let dataVersion = "PRAGMA data_version"
     private static let since = "SELECT seq, id, expires_at FROM coffer_replay_log WHERE seq > ? ORDER BY seq"
     private static let append = "INSERT INTO coffer_replay_log (id, expires_at) VALUES (?, ?)"
     private static let remove = "DELETE FROM coffer_replay_log WHERE seq = ?"

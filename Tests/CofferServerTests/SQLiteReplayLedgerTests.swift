@@ -80,6 +80,22 @@ struct SQLiteReplayLedgerTests {
         _ = folder
     }
 
+    /// The table is read again only when another connection has committed since (SQLite's
+    /// `data_version`): an instance alone on its file reads it once, whatever it appends.
+    @Test func theTableIsReadOnlyAfterAnotherConnectionCommits() async throws {
+        let (folder, a, b) = try await Self.twoInstances()
+        for _ in 0..<3 { #expect(try a.record(Self.identifier(), expiry: Self.now + 300)) }
+        #expect(a.ledger.catchUpReads == 1, "its own commits are in memory already")
+        let theirs = try Self.identifier()
+        #expect(try b.record(theirs, expiry: Self.now + 300))
+        #expect(try !a.record(theirs, expiry: Self.now + 300), "B's commit is read")
+        #expect(a.ledger.catchUpReads == 2)
+        try b.sweep(now: Self.now + 301)
+        #expect(try a.record(Self.identifier(), expiry: Self.now + 300))
+        #expect(a.ledger.catchUpReads == 3, "so is a sweep's that deleted rows, though it adds none")
+        _ = folder
+    }
+
     /// Many writers on two instances race with the same identities: each is accepted exactly once.
     @Test func concurrentInstancesAcceptEachSignatureOnce() async throws {
         let (folder, a, b) = try await Self.twoInstances()
