@@ -55,7 +55,7 @@ func run() async throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     defer { try? FileManager.default.removeItem(at: folder) }
 
-    var logger = Logger(label: "route-cost")
+    var logger = Logger(label: "route-cost", factory: ServerLogHandler.standardError)
     logger.logLevel = .warning
     let store = try await DatabaseLocation("sqlite:" + folder.appendingPathComponent("route-cost.sqlite").path).open(logger: logger)
     var options = RegistrationServer.Options()

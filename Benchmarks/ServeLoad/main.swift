@@ -44,7 +44,7 @@ struct Failure: Error, CustomStringConvertible {
 enum ServeLoadServer {
     static func main() async throws {
         let arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
-        var logger = Logger(label: "serve-load-server")
+        var logger = Logger(label: "serve-load-server", factory: ServerLogHandler.standardError)
         logger.logLevel = .warning
         let store = try await DatabaseLocation(arguments.database).open(logger: logger)
         var options = RegistrationServer.Options()

@@ -163,7 +163,7 @@ struct Serve: ParsableCommand {
         } catch let error as ServerConfigurationError {
             throw CommandFailure(error.description, hint: error.hint)
         }
-        var logger = Logger(label: "coffer.serve")
+        var logger = Logger(label: "coffer.serve", factory: ServerLogHandler.standardError)
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         var options = RegistrationServer.Options()
         options.scheme = publicScheme ?? (cert == nil ? "http" : "https")
