@@ -210,7 +210,9 @@ struct SQLiteReplayLedgerTests {
                 }
                 try db.execute(sql: "INSERT INTO coffer_schema (version) VALUES (?)", arguments: [index + 1])
             }
-            let live = Int64(Date().timeIntervalSince1970) + 300
+            // Live for a day: in a loaded test run minutes can pass before the records are looked up
+            // (in CI on a4caa49 this test took 377 s, and records live for 300 s had expired).
+            let live = Int64(Date().timeIntervalSince1970) + 86_400
             try db.execute(sql: "INSERT INTO coffer_replay (id, expires_at) VALUES (?, ?), (?, ?)", arguments: [identity, live, Hex.encode(earlier), live])
         }
         try queue.close()
