@@ -1,19 +1,27 @@
 import NIOCore
 import NIOPosix
 
-/// Where a TLS handshake's first chain validation runs: on SwiftNIO's shared thread pool rather than
-/// Swift's cooperative pool.
+/// Where a TLS handshake's first chain validation runs: on two threads of its own (a SwiftNIO
+/// `NIOThreadPool`, started at the first validation that needs it) rather than Swift's cooperative
+/// pool.
 ///
 /// swift-certificates validates asynchronously, so a handshake waiting for a verdict needs a thread to
 /// run that validation on. The cooperative pool has one thread per core, and an application (or a test
 /// run) that holds them all, synchronously waiting for a subprocess or a lock, would stall every
 /// pinned connection behind it: the handshake fails closed on its timeout, but the connection is lost.
-/// `NIOThreadPool.singleton` is the pool SwiftNIO keeps for blocking work; the validation's jobs run
-/// there, one task at a time per handshake, and never wait for the cooperative pool.
+/// Not SwiftNIO's singleton blocking pool: an application may have turned SwiftNIO's singletons off,
+/// and then touching one stops the process. A validation is a quarter of a millisecond of work, so two
+/// threads serve a burst of handshakes; each task's jobs run there and never wait for the cooperative
+/// pool.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class ValidationExecutor: TaskExecutor {
-    /// The executor every pinned connection of the process shares.
-    static let shared = ValidationExecutor(pool: .singleton)
+    /// The executor every pinned connection of the process shares; its threads live as long as the
+    /// process.
+    static let shared: ValidationExecutor = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return ValidationExecutor(pool: pool)
+    }()
 
     private let pool: NIOThreadPool
 
@@ -28,7 +36,7 @@ final class ValidationExecutor: TaskExecutor {
             case .active:
                 job.runSynchronously(on: self.asUnownedTaskExecutor())
             case .cancelled:
-                // The pool is shutting down (never the singleton): the job still runs, on the global
+                // The pool is shutting down (never the shared one): the job still runs, on the global
                 // executor, so no handshake is left waiting for a verdict.
                 globalConcurrentExecutor.enqueue(ExecutorJob(job))
             }
