@@ -9,7 +9,7 @@ import Darwin
 
 /// A program started by ``CommandRunner/start(_:_:pipeInput:standardOutput:environment:currentDirectory:)``
 /// that the test talks to while it runs: feeds its standard input a piece at a time, waits for a line on
-/// its standard error, signals it, then waits for its end. For fault tests: a process blocked reading
+/// its standard error (or output), signals it, then waits for its end. For fault tests: a process blocked reading
 /// more input is, deterministically, in the middle of its work.
 ///
 /// The program starts as a shell starts a foreground command: no signal blocked, SIGINT, SIGTERM,
@@ -20,16 +20,20 @@ public final class RunningCommand: @unchecked Sendable {
     /// The process id.
     public let processIdentifier: Int32
     private let input: FileHandle?
-    private let errors: FileHandle
+    /// The read ends of the program's standard output and error, when they are pipes the test reads.
+    private let output: FileHandle?
+    private let errors: FileHandle?
     private let scratch: TemporaryDirectory
     private let capturesOutput: Bool
-    /// Standard error read so far.
+    /// Standard output and standard error read so far.
+    private var outputBytes: [UInt8] = []
     private var errorBytes: [UInt8] = []
     private var status: Int32?
 
-    init(processIdentifier: Int32, input: FileHandle?, errors: FileHandle, scratch: TemporaryDirectory, capturesOutput: Bool) {
+    init(processIdentifier: Int32, input: FileHandle?, output: FileHandle?, errors: FileHandle?, scratch: TemporaryDirectory, capturesOutput: Bool) {
         self.processIdentifier = processIdentifier
         self.input = input
+        self.output = output
         self.errors = errors
         self.scratch = scratch
         self.capturesOutput = capturesOutput
@@ -56,12 +60,25 @@ public final class RunningCommand: @unchecked Sendable {
     /// point its work has reached), and returns everything read so far; nil when the program ended or
     /// closed standard error first.
     public func waitForError(containing text: String) -> String? {
+        guard let errors else { return nil }
+        return Self.read(errors, into: &errorBytes, until: text)
+    }
+
+    /// Reads the program's standard output (started with ``CommandRunner/StandardOutput/pipe``) until
+    /// it has written a whole line containing `text`, and returns everything read so far; nil when the
+    /// program ended or closed standard output first.
+    public func waitForOutput(containing text: String) -> String? {
+        guard let output else { return nil }
+        return Self.read(output, into: &outputBytes, until: text)
+    }
+
+    private static func read(_ handle: FileHandle, into bytes: inout [UInt8], until text: String) -> String? {
         while true {
-            let written = String(decoding: errorBytes, as: UTF8.self)
+            let written = String(decoding: bytes, as: UTF8.self)
             if let range = written.range(of: text), written[range.upperBound...].contains("\n") { return written }
-            let more = errors.availableData
+            let more = handle.availableData
             guard !more.isEmpty else { return nil }
-            errorBytes += more
+            bytes += more
         }
     }
 
@@ -69,15 +86,16 @@ public final class RunningCommand: @unchecked Sendable {
     /// ended by signal N, as a shell reports it.
     public func wait() throws -> CommandResult {
         try? input?.close()
-        errorBytes += errors.readDataToEndOfFile()
+        if let errors { errorBytes += errors.readDataToEndOfFile() }
+        if let output { outputBytes += output.readDataToEndOfFile() }
         if status == nil {
             var raw: Int32 = 0
             while waitpid(processIdentifier, &raw, 0) < 0 && errno == EINTR {}
             let signalled = raw & 0x7f
             status = signalled != 0 ? 128 + signalled : (raw >> 8) & 0xff
         }
-        let output = capturesOutput ? try Fixtures.contents(ofFile: scratch.path("stdout")) : []
-        return CommandResult(status: status ?? -1, standardOutput: output, standardError: String(decoding: errorBytes, as: UTF8.self))
+        let written = capturesOutput ? try Fixtures.contents(ofFile: scratch.path("stdout")) : outputBytes
+        return CommandResult(status: status ?? -1, standardOutput: written, standardError: String(decoding: errorBytes, as: UTF8.self))
     }
 }
 
@@ -90,6 +108,19 @@ extension CommandRunner {
         case path(String)
         /// The write end of a pipe whose read end is already closed: every write fails with EPIPE.
         case closedPipe
+        /// A pipe the test reads with ``RunningCommand/waitForOutput(containing:)``; the result returns
+        /// what was written.
+        case pipe
+    }
+
+    /// Where a started program's standard error goes.
+    public enum StandardError: Sendable {
+        /// A pipe the test reads with ``RunningCommand/waitForError(containing:)``; the result returns
+        /// what was written.
+        case pipe
+        /// The write end of a pipe whose read end is already closed, as when a log reader has gone
+        /// away: every write fails with EPIPE.
+        case closedPipe
     }
 
     struct SpawnError: Error, CustomStringConvertible {
@@ -98,12 +129,13 @@ extension CommandRunner {
 
     /// Starts `executable` with its standard input on a pipe the test writes through
     /// ``RunningCommand/send(_:)`` (or `/dev/null` when `pipeInput` is false) and its standard error on
-    /// a pipe, and returns at once.
+    /// a pipe (unless `standardError` says otherwise), and returns at once.
     public static func start(
         _ executable: String,
         _ arguments: [String],
         pipeInput: Bool = true,
         standardOutput: StandardOutput = .captured,
+        standardError: StandardError = .pipe,
         environment: [String: String]? = nil,
         currentDirectory: String? = nil
     ) throws -> RunningCommand {
@@ -118,6 +150,11 @@ extension CommandRunner {
         var closeInParent: [Int32] = []
         defer { for descriptor in closeInParent { close(descriptor) } }
 
+        // Read ends this process keeps; closed here unless the program starts.
+        var outputReadEnd: Int32?
+        var errorReadEnd: Int32?
+        var started = false
+        defer { if !started { for end in [outputReadEnd, errorReadEnd].compactMap({ $0 }) { close(end) } } }
         var inputPipe: [Int32] = [-1, -1]
         if pipeInput {
             guard makePipe(&inputPipe) else { throw SpawnError(description: "pipe: \(errno)") }
@@ -132,16 +169,16 @@ extension CommandRunner {
         case .path(let target):
             posix_spawn_file_actions_addopen(&actions, 1, target, O_WRONLY, 0)
         case .closedPipe:
-            var outputPipe: [Int32] = [-1, -1]
-            guard makePipe(&outputPipe) else { throw SpawnError(description: "pipe: \(errno)") }
-            close(outputPipe[0])
-            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-            closeInParent.append(outputPipe[1])
+            try addPipe(as: 1, to: &actions, closeInParent: &closeInParent, keepReadEnd: false)
+        case .pipe:
+            outputReadEnd = try addPipe(as: 1, to: &actions, closeInParent: &closeInParent, keepReadEnd: true)
         }
-        var errorPipe: [Int32] = [-1, -1]
-        guard makePipe(&errorPipe) else { throw SpawnError(description: "pipe: \(errno)") }
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        closeInParent.append(errorPipe[1])
+        switch standardError {
+        case .pipe:
+            errorReadEnd = try addPipe(as: 2, to: &actions, closeInParent: &closeInParent, keepReadEnd: true)
+        case .closedPipe:
+            try addPipe(as: 2, to: &actions, closeInParent: &closeInParent, keepReadEnd: false)
+        }
         // Tests run in parallel in this process: the program gets its three standard descriptors and
         // nothing another test has open (a leaked write end of a binary being copied makes that binary
         // unrunnable, ETXTBSY, for as long as this program lives). The pipes above are close-on-exec
@@ -176,13 +213,31 @@ extension CommandRunner {
         }
         guard result == 0 else {
             if pipeInput { close(inputPipe[1]) }
-            close(errorPipe[0])
             throw SpawnError(description: "cannot start \(argv[0]): \(String(cString: strerror(result)))")
         }
+        started = true
         let input = pipeInput ? FileHandle(fileDescriptor: inputPipe[1], closeOnDealloc: true) : nil
-        let errors = FileHandle(fileDescriptor: errorPipe[0], closeOnDealloc: true)
+        let output = outputReadEnd.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
+        let errors = errorReadEnd.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         let captures = if case .captured = standardOutput { true } else { false }
-        return RunningCommand(processIdentifier: pid, input: input, errors: errors, scratch: scratch, capturesOutput: captures)
+        return RunningCommand(processIdentifier: pid, input: input, output: output, errors: errors, scratch: scratch, capturesOutput: captures)
+    }
+
+    /// Makes a pipe whose write end becomes the program's descriptor `target`; returns the read end
+    /// when `keepReadEnd`, else closes it at once (every write the program makes fails with EPIPE).
+    @discardableResult
+    private static func addPipe(
+        as target: Int32, to actions: inout posix_spawn_file_actions_t, closeInParent: inout [Int32], keepReadEnd: Bool
+    ) throws -> Int32? {
+        var ends: [Int32] = [-1, -1]
+        guard makePipe(&ends) else { throw SpawnError(description: "pipe: \(errno)") }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], target)
+        closeInParent.append(ends[1])
+        guard keepReadEnd else {
+            close(ends[0])
+            return nil
+        }
+        return ends[0]
     }
 
     /// A pipe whose two ends are close-on-exec (atomically where the system can: another test's

@@ -163,6 +163,11 @@ struct Serve: ParsableCommand {
         } catch let error as ServerConfigurationError {
             throw CommandFailure(error.description, hint: error.hint)
         }
+        // A log line standard error cannot take (its reader has gone: a pipeline's reader quit, a log
+        // shipper restarting) is dropped rather than the end of the server. SwiftNIO ignores SIGPIPE
+        // once it runs; the lines before it (the open-registration warning) would otherwise be fatal.
+        // The server makes no temporary files, so the cleanup handler this replaces has nothing to do.
+        _ = signal(SIGPIPE, SIG_IGN)
         var logger = Logger(label: "coffer.serve", factory: ServerLogHandler.standardError)
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         var options = RegistrationServer.Options()

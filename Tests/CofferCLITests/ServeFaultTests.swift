@@ -8,8 +8,8 @@ import Testing
 
 /// `coffer serve` killed without warning: every request it answered `201` is in its database when it
 /// starts again (an answer is given only once the write is committed), and the replay records of those
-/// requests survived with them.
-@Suite("coffer serve under SIGKILL")
+/// requests survived with them. Cut off from its log reader, it goes on serving.
+@Suite("coffer serve under SIGKILL and a closed log pipe")
 struct ServeFaultTests {
     /// Starts `coffer serve` on a free port over `database`; its base URL.
     static func serve(_ database: String, in folder: TemporaryDirectory) throws -> (RunningCommand, String) {
@@ -51,5 +51,35 @@ struct ServeFaultTests {
         }
         let fresh = try signUp("after@example.com")
         #expect(fresh.status == 0 && fresh.standardError.contains("HTTP 201"), "\(fresh.standardError)")
+    }
+
+    /// A log reader that has gone away (a pipeline's reader quit, a log shipper restarting) must not
+    /// take the server down: a log line it cannot write is dropped, and the server keeps answering.
+    /// Standard error is such a pipe from the start, so the first lines (written before SwiftNIO is
+    /// running) meet it too.
+    @Test func aLogReaderThatWentAwayDoesNotStopTheServer() throws {
+        let folder = try TemporaryDirectory()
+        #expect(try coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
+        let server = try CommandRunner.start(
+            try CommandRunner.cofferExecutable(), ["serve", "--port", "0", "--database", "sqlite:" + folder.path("server.sqlite")],
+            pipeInput: false, standardOutput: .pipe, standardError: .closedPipe, currentDirectory: folder.path
+        )
+        defer { server.signal(SIGKILL) }
+        guard let ready = server.waitForOutput(containing: "listening on") else {
+            let ended = try server.wait()
+            Issue.record("the server ended (status \(ended.status)) before it listened")
+            return
+        }
+        let port = try #require(ready.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
+        let base = "http://127.0.0.1:\(port)"
+        // Registering a key writes an info line.
+        let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
+        let registered = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)"}"#], in: folder)
+        #expect(registered.status == 0, "\(registered.standardError)")
+        let health = try coffer(["request", base + "/health"], in: folder)
+        #expect(health.status == 0 && health.standardError.contains("HTTP 200"), "\(health.standardError)")
+        server.signal(SIGTERM)
+        let ended = try server.wait()
+        #expect(ended.status == 0, "the server ended with status \(ended.status)")
     }
 }
