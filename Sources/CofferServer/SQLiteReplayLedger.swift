@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// The replay records of one SQLite database: an append-only table shared by every instance on the
 /// file, and in this process's memory every live record of it, so that a signature's first-use test
@@ -43,6 +44,9 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     private(set) var catchUpReads = 0
     /// The record count at which expired records are next dropped from memory.
     private var nextPrune = 4_096
+    /// Whether memory may hold a record in Coffer 1.0.0's form (64 digits): set when one enters,
+    /// cleared only when a prune finds none. While false, a signature's earlier form is not looked up.
+    private var mayHoldEarlierForms = false
 
     /// How many records memory holds (live, or expired and not yet pruned).
     var count: Int { records.count }
@@ -55,13 +59,54 @@ final class SQLiteReplayLedger: @unchecked Sendable {
             // Expired as the table's sweep counts expiry: by the clock of the request being checked.
             records = records.filter { $0.value.expiry > now }
             nextPrune = max(4_096, records.count * 2)
+            mayHoldEarlierForms = records.keys.contains { $0.isEarlierForm }
         }
         let identity = ReplayIdentity(identifier)
         if isLive(identity, now: now) { return false }
-        if let earlier = identity.earlierForm, isLive(earlier, now: now) { return false }
-        try db.cachedStatement(sql: Self.append).execute(arguments: [identifier, expiry])
-        pending[identity] = Record(expiry: expiry, seq: db.lastInsertedRowID)
+        if mayHoldEarlierForms, let earlier = identity.earlierForm, isLive(earlier, now: now) { return false }
+        let seq = try Self.append(identifier, expiringAt: expiry, in: db)
+        if identity.isEarlierForm { mayHoldEarlierForms = true }
+        pending[identity] = Record(expiry: expiry, seq: seq)
         return true
+    }
+
+    /// Appends a row through SQLite's own calls on the writer's cached statement (GRDB's arguments
+    /// cost more than the insert); the new row's `seq`.
+    private static func append(_ identifier: String, expiringAt expiry: Int64, in db: Database) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: appendStatement).sqliteStatement
+        sqlite3_reset(statement)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        // SQLITE_TRANSIENT: SQLite copies the text before the call returns. An empty buffer may have no
+        // address, which SQLite would bind as NULL: the empty text is bound by its C literal.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var identifier = identifier
+        var code = identifier.isEmpty
+            ? sqlite3_bind_text(statement, 1, "", 0, transient)
+            : identifier.withUTF8 { text in
+                text.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(statement, 1, $0.baseAddress, Int32($0.count), transient) }
+            }
+        if code == SQLITE_OK { code = sqlite3_bind_int64(statement, 2, expiry) }
+        if code == SQLITE_OK { code = sqlite3_step(statement) }
+        guard code == SQLITE_DONE else { throw sqliteError(code, in: db) }
+        return sqlite3_last_insert_rowid(db.sqliteConnection)
+    }
+
+    /// SQLite's `data_version` through its own calls on the cached statement (GRDB's cursor costs
+    /// more than the pragma).
+    private static func dataVersion(in db: Database) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: dataVersionStatement).sqliteStatement
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_ROW else { throw sqliteError(code, in: db) }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    private static func sqliteError(_ code: Int32, in db: Database) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) })
     }
 
     /// Takes back a record this transaction appended (its job failed): the signature counts as unused.
@@ -95,7 +140,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     }
 
     private func isLive(_ identity: ReplayIdentity, now: Int64) -> Bool {
-        if let record = pending[identity], record.expiry > now { return true }
+        if !pending.isEmpty, let record = pending[identity], record.expiry > now { return true }
         if let record = records[identity], record.expiry > now { return true }
         return false
     }
@@ -105,8 +150,8 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     /// connection can commit between the version's read and the rows'.
     private func catchUp(_ db: Database) throws {
         guard !caughtUp else { return }
-        let version = try Int64.fetchOne(db.cachedStatement(sql: Self.dataVersion))
-        guard version == nil || version != readAtVersion else {
+        let version = try Self.dataVersion(in: db)
+        guard version != readAtVersion else {
             caughtUp = true
             return
         }
@@ -118,6 +163,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
             lastSeen = max(lastSeen, seq)
             // A later record of the same identity (a renewal after expiry) replaces an earlier one.
             if let known = records[identity], known.seq > seq { continue }
+            if identity.isEarlierForm { mayHoldEarlierForms = true }
             records[identity] = Record(expiry: expiry, seq: seq)
         }
         readAtVersion = version
@@ -132,9 +178,9 @@ final class SQLiteReplayLedger: @unchecked Sendable {
             (SELECT seq FROM coffer_replay_log WHERE expires_at > ?1 ORDER BY seq LIMIT 1),
             (SELECT max(seq) FROM coffer_replay_log))
         """
-    private static let dataVersion = "PRAGMA data_version"
+    private static let dataVersionStatement = "PRAGMA data_version"
     private static let since = "SELECT seq, id, expires_at FROM coffer_replay_log WHERE seq > ? ORDER BY seq"
-    private static let append = "INSERT INTO coffer_replay_log (id, expires_at) VALUES (?, ?)"
+    private static let appendStatement = "INSERT INTO coffer_replay_log (id, expires_at) VALUES (?, ?)"
     private static let remove = "DELETE FROM coffer_replay_log WHERE seq = ?"
 }
 
@@ -184,5 +230,11 @@ enum ReplayIdentity: Hashable {
     var earlierForm: ReplayIdentity? {
         guard case .bytes(_, let b, let c, let d, let e, digits: 80) = self else { return nil }
         return .bytes(b, c, d, e, 0, digits: 64)
+    }
+
+    /// Whether this is in Coffer 1.0.0's form (64 digits), which ``earlierForm`` can name.
+    var isEarlierForm: Bool {
+        if case .bytes(_, _, _, _, _, digits: 64) = self { return true }
+        return false
     }
 }

@@ -96,6 +96,30 @@ struct SQLiteReplayLedgerTests {
         _ = folder
     }
 
+    /// The append binds the identifier through SQLite's own calls: its text is stored whole, byte for
+    /// byte as GRDB stores it (the empty text too, not NULL), and the other instance reads it back.
+    @Test func appendedIdentifiersAreStoredAsTheirText() async throws {
+        let (folder, a, b) = try await Self.twoInstances()
+        let identifiers = [try Self.identifier(), "", "client-chosen id é", String(repeating: "f", count: 64)]
+        for identifier in identifiers { #expect(try a.record(identifier, expiry: Self.now + 300), "\(identifier)") }
+        let stored = try await a.pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM coffer_replay_log ORDER BY seq") }
+        #expect(stored == identifiers)
+        for identifier in identifiers { #expect(try !b.record(identifier, expiry: Self.now + 300), "\(identifier)") }
+        _ = folder
+    }
+
+    /// An append SQLite refuses is an error thrown to the write, not a record: the transaction rolls
+    /// back and memory keeps nothing of it.
+    @Test func aRefusedAppendIsAnError() async throws {
+        let (folder, a, _) = try await Self.twoInstances()
+        let identifier = try Self.identifier()
+        try await a.pool.write { db in try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON coffer_replay_log BEGIN SELECT RAISE(ABORT, 'refused here'); END") }
+        #expect(throws: DatabaseError.self) { try a.record(identifier, expiry: Self.now + 300) }
+        try await a.pool.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        #expect(try a.record(identifier, expiry: Self.now + 300), "the refused append left no record")
+        _ = folder
+    }
+
     /// Many writers on two instances race with the same identities: each is accepted exactly once.
     @Test func concurrentInstancesAcceptEachSignatureOnce() async throws {
         let (folder, a, b) = try await Self.twoInstances()
