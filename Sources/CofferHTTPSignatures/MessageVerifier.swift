@@ -142,7 +142,7 @@ public struct HTTPMessageVerifier: Sendable {
         guard key.isValidSignature(candidate.signature, forBase: base) else {
             throw HTTPSignatureError(.badSignature, "signature '\(candidate.label)' does not verify with key '\(keyID)'")
         }
-        if candidate.components.contains(.contentDigest), let field = message.headerFields[.contentDigest] {
+        if candidate.components.contains(.contentDigest), let field = message.headerFields.combinedLines(of: .contentDigest) {
             try ContentDigest.check(field, body: body ?? [])
         }
         let verified = HTTPVerifiedSignature(label: candidate.label, keyID: keyID, algorithm: key.algorithm, components: candidate.components, parameters: parameters)

@@ -59,9 +59,7 @@ public enum HTTPSignatureFields {
     /// A field's lines combined into one value (RFC 9110 §5.3), nil when the message has none, after
     /// ``checkExtent(_:field:members:)``.
     static func combinedValue(of name: HTTPField.Name, in fields: HTTPFields) throws(HTTPSignatureError) -> String? {
-        let lines = fields[values: name]
-        guard let first = lines.first else { return nil }
-        let value = lines.count == 1 ? first : lines.joined(separator: ", ")
+        guard let value = fields.combinedLines(of: name) else { return nil }
         try checkExtent(value, field: name.rawName, members: maximumSignatures)
         return value
     }

@@ -285,7 +285,7 @@ enum StrictJSON {
             return .problem(ProblemDetails(status: .contentTooLarge, reason: "body-too-large", detail: "the body is larger than this route's \(limit) bytes"))
         }
         guard buffer.readableBytes > 0 else { return .bytes(Data()) }
-        guard let type = request.headers[.contentType], isJSON(mediaType: type) else {
+        guard let type = request.headers.combinedLines(of: .contentType), isJSON(mediaType: type) else {
             return .problem(ProblemDetails(
                 status: .unsupportedMediaType, reason: "unsupported-media-type",
                 detail: "send the body as Content-Type: application/json, not \(request.headers[.contentType].map { "'\($0.prefix(60))'" } ?? "without a content type")"

@@ -94,3 +94,27 @@ struct PlainLineTests {
         }
     }
 }
+
+/// `HTTPFields.combinedLines(of:)`, which the verifier and the server read fields through, gives what
+/// swift-http-types' own subscript gives for every field but `Cookie`: absent, one line, several lines
+/// (in any case of name, among other fields), empty lines.
+@Suite("Field lines combined")
+struct CombinedLinesTests {
+    @Test func combinedLinesAreWhatTheSubscriptGives() throws {
+        let digest = HTTPField.Name.contentDigest, other = try #require(HTTPField.Name("X-Other"))
+        let shapes: [[HTTPField]] = [
+            [],
+            [HTTPField(name: other, value: "x")],
+            [HTTPField(name: digest, value: "sha-256=:AA==:")],
+            [HTTPField(name: other, value: "x"), HTTPField(name: digest, value: "sha-256=:AA==:"), HTTPField(name: other, value: "y")],
+            [HTTPField(name: digest, value: "a"), HTTPField(name: other, value: "x"), HTTPField(name: try #require(HTTPField.Name("content-DIGEST")), value: "b"),
+             HTTPField(name: digest, value: "")],
+            [HTTPField(name: digest, value: "")],
+        ]
+        for shape in shapes {
+            let fields = HTTPFields(shape)
+            #expect(fields.combinedLines(of: digest) == fields[digest], "\(shape)")
+            #expect(fields.combinedLines(of: other) == fields[other], "\(shape)")
+        }
+    }
+}
