@@ -75,10 +75,9 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     private static func append(_ identifier: String, expiringAt expiry: Int64, in db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(sql: appendStatement).sqliteStatement
         sqlite3_reset(statement)
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
+        // Both parameters are bound on every call; the bindings are left in place (not cleared) so
+        // that SQLite reuses the identifier's buffer instead of allocating one per append.
+        defer { sqlite3_reset(statement) }
         // SQLITE_TRANSIENT: SQLite copies the text before the call returns. An empty buffer may have no
         // address, which SQLite would bind as NULL: the empty text is bound by its C literal.
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
