@@ -115,10 +115,10 @@ public struct HTTPMessageVerifier: Sendable {
     func verify(
         _ candidate: HTTPMessageSignature, in message: HTTPSignedMessage, body: [UInt8]?, now: Int64, deferringReplay: Bool
     ) async throws(HTTPSignatureError) -> (HTTPVerifiedSignature, HTTPReplayRecord?) {
-        let parameters = candidate.parameters
+        // The parameters are read in place, not copied into a local: a copy retains each of their strings.
         try checkPolicy(candidate, body: body)
-        try checkTime(parameters, now: now)
-        guard let keyID = parameters.keyID else {
+        try checkTime(candidate.parameters, now: now)
+        guard let keyID = candidate.parameters.keyID else {
             throw HTTPSignatureError(.unknownKey, "signature '\(candidate.label)' names no keyid")
         }
         let key: HTTPVerificationKey
@@ -132,12 +132,12 @@ public struct HTTPMessageVerifier: Sendable {
         } catch {
             throw HTTPSignatureError(.unavailable, "the key store did not answer (its error is the underlying error, not shown here: it may name a database and its credentials)", underlying: error)
         }
-        if let algorithm = parameters.algorithm, algorithm != key.algorithm.rawValue {
+        if let algorithm = candidate.parameters.algorithm, algorithm != key.algorithm.rawValue {
             throw HTTPSignatureError(.algorithmMismatch, "signature '\(candidate.label)' says alg=\(algorithm) but key '\(keyID)' is \(key.algorithm)")
         }
         let base = try HTTPSignatureBase.bytes(
             for: message, covering: candidate.components,
-            signatureParams: HTTPSignatureBase.signatureParamsBytes(candidate.components, parameters)
+            signatureParams: HTTPSignatureBase.signatureParamsBytes(candidate.components, candidate.parameters)
         )
         guard key.isValidSignature(candidate.signature, forBase: base) else {
             throw HTTPSignatureError(.badSignature, "signature '\(candidate.label)' does not verify with key '\(keyID)'")
@@ -145,7 +145,7 @@ public struct HTTPMessageVerifier: Sendable {
         if candidate.components.contains(.contentDigest), let field = message.headerFields.combinedLines(of: .contentDigest) {
             try ContentDigest.check(field, body: body ?? [])
         }
-        let verified = HTTPVerifiedSignature(label: candidate.label, keyID: keyID, algorithm: key.algorithm, components: candidate.components, parameters: parameters)
+        let verified = HTTPVerifiedSignature(label: candidate.label, keyID: keyID, algorithm: key.algorithm, components: candidate.components, parameters: candidate.parameters)
         guard replayCache != nil else { return (verified, nil) }
         let record = try replayRecord(candidate, keyID: keyID, base: base, now: now)
         if !deferringReplay { try await recordFirstUse(record, label: candidate.label) }

@@ -101,8 +101,8 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         guard defersReplayRecordToRoute else {
             do {
                 let verified = try await verifier.verify(head, body: body)
-                context.verifiedSignature = verified
                 context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
+                context.verifiedSignature = consume verified
             } catch {
                 return refusal(error, context: context)
             }
@@ -110,11 +110,12 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         }
         let obligation: HTTPReplayObligation?
         do {
-            var (verified, record) = try await verifier.verifyDeferringReplayRecord(head, body: body)
+            let (verified, record) = try await verifier.verifyDeferringReplayRecord(head, body: body)
             obligation = record.map(HTTPReplayObligation.init)
-            verified.replayObligation = obligation
-            context.verifiedSignature = verified
             context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
+            // Moved into the context, then given its obligation there: no second copy of its strings.
+            context.verifiedSignature = verified
+            context.verifiedSignature?.replayObligation = obligation
         } catch {
             return refusal(error, context: context)
         }

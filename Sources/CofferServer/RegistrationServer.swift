@@ -346,11 +346,13 @@ public struct RegistrationServer: Sendable {
         }
         let createdAt = Int64(Date().timeIntervalSince1970)
         let stored: RegisteredUser?
-        if let signature = context.verifiedSignature, let replay = signature.replayObligation?.take() {
+        // Only the obligation is taken out of the verified signature (a copy of all of it retains each of
+        // its strings); its label is read again only for a replay.
+        if let replay = context.verifiedSignature?.replayObligation?.take() {
             switch try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) {
             case .inserted(let user): stored = user
             case .emailExists: stored = nil
-            case .replayed: throw HTTPMessageVerifier.replayed(label: signature.label)
+            case .replayed: throw HTTPMessageVerifier.replayed(label: context.verifiedSignature?.label ?? "")
             }
         } else {
             stored = try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: createdAt)
