@@ -6,11 +6,13 @@ extension HTTPFields {
     /// of a field sent on one line (the common case, a lookup every signed request makes several of).
     package func combinedLines(of name: HTTPField.Name) -> String? {
         var combined: String?
-        for field in self where field.name == name {
+        // By position, names compared in place: a `for field in self` loop copies every field it
+        // passes (retaining its name's two strings and its value).
+        for index in indices where self[index].name.canonicalName == name.canonicalName {
             if let earlier = combined {
-                combined = earlier + ", " + field.value
+                combined = earlier + ", " + self[index].value
             } else {
-                combined = field.value
+                combined = self[index].value
             }
         }
         return combined

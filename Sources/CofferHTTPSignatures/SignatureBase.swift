@@ -127,12 +127,13 @@ public enum HTTPSignatureBase {
     private static func appendPlainFieldValue(_ name: String, of fields: HTTPFields, to base: inout [UInt8]) -> Bool {
         guard let fieldName = HTTPField.Name(name), fieldName.canonicalName == name else { return false }
         var found = false
-        for field in fields where field.name == fieldName {
+        // By position, names compared in place (see `HTTPFields.combinedLines(of:)`).
+        for index in fields.indices where fields[index].name.canonicalName == fieldName.canonicalName {
             if found {
                 base.append(UInt8(ascii: ","))
                 base.append(UInt8(ascii: " "))
             }
-            base.append(contentsOf: field.value.trimmingWhitespace().utf8)
+            base.append(contentsOf: fields[index].value.trimmingWhitespace().utf8)
             found = true
         }
         return found
