@@ -86,8 +86,11 @@ public final class RunningCommand: @unchecked Sendable {
     /// ended by signal N, as a shell reports it.
     public func wait() throws -> CommandResult {
         try? input?.close()
+        // Both pipes are drained at once: a program that fills one while the test reads the other to
+        // its end would wait for ever.
+        let drain = output.map(PipeDrain.init)
         if let errors { errorBytes += errors.readDataToEndOfFile() }
-        if let output { outputBytes += output.readDataToEndOfFile() }
+        if let drain { outputBytes += drain.wait() }
         if status == nil {
             var raw: Int32 = 0
             while waitpid(processIdentifier, &raw, 0) < 0 && errno == EINTR {}
@@ -96,6 +99,26 @@ public final class RunningCommand: @unchecked Sendable {
         }
         let written = capturesOutput ? try Fixtures.contents(ofFile: scratch.path("stdout")) : outputBytes
         return CommandResult(status: status ?? -1, standardOutput: written, standardError: String(decoding: errorBytes, as: UTF8.self))
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own, for ``RunningCommand/wait()`` to drain standard
+/// output while it reads standard error.
+private final class PipeDrain: @unchecked Sendable {
+    private var data = Data()
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            finished.signal()
+        }.start()
+    }
+
+    /// Everything read, once the pipe has reached its end.
+    func wait() -> [UInt8] {
+        finished.wait()
+        return Array(data)
     }
 }
 
@@ -109,7 +132,8 @@ extension CommandRunner {
         /// The write end of a pipe whose read end is already closed: every write fails with EPIPE.
         case closedPipe
         /// A pipe the test reads with ``RunningCommand/waitForOutput(containing:)``; the result returns
-        /// what was written.
+        /// what was written. A program that writes more than the pipe holds (64 KiB on Linux) before
+        /// the test reads it or waits for its end blocks until then.
         case pipe
     }
 

@@ -28,4 +28,33 @@ struct CommandRunnerTests {
         let listed = try CommandRunner.run("/bin/sh", ["-c", "ls /proc/$$/fd"])
         #expect(!listed.output.split(whereSeparator: \.isWhitespace).contains(Substring(String(leaky))), "inherited: \(listed.output)")
     }
+
+    /// A program with both standard output and standard error on pipes that fills its output before
+    /// it writes its errors: waiting for its end reads both at once (one read to its end before the
+    /// other would wait for ever, the program blocked on the full output pipe).
+    @Test func waitingDrainsBothPipesAtOnce() throws {
+        let size = 300_000
+        let run = try CommandRunner.start(
+            "/bin/sh", ["-c", "head -c \(size) /dev/zero; head -c \(size) /dev/zero >&2"], pipeInput: false, standardOutput: .pipe
+        )
+        // A guard against a hang, not a timing: the program takes milliseconds.
+        let ended = DispatchSemaphore(value: 0)
+        let outcome = ResultBox()
+        Thread {
+            outcome.result = try? run.wait()
+            ended.signal()
+        }.start()
+        guard ended.wait(timeout: .now() + 60) == .success else {
+            run.signal(SIGKILL)
+            Issue.record("still waiting after a minute: the output pipe was not read while standard error was")
+            return
+        }
+        let result = try #require(outcome.result)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.count == size && result.standardError.utf8.count == size)
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        var result: CommandResult?
+    }
 }
