@@ -217,7 +217,7 @@ let package = Package(
         // OpenSSL, byte helpers.
         .target(
             name: "CofferTestSupport",
-            dependencies: ["CofferTesting", "CofferCore", "CofferCrypto", "CCofferSupport"],
+            dependencies: ["CofferTesting", "CofferCore", "CofferCrypto", "CCofferSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSwift
         ),
         // A C header for the libc and system calls Swift's Glibc module does not export (mallopt, keyrings, xattrs, fallocate).
