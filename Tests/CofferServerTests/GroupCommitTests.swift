@@ -1,4 +1,5 @@
 @testable import CofferServer
+import CofferTestSupport
 import CofferTesting
 import Dispatch
 import GRDB
@@ -85,8 +86,14 @@ struct GroupCommitTests {
 
     /// Sixteen writers, each writing again as soon as it is answered (as clients do), so that batches
     /// wait while writes arrive: every job runs once, every answer is its own, and a job that fails
-    /// fails alone.
+    /// fails alone. The writers run on threads of their own: on the global pool, busy with the other
+    /// tests, each one's next write could wait seconds for a thread, the writes arrived one at a time
+    /// and no batch ever waited (seen once in a full run).
     @Test func concurrentWritersGetTheirOwnAnswers() async throws {
+        try await onDedicatedThreads(concurrent: true) { try await sixteenWriters() }
+    }
+
+    private func sixteenWriters() async throws {
         let (directory, pool) = try Self.database()
         let batcher = SQLiteWriteBatcher(pool: pool, delayMicroseconds: 500)
         let outcomes = await withTaskGroup(of: [(Int, Int?)].self) { group in
