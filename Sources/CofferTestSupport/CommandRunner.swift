@@ -25,8 +25,25 @@ public enum CommandRunner {
     /// Runs `executable` with `arguments`, feeding `input` on standard input, and waits for it to exit.
     ///
     /// Standard output and error go through temporary files, not pipes, so a chatty program can never
-    /// block on a full pipe while the test waits for it.
+    /// block on a full pipe while the test waits for it. The wait happens on a thread of its own: the
+    /// calling task is suspended, not its thread, so the tests running beside it keep the concurrency
+    /// pool (two threads on a two-core machine; two tests waiting for programs on those threads stopped
+    /// every other test, and a PostgreSQL test's 30 s guard ran out in CI).
     public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        input: [UInt8] = [],
+        environment: [String: String]? = nil,
+        currentDirectory: String? = nil
+    ) async throws -> CommandResult {
+        try await offThePool {
+            try runBlocking(executable, arguments, input: input, environment: environment, currentDirectory: currentDirectory)
+        }
+    }
+
+    /// ``run(_:_:input:environment:currentDirectory:)`` for a context that cannot wait asynchronously
+    /// (a `static let` probe): it blocks the calling thread until the program ends.
+    public static func runBlocking(
         _ executable: String,
         _ arguments: [String],
         input: [UInt8] = [],
@@ -66,6 +83,16 @@ public enum CommandRunner {
         let output = try Fixtures.contents(ofFile: scratch.path("stdout"))
         let error = try Fixtures.contents(ofFile: scratch.path("stderr"))
         return CommandResult(status: status, standardOutput: output, standardError: String(decoding: error, as: UTF8.self))
+    }
+
+    /// Runs `body`, which blocks (waits for a process, reads a pipe), on a thread of its own and
+    /// suspends the calling task until it returns: a Swift concurrency thread must never block.
+    public static func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result { try body() })
+            }.start()
+        }
     }
 
     /// Whether a program is on `PATH`.

@@ -29,6 +29,7 @@ public final class RunningCommand: @unchecked Sendable {
     private var outputBytes: [UInt8] = []
     private var errorBytes: [UInt8] = []
     private var status: Int32?
+    private let statusLock = NSLock()
 
     init(processIdentifier: Int32, input: FileHandle?, output: FileHandle?, errors: FileHandle?, scratch: TemporaryDirectory, capturesOutput: Bool) {
         self.processIdentifier = processIdentifier
@@ -39,11 +40,12 @@ public final class RunningCommand: @unchecked Sendable {
         self.capturesOutput = capturesOutput
     }
 
-    /// Writes bytes to the program's standard input (blocking while the pipe is full).
+    /// Writes bytes to the program's standard input (waiting, off the concurrency pool, while the pipe
+    /// is full).
     /// - Throws: when the program closed its input or ended (EPIPE).
-    public func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) async throws {
         guard let input else { return }
-        try input.write(contentsOf: Data(bytes))
+        try await CommandRunner.offThePool { try input.write(contentsOf: Data(bytes)) }
     }
 
     /// Closes the program's standard input: it reads end of file.
@@ -51,25 +53,36 @@ public final class RunningCommand: @unchecked Sendable {
         try input?.close()
     }
 
-    /// Sends `signal` (SIGINT, SIGTERM, SIGKILL…) to the program.
+    /// Sends `signal` (SIGINT, SIGTERM, SIGKILL…) to the program; nothing once ``wait()`` has reaped
+    /// it (its process id may by then name another process).
     public func signal(_ number: Int32) {
-        kill(processIdentifier, number)
+        statusLock.withLock {
+            guard status == nil else { return }
+            kill(processIdentifier, number)
+        }
+    }
+
+    /// Sends `signal` and reaps the program on a thread of its own once it ends, without waiting: for
+    /// a test's `defer`, which cannot wait asynchronously.
+    public func stop(_ number: Int32 = 15 /* SIGTERM */) {
+        signal(number)
+        Thread { [self] in _ = try? waitBlocking() }.start()
     }
 
     /// Reads the program's standard error until it has written a whole line containing `text` (a
     /// point its work has reached), and returns everything read so far; nil when the program ended or
-    /// closed standard error first.
-    public func waitForError(containing text: String) -> String? {
+    /// closed standard error first. The reading waits on a thread of its own, not the caller's.
+    public func waitForError(containing text: String) async throws -> String? {
         guard let errors else { return nil }
-        return Self.read(errors, into: &errorBytes, until: text)
+        return try await CommandRunner.offThePool { Self.read(errors, into: &self.errorBytes, until: text) }
     }
 
     /// Reads the program's standard output (started with ``CommandRunner/StandardOutput/pipe``) until
     /// it has written a whole line containing `text`, and returns everything read so far; nil when the
-    /// program ended or closed standard output first.
-    public func waitForOutput(containing text: String) -> String? {
+    /// program ended or closed standard output first. The reading waits on a thread of its own.
+    public func waitForOutput(containing text: String) async throws -> String? {
         guard let output else { return nil }
-        return Self.read(output, into: &outputBytes, until: text)
+        return try await CommandRunner.offThePool { Self.read(output, into: &self.outputBytes, until: text) }
     }
 
     private static func read(_ handle: FileHandle, into bytes: inout [UInt8], until text: String) -> String? {
@@ -83,22 +96,34 @@ public final class RunningCommand: @unchecked Sendable {
     }
 
     /// Waits for the program to end and returns what it left; the status is 128 + N for a program
-    /// ended by signal N, as a shell reports it.
-    public func wait() throws -> CommandResult {
+    /// ended by signal N, as a shell reports it. The waiting happens on a thread of its own: the
+    /// calling task is suspended, its thread free for other tests.
+    public func wait() async throws -> CommandResult {
+        try await CommandRunner.offThePool { try self.waitBlocking() }
+    }
+
+    private func waitBlocking() throws -> CommandResult {
         try? input?.close()
         // Both pipes are drained at once: a program that fills one while the test reads the other to
         // its end would wait for ever.
         let drain = output.map(PipeDrain.init)
         if let errors { errorBytes += errors.readDataToEndOfFile() }
         if let drain { outputBytes += drain.wait() }
-        if status == nil {
-            var raw: Int32 = 0
-            while waitpid(processIdentifier, &raw, 0) < 0 && errno == EINTR {}
-            let signalled = raw & 0x7f
-            status = signalled != 0 ? 128 + signalled : (raw >> 8) & 0xff
+        // Waits for the end without reaping, then reaps under the lock that signal() takes: no signal
+        // reaches a process id reused after the reaping, and signal() never waits for the program.
+        var ended = siginfo_t()
+        while waitid(P_PID, id_t(processIdentifier), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        let ending = statusLock.withLock {
+            if status == nil {
+                var raw: Int32 = 0
+                while waitpid(processIdentifier, &raw, 0) < 0 && errno == EINTR {}
+                let signalled = raw & 0x7f
+                status = signalled != 0 ? 128 + signalled : (raw >> 8) & 0xff
+            }
+            return status
         }
         let written = capturesOutput ? try Fixtures.contents(ofFile: scratch.path("stdout")) : outputBytes
-        return CommandResult(status: status ?? -1, standardOutput: written, standardError: String(decoding: errorBytes, as: UTF8.self))
+        return CommandResult(status: ending ?? -1, standardOutput: written, standardError: String(decoding: errorBytes, as: UTF8.self))
     }
 }
 

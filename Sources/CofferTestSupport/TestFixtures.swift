@@ -16,13 +16,13 @@ public enum OpenSSLFixtures {
     /// and `subject`, written as `cert.pem` (key `cert.key`) in `folder`; returns its PEM and DER bytes.
     public static func selfSignedCertificate(
         serial: String, subject: String = "/CN=Coffer test/O=Example", in folder: TemporaryDirectory
-    ) throws -> (pem: [UInt8], der: [UInt8]) {
-        let made = try CommandRunner.run("openssl", [
+    ) async throws -> (pem: [UInt8], der: [UInt8]) {
+        let made = try await CommandRunner.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "cert.key", "-out", "cert.pem",
             "-subj", subject, "-days", "1", "-set_serial", serial,
         ], currentDirectory: folder.path)
         guard made.status == 0 else { throw FixtureError("openssl req failed: \(made.standardError)") }
-        let der = try CommandRunner.run("openssl", ["x509", "-in", "cert.pem", "-outform", "DER"], currentDirectory: folder.path)
+        let der = try await CommandRunner.run("openssl", ["x509", "-in", "cert.pem", "-outform", "DER"], currentDirectory: folder.path)
         guard der.status == 0 else { throw FixtureError("openssl x509 failed: \(der.standardError)") }
         return (try Fixtures.contents(ofFile: folder.path("cert.pem")), der.standardOutput)
     }

@@ -11,9 +11,9 @@ import Testing
 @Suite("docs/CLI.md and the flag language")
 struct CLIReferenceTests {
     /// (short, long) → commands, from ArgumentParser's own description of the tool.
-    static func shortFlags() throws -> [String: [String]] {
+    static func shortFlags() async throws -> [String: [String]] {
         // ArgumentParser's dump (not coffer's own output: it holds Swift type names) read directly.
-        let dump = try CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
+        let dump = try await CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput)) as? [String: Any])
         var flags: [String: [String]] = [:]
         func walk(_ command: [String: Any], _ path: String) {
@@ -37,7 +37,7 @@ struct CLIReferenceTests {
         try String(contentsOfFile: MessageCheck.repository + "/docs/CLI.md", encoding: .utf8)
     }
 
-    @Test func everyShortFlagIsARowWithEveryCommandThatHasIt() throws {
+    @Test func everyShortFlagIsARowWithEveryCommandThatHasIt() async throws {
         let text = try Self.reference()
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("| `-") }
         var documented: [String: (commands: Set<String>, peer: Bool)] = [:]
@@ -48,7 +48,7 @@ struct CLIReferenceTests {
             let commands = Set(cells[4].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             documented[key] = (commands, cells[3].contains("*as age*") || cells[3].contains("*as curl*"))
         }
-        let actual = try Self.shortFlags()
+        let actual = try await Self.shortFlags()
         for (flag, commands) in actual {
             let row = try #require(documented[flag], "docs/CLI.md has no row for \(flag) (used by \(commands))")
             #expect(Set(commands) == row.commands, "\(flag): the binary has it in \(commands.sorted()), docs/CLI.md lists \(row.commands.sorted())")
@@ -61,10 +61,10 @@ struct CLIReferenceTests {
         }
     }
 
-    @Test func everyJSONCommandIsListedAndPrintsJSON() throws {
+    @Test func everyJSONCommandIsListedAndPrintsJSON() async throws {
         let text = try Self.reference()
         let listed = try #require(text.components(separatedBy: "## `--json`").last?.components(separatedBy: "##").first)
-        let dump = try CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"]).output
+        let dump = try await CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"]).output
         // Each command whose help offers --json is named in the section.
         for command in ["hash", "hmac", "key show", "verify", "inspect", "keychain status", "keychain list", "password verify", "http verify", "pin fetch", "pin check", "protect --check", "server keys", "server tokens", "speed"] {
             #expect(listed.contains("`\(command)`"), "\(command)")
@@ -72,68 +72,68 @@ struct CLIReferenceTests {
         #expect(dump.components(separatedBy: "\"json\"").count - 1 >= 15, "the binary offers --json on every listed command")
 
         let folder = try TemporaryDirectory()
-        #expect(try coffer("key", "generate", "-o", "k.key", "--public", "k.pub", in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-o", "k.key", "--public", "k.pub", in: folder).status == 0)
         _ = try folder.write("release\n", to: "app.tar")
-        #expect(try coffer("sign", "-k", "k.key", "app.tar", in: folder).status == 0)
-        let verified = try coffer("verify", "--json", "-p", "k.pub", "app.tar.sig", in: folder)
+        #expect(try await coffer("sign", "-k", "k.key", "app.tar", in: folder).status == 0)
+        let verified = try await coffer("verify", "--json", "-p", "k.pub", "app.tar.sig", in: folder)
         #expect(verified.status == 0 && verified.output.contains(#""ok":true"#), "\(verified.output)\(verified.standardError)")
         _ = try folder.write("tampered\n", to: "app.tar")
-        let refused = try coffer("verify", "--json", "-p", "k.pub", "app.tar.sig", in: folder)
+        let refused = try await coffer("verify", "--json", "-p", "k.pub", "app.tar.sig", in: folder)
         #expect(refused.status == 1 && refused.output.contains(#""ok":false"#) && refused.output.contains(#""reason""#), "\(refused.output)")
 
-        let hashed = try coffer("password", "hash", "--stdin", input: Array("correct horse\n".utf8), in: folder)
+        let hashed = try await coffer("password", "hash", "--stdin", input: Array("correct horse\n".utf8), in: folder)
         let phc = hashed.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let good = try coffer("password", "verify", "--json", "--stdin", phc, input: Array("correct horse\n".utf8), in: folder)
+        let good = try await coffer("password", "verify", "--json", "--stdin", phc, input: Array("correct horse\n".utf8), in: folder)
         #expect(good.status == 0 && good.output.contains(#""ok":true"#), "\(good.output)\(good.standardError)")
-        let bad = try coffer("password", "verify", "--json", "--stdin", phc, input: Array("wrong\n".utf8), in: folder)
+        let bad = try await coffer("password", "verify", "--json", "--stdin", phc, input: Array("wrong\n".utf8), in: folder)
         #expect(bad.status == 1 && bad.output.contains(#""ok":false"#) && !bad.output.contains("wrong"), "\(bad.output)")
 
         try FileManager.default.createDirectory(atPath: folder.path("data"), withIntermediateDirectories: false)
         chmod(folder.path("data"), 0o755)
-        let open = try coffer("protect", "--check", "--json", folder.path("data"), in: folder)
+        let open = try await coffer("protect", "--check", "--json", folder.path("data"), in: folder)
         #expect(open.status == 1 && open.output.contains(#""protected":false"#), "\(open.output)\(open.standardError)")
     }
 
-    @Test func oldSpellingsWorkWithOneDeprecationLine() throws {
+    @Test func oldSpellingsWorkWithOneDeprecationLine() async throws {
         let folder = try TemporaryDirectory()
-        #expect(try coffer("random", "--raw", "--bytes", "32", "-o", "k.bin", in: folder).status == 0)
+        #expect(try await coffer("random", "--raw", "--bytes", "32", "-o", "k.bin", in: folder).status == 0)
         _ = try folder.write("data\n", to: "data.txt")
-        let old = try coffer("encrypt", "--key-file", "k.bin", "-o", "old.coffer", "data.txt", in: folder)
+        let old = try await coffer("encrypt", "--key-file", "k.bin", "-o", "old.coffer", "data.txt", in: folder)
         #expect(old.status == 0 && old.standardError.contains("--key-file is deprecated and goes away after this release; use -k/--key"), "\(old.standardError)")
-        let new = try coffer("encrypt", "-k", "k.bin", "-o", "new.coffer", "data.txt", in: folder)
+        let new = try await coffer("encrypt", "-k", "k.bin", "-o", "new.coffer", "data.txt", in: folder)
         #expect(new.status == 0 && !new.standardError.contains("deprecated"), "\(new.standardError)")
-        let opened = try coffer("decrypt", "-k", "k.bin", "-o", "-", "old.coffer", in: folder)
+        let opened = try await coffer("decrypt", "-k", "k.bin", "-o", "-", "old.coffer", in: folder)
         #expect(opened.output == "data\n")
         // -p still asks for a password (here there is no terminal to ask at), after saying -P.
-        let asked = try coffer("encrypt", "-p", "-o", "p.coffer", "data.txt", in: folder)
+        let asked = try await coffer("encrypt", "-p", "-o", "p.coffer", "data.txt", in: folder)
         #expect(asked.standardError.contains("-p is deprecated and goes away after this release; use -P/--passphrase"), "\(asked.standardError)")
-        let gravatar = try coffer("gravatar", "-r", "pg", "ada@example.com", in: folder)
+        let gravatar = try await coffer("gravatar", "-r", "pg", "ada@example.com", in: folder)
         #expect(gravatar.status == 0 && gravatar.output.contains("r=pg") && gravatar.standardError.contains("use --rating"), "\(gravatar.output)\(gravatar.standardError)")
     }
 
-    @Test func aMistypedCommandGetsASuggestion() throws {
-        let verb = try coffer("verfy", "-p", "k.pub", "file.sig")
+    @Test func aMistypedCommandGetsASuggestion() async throws {
+        let verb = try await coffer("verfy", "-p", "k.pub", "file.sig")
         #expect(verb.status == 2 && verb.standardError.contains("did you mean 'coffer verify'?"), "\(verb.standardError)")
-        let nested = try coffer("key", "shwo", "k.pub")
+        let nested = try await coffer("key", "shwo", "k.pub")
         #expect(nested.status == 2 && nested.standardError.contains("did you mean 'coffer key show'?"), "\(nested.standardError)")
-        let flag = try coffer("encrypt", "-k", "k.bin", "--pasword-file", "p", "x")
+        let flag = try await coffer("encrypt", "-k", "k.bin", "--pasword-file", "p", "x")
         #expect(flag.status == 2 && flag.standardError.contains("Did you mean '--password-file'?"), "\(flag.standardError)")
     }
 
     /// A wrong password is a failed check (1) whether it opens a key file or a file (it was 2 for key files).
-    @Test func aWrongPasswordExitsOneEverywhere() throws {
+    @Test func aWrongPasswordExitsOneEverywhere() async throws {
         let folder = try TemporaryDirectory()
         let environment = ["PW": "right", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        #expect(try coffer("key", "generate", "-o", "k.key", "--public", "k.pub", "--encrypt", "--password-env", "PW", environment: environment, in: folder).status == 0)
-        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "x.key", "--public", "x.pub", "--encrypt", "--password-env", "PW", environment: environment, in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-o", "k.key", "--public", "k.pub", "--encrypt", "--password-env", "PW", environment: environment, in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-t", "x25519", "-o", "x.key", "--public", "x.pub", "--encrypt", "--password-env", "PW", environment: environment, in: folder).status == 0)
         _ = try folder.write("data\n", to: "data.txt")
-        #expect(try coffer("encrypt", "-r", "x.pub", "-o", "data.coffer", "data.txt", in: folder).status == 0)
-        #expect(try coffer("encrypt", "--password-env", "PW", "-o", "pw.coffer", "data.txt", environment: environment, in: folder).status == 0)
+        #expect(try await coffer("encrypt", "-r", "x.pub", "-o", "data.coffer", "data.txt", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "--password-env", "PW", "-o", "pw.coffer", "data.txt", environment: environment, in: folder).status == 0)
         let wrong = ["PW": "wrong", "PATH": environment["PATH"] ?? ""]
         let results = [
-            try coffer("sign", "-k", "k.key", "--password-env", "PW", "data.txt", environment: wrong, in: folder),
-            try coffer("decrypt", "-i", "x.key", "--password-env", "PW", "-o", "-", "data.coffer", environment: wrong, in: folder),
-            try coffer("decrypt", "--password-env", "PW", "-o", "-", "pw.coffer", environment: wrong, in: folder),
+            try await coffer("sign", "-k", "k.key", "--password-env", "PW", "data.txt", environment: wrong, in: folder),
+            try await coffer("decrypt", "-i", "x.key", "--password-env", "PW", "-o", "-", "data.coffer", environment: wrong, in: folder),
+            try await coffer("decrypt", "--password-env", "PW", "-o", "-", "pw.coffer", environment: wrong, in: folder),
         ]
         for result in results {
             #expect(result.status == 1, "\(result.standardError)")
@@ -143,19 +143,19 @@ struct CLIReferenceTests {
     /// Every command teaches by example, and no example breaks when pasted: ArgumentParser wraps long
     /// lines at 80 columns without indenting the rest, so each example line must fit (long ones go on
     /// with a `\\` and an indented next line).
-    @Test func everyCommandHasExamplesThatPasteWhole() throws {
-        let dump = try CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
+    @Test func everyCommandHasExamplesThatPasteWhole() async throws {
+        let dump = try await CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput)) as? [String: Any])
         var leaves: [[String]] = []
-        func walk(_ command: [String: Any], _ path: [String]) {
+        func walk(_ command: [String: Any], _ path: [String]) async {
             let subcommands = command["subcommands"] as? [[String: Any]] ?? []
             if subcommands.isEmpty, !path.isEmpty, path != ["help"] { leaves.append(path) }
-            for sub in subcommands { walk(sub, path + [sub["commandName"] as? String ?? ""]) }
+            for sub in subcommands { await walk(sub, path + [sub["commandName"] as? String ?? ""]) }
         }
-        walk(try #require(root["command"] as? [String: Any]), [])
+        await walk(try #require(root["command"] as? [String: Any]), [])
         #expect(leaves.count >= 40)
         for path in leaves {
-            let help = try coffer(path + ["--help"]).lines
+            let help = try await coffer(path + ["--help"]).lines
             guard let start = help.firstIndex(where: { $0 == "Examples:" || $0 == "Example:" }) else {
                 Issue.record("coffer \(path.joined(separator: " ")) --help has no example")
                 continue
@@ -169,16 +169,16 @@ struct CLIReferenceTests {
     /// Messages read as English and name the flag that helps (issue 23: "a Ed25519 key"; an Apple key
     /// whose class cannot be told asked for it without naming --apple-key-class).
     @Test(.enabled(if: haveOpenSSL))
-    func messagesReadAsEnglishAndNameTheFlag() throws {
+    func messagesReadAsEnglishAndNameTheFlag() async throws {
         let folder = try TemporaryDirectory()
-        #expect(try coffer("key", "generate", "-o", "ed.key", "--public", "ed.pub", in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-o", "ed.key", "--public", "ed.pub", in: folder).status == 0)
         _ = try folder.write("x\n", to: "x.txt")
-        let recipient = try coffer("encrypt", "-r", "ed.pub", "-o", "x.coffer", "x.txt", in: folder)
+        let recipient = try await coffer("encrypt", "-r", "ed.pub", "-o", "x.coffer", "x.txt", in: folder)
         #expect(recipient.standardError.contains("an Ed25519 key cannot be an encryption recipient"), "\(recipient.standardError)")
-        #expect(try tool("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "d.pem"], in: folder).status == 0)
-        #expect(try coffer("key", "convert", "d.pem", "--to", "apple", "-o", "d.bin", in: folder).status == 0)
-        let ambiguous = try coffer("key", "show", "d.bin", in: folder)
+        #expect(try await tool("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "d.pem"], in: folder).status == 0)
+        #expect(try await coffer("key", "convert", "d.pem", "--to", "apple", "-o", "d.bin", in: folder).status == 0)
+        let ambiguous = try await coffer("key", "show", "d.bin", in: folder)
         #expect(ambiguous.status == 2 && ambiguous.standardError.contains("--apple-key-class private"), "\(ambiguous.standardError)")
-        #expect(try coffer("key", "show", "d.bin", "--apple-key-class", "private", in: folder).status == 0)
+        #expect(try await coffer("key", "show", "d.bin", "--apple-key-class", "private", in: folder).status == 0)
     }
 }

@@ -10,8 +10,8 @@ func coffer(
     environment: [String: String]? = nil,
     in folder: TemporaryDirectory? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
-) throws -> CommandResult {
-    try coffer(arguments, input: input, environment: environment, in: folder, sourceLocation: sourceLocation)
+) async throws -> CommandResult {
+    try await coffer(arguments, input: input, environment: environment, in: folder, sourceLocation: sourceLocation)
 }
 
 /// Runs the built `coffer` binary with an argument array. Every run's messages are held to issue 23's
@@ -22,8 +22,8 @@ func coffer(
     environment: [String: String]? = nil,
     in folder: TemporaryDirectory? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
-) throws -> CommandResult {
-    let result = try CommandRunner.run(
+) async throws -> CommandResult {
+    let result = try await CommandRunner.run(
         CommandRunner.cofferExecutable(),
         arguments,
         input: input,
@@ -58,8 +58,8 @@ enum MessageCheck {
 }
 
 /// Runs another program in `folder`.
-func tool(_ name: String, _ arguments: [String], input: [UInt8] = [], in folder: TemporaryDirectory) throws -> CommandResult {
-    try CommandRunner.run(name, arguments, input: input, currentDirectory: folder.path)
+func tool(_ name: String, _ arguments: [String], input: [UInt8] = [], in folder: TemporaryDirectory) async throws -> CommandResult {
+    try await CommandRunner.run(name, arguments, input: input, currentDirectory: folder.path)
 }
 
 let haveCoreutils = CommandRunner.isAvailable("sha256sum") && CommandRunner.isAvailable("sha512sum")

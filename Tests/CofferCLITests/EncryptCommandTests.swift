@@ -18,19 +18,19 @@ struct EncryptCommandTests {
         Array(try Data(contentsOf: URL(fileURLWithPath: folder.path(name))))
     }
 
-    @Test func passwordRoundTripAndOneMessageForWrongPasswords() throws {
+    @Test func passwordRoundTripAndOneMessageForWrongPasswords() async throws {
         let (folder, data) = try Self.folderWithData()
         // Standard output is a pipe here, so without -o the ciphertext would go there (as age does).
-        let encrypted = try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "12", "data.bin", "-o", "data.bin.coffer", in: folder)
+        let encrypted = try await coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "12", "data.bin", "-o", "data.bin.coffer", in: folder)
         #expect(encrypted.status == 0, "\(encrypted.standardError)")
         #expect(try Self.contents(folder, "data.bin.coffer").starts(with: Array("COFFER".utf8)))
-        let inspected = try coffer("inspect", "data.bin.coffer", in: folder)
+        let inspected = try await coffer("inspect", "data.bin.coffer", in: folder)
         #expect(inspected.lines.contains("opens with:   password, scrypt N=2^12 r=8 p=1 (4096 KiB of memory)"))
-        #expect(try coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "out.bin", in: folder).status == 0)
+        #expect(try await coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "out.bin", in: folder).status == 0)
         #expect(try Self.contents(folder, "out.bin") == data)
 
         try folder.write("wrong\n", to: "wrong")
-        let wrong = try coffer("decrypt", "--password-file", "wrong", "data.bin.coffer", "-o", "bad.bin", in: folder)
+        let wrong = try await coffer("decrypt", "--password-file", "wrong", "data.bin.coffer", "-o", "bad.bin", in: folder)
         #expect(wrong.status == 1)
         #expect(wrong.standardError == "coffer: error: wrong password or key, or the data is corrupted or truncated\n")
         #expect(!FileManager.default.fileExists(atPath: folder.path("bad.bin")))
@@ -38,110 +38,110 @@ struct EncryptCommandTests {
         var tampered = try Self.contents(folder, "data.bin.coffer")
         tampered[tampered.count / 2] ^= 1
         try folder.write(tampered, to: "tampered.coffer")
-        let corrupted = try coffer("decrypt", "--password-file", "pass", "tampered.coffer", "-o", "-", in: folder)
+        let corrupted = try await coffer("decrypt", "--password-file", "pass", "tampered.coffer", "-o", "-", in: folder)
         #expect(corrupted.status == 1)
         #expect(corrupted.standardOutput.isEmpty, "nothing is released to standard output before the whole file authenticated")
         #expect(corrupted.standardError == wrong.standardError)
     }
 
-    @Test func keyAndRecipientModes() throws {
+    @Test func keyAndRecipientModes() async throws {
         let (folder, data) = try Self.folderWithData(size: 300_000)
-        #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
-        #expect(try coffer("encrypt", "-k", "k.key", "data.bin", "-o", "k.coffer", in: folder).status == 0)
-        #expect(try coffer("decrypt", "-k", "k.key", "k.coffer", "-o", "k.out", in: folder).status == 0)
+        #expect(try await coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "-k", "k.key", "data.bin", "-o", "k.coffer", in: folder).status == 0)
+        #expect(try await coffer("decrypt", "-k", "k.key", "k.coffer", "-o", "k.out", in: folder).status == 0)
         #expect(try Self.contents(folder, "k.out") == data)
 
-        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "alice.key", "--public", "alice.pub", in: folder).status == 0)
-        #expect(try coffer("key", "generate", "-t", "p256", "-o", "bob.key", "--public", "bob.pub", in: folder).status == 0)
-        #expect(try coffer("key", "generate", "-t", "x25519", "-o", "eve.key", in: folder).status == 0)
-        #expect(try coffer("encrypt", "-r", "alice.pub", "-r", "bob.pub", "data.bin", "-o", "r.coffer", in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-t", "x25519", "-o", "alice.key", "--public", "alice.pub", in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-t", "p256", "-o", "bob.key", "--public", "bob.pub", in: folder).status == 0)
+        #expect(try await coffer("key", "generate", "-t", "x25519", "-o", "eve.key", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "-r", "alice.pub", "-r", "bob.pub", "data.bin", "-o", "r.coffer", in: folder).status == 0)
         for identity in ["alice.key", "bob.key"] {
             let out = "r-\(identity).out"
-            #expect(try coffer("decrypt", "-i", identity, "r.coffer", "-o", out, in: folder).status == 0)
+            #expect(try await coffer("decrypt", "-i", identity, "r.coffer", "-o", out, in: folder).status == 0)
             #expect(try Self.contents(folder, out) == data)
         }
-        let eve = try coffer("decrypt", "-i", "eve.key", "r.coffer", "-o", "eve.out", in: folder)
+        let eve = try await coffer("decrypt", "-i", "eve.key", "r.coffer", "-o", "eve.out", in: folder)
         #expect(eve.status == 1)
         #expect(eve.standardError.contains("the file is not encrypted to this key"))
-        let inspected = try coffer("inspect", "r.coffer", in: folder)
+        let inspected = try await coffer("inspect", "r.coffer", in: folder)
         #expect(inspected.lines.filter { $0.hasPrefix("opens with:") }.count == 2)
 
-        let ed = try coffer("key", "generate", "-o", "ed.key", "--public", "ed.pub", in: folder)
+        let ed = try await coffer("key", "generate", "-o", "ed.key", "--public", "ed.pub", in: folder)
         #expect(ed.status == 0)
-        let wrongKind = try coffer("encrypt", "-r", "ed.pub", "data.bin", "-o", "x.coffer", in: folder)
+        let wrongKind = try await coffer("encrypt", "-r", "ed.pub", "data.bin", "-o", "x.coffer", in: folder)
         #expect(wrongKind.status == 2)
         #expect(wrongKind.standardError.contains("cannot be an encryption recipient"))
     }
 
-    @Test func pipesAndTerminals() throws {
+    @Test func pipesAndTerminals() async throws {
         let (folder, data) = try Self.folderWithData()
-        #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
-        let sealed = try coffer("encrypt", "-k", "k.key", input: data, in: folder)
+        #expect(try await coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
+        let sealed = try await coffer("encrypt", "-k", "k.key", input: data, in: folder)
         #expect(sealed.status == 0)
-        let opened = try coffer("decrypt", "-k", "k.key", input: sealed.standardOutput, in: folder)
+        let opened = try await coffer("decrypt", "-k", "k.key", input: sealed.standardOutput, in: folder)
         #expect(opened.status == 0)
         #expect(opened.standardOutput == data)
     }
 
     @Test(.enabled(if: haveOpenSSL))
-    func legacyFormatsInteroperate() throws {
+    func legacyFormatsInteroperate() async throws {
         let (folder, data) = try Self.folderWithData()
-        let ours = try coffer("encrypt", "--format", "openssl", "--password-file", "pass", "data.bin", "-o", "ours.enc", in: folder)
+        let ours = try await coffer("encrypt", "--format", "openssl", "--password-file", "pass", "data.bin", "-o", "ours.enc", in: folder)
         #expect(ours.status == 0)
         #expect(ours.standardError.contains("not authenticated"))
-        let theirDecrypt = try tool("openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "10000", "-in", "ours.enc", "-pass", "file:pass"], in: folder)
+        let theirDecrypt = try await tool("openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "10000", "-in", "ours.enc", "-pass", "file:pass"], in: folder)
         #expect(theirDecrypt.standardOutput == data)
-        _ = try tool("openssl", ["enc", "-aes-256-cbc", "-pbkdf2", "-iter", "20000", "-in", "data.bin", "-out", "theirs.enc", "-pass", "file:pass"], in: folder)
-        let decrypted = try coffer("decrypt", "--password-file", "pass", "--iter", "20000", "theirs.enc", "-o", "theirs.out", in: folder)
+        _ = try await tool("openssl", ["enc", "-aes-256-cbc", "-pbkdf2", "-iter", "20000", "-in", "data.bin", "-out", "theirs.enc", "-pass", "file:pass"], in: folder)
+        let decrypted = try await coffer("decrypt", "--password-file", "pass", "--iter", "20000", "theirs.enc", "-o", "theirs.out", in: folder)
         #expect(decrypted.status == 0, "\(decrypted.standardError)")
         #expect(try Self.contents(folder, "theirs.out") == data)
 
-        #expect(try coffer("encrypt", "--format", "rncryptor", "--password-file", "pass", "data.bin", "-o", "r.rncryptor", in: folder).status == 0)
-        #expect(try coffer("inspect", "r.rncryptor", in: folder).lines.first == "format:       RNCryptor v3")
-        #expect(try coffer("decrypt", "--password-file", "pass", "r.rncryptor", "-o", "r.out", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "--format", "rncryptor", "--password-file", "pass", "data.bin", "-o", "r.rncryptor", in: folder).status == 0)
+        #expect(try await coffer("inspect", "r.rncryptor", in: folder).lines.first == "format:       RNCryptor v3")
+        #expect(try await coffer("decrypt", "--password-file", "pass", "r.rncryptor", "-o", "r.out", in: folder).status == 0)
         #expect(try Self.contents(folder, "r.out") == data)
     }
 
-    @Test func usageErrors() throws {
+    @Test func usageErrors() async throws {
         let (folder, _) = try Self.folderWithData()
-        let none = try coffer("encrypt", "data.bin", in: folder)
+        let none = try await coffer("encrypt", "data.bin", in: folder)
         #expect(none.status == 2)
         #expect(none.standardError.contains("say who can open the file"))
-        let two = try coffer("encrypt", "--password-file", "pass", "-k", "pass", "data.bin", in: folder)
+        let two = try await coffer("encrypt", "--password-file", "pass", "-k", "pass", "data.bin", in: folder)
         #expect(two.status == 2)
-        let notEncrypted = try coffer("decrypt", "--password-file", "pass", "data.bin", "-o", "x", in: folder)
+        let notEncrypted = try await coffer("decrypt", "--password-file", "pass", "data.bin", "-o", "x", in: folder)
         #expect(notEncrypted.status == 2)
         #expect(notEncrypted.standardError.contains("not in a format Coffer decrypts"))
-        let badKey = try coffer("encrypt", "-k", "pass", "data.bin", in: folder)
+        let badKey = try await coffer("encrypt", "-k", "pass", "data.bin", in: folder)
         #expect(badKey.status == 2)
         #expect(badKey.standardError.contains("does not hold a 32-byte key"))
     }
 
-    @Test func costLimitsNameTheFlag() throws {
+    @Test func costLimitsNameTheFlag() async throws {
         let (folder, _) = try Self.folderWithData(size: 10)
-        #expect(try coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "14", "data.bin", "-o", "data.bin.coffer", in: folder).status == 0)
-        let limited = try coffer("decrypt", "--password-file", "pass", "--max-scrypt-log-n", "13", "data.bin.coffer", "-o", "x", in: folder)
+        #expect(try await coffer("encrypt", "--password-file", "pass", "--scrypt-log-n", "14", "data.bin", "-o", "data.bin.coffer", in: folder).status == 0)
+        let limited = try await coffer("decrypt", "--password-file", "pass", "--max-scrypt-log-n", "13", "data.bin.coffer", "-o", "x", in: folder)
         #expect(limited.status == 2)
         #expect(limited.standardError.contains("--max-scrypt-log-n"))
-        #expect(try coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "x", in: folder).status == 0)
+        #expect(try await coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "x", in: folder).status == 0)
     }
 
     /// `decrypt -o -` streams a Coffer file as it authenticates; a truncated one exits 1 and says how
     /// much the reader received and must discard. The sync flags change durability, never the bytes.
-    @Test func standardOutputStreamsAuthenticatedSegmentsAndSaysWhenToDiscard() throws {
+    @Test func standardOutputStreamsAuthenticatedSegmentsAndSaysWhenToDiscard() async throws {
         let (folder, data) = try Self.folderWithData(size: 3_000_000)
-        #expect(try coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
-        #expect(try coffer("encrypt", "-k", "k.key", "--no-sync", "data.bin", "-o", "fast.coffer", in: folder).status == 0)
-        #expect(try coffer("encrypt", "-k", "k.key", "data.bin", "-o", "durable.coffer", in: folder).status == 0)
-        #expect(try coffer("decrypt", "-k", "k.key", "--sync", "fast.coffer", "-o", "synced.bin", in: folder).status == 0)
+        #expect(try await coffer("random", "--raw", "--output", "k.key", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "-k", "k.key", "--no-sync", "data.bin", "-o", "fast.coffer", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "-k", "k.key", "data.bin", "-o", "durable.coffer", in: folder).status == 0)
+        #expect(try await coffer("decrypt", "-k", "k.key", "--sync", "fast.coffer", "-o", "synced.bin", in: folder).status == 0)
         #expect(try Self.contents(folder, "synced.bin") == data)
-        let streamed = try coffer("decrypt", "-k", "k.key", "durable.coffer", "-o", "-", in: folder)
+        let streamed = try await coffer("decrypt", "-k", "k.key", "durable.coffer", "-o", "-", in: folder)
         #expect(streamed.status == 0)
         #expect(streamed.standardOutput == data)
 
         let sealed = try Self.contents(folder, "durable.coffer")
         try folder.write(Array(sealed.prefix(sealed.count - 1000)), to: "cut.coffer")
-        let cut = try coffer("decrypt", "-k", "k.key", "cut.coffer", "-o", "-", in: folder)
+        let cut = try await coffer("decrypt", "-k", "k.key", "cut.coffer", "-o", "-", in: folder)
         #expect(cut.status == 1)
         #expect(cut.standardOutput.count == 2 << 20, "the two whole megabyte chunks that authenticated")
         #expect(cut.standardError == """

@@ -13,13 +13,13 @@ import Glibc
 @Suite("Faults: full disks, closed pipes and signals")
 struct FaultTests {
     /// A folder with a 32-byte key, 3 MB of data, its encryption, and a password file.
-    static func workspace() throws -> (TemporaryDirectory, [UInt8]) {
+    static func workspace() async throws -> (TemporaryDirectory, [UInt8]) {
         let folder = try TemporaryDirectory()
         let data = Fixtures.randomBytes(count: 3_000_000)
         try folder.write(data, to: "data.bin")
         try folder.write(Fixtures.randomBytes(count: 32), to: "k.key")
         try folder.write("correct horse\n", to: "pass")
-        let sealed = try coffer("encrypt", "-k", "k.key", "data.bin", "-o", "data.coffer", in: folder)
+        let sealed = try await coffer("encrypt", "-k", "k.key", "data.bin", "-o", "data.coffer", in: folder)
         try #require(sealed.status == 0, "\(sealed.standardError)")
         return (folder, data)
     }
@@ -40,11 +40,11 @@ struct FaultTests {
         ["hash", "data.bin"],
         ["random", "--raw", "--bytes", "100000"],
     ])
-    func aStandardOutputThatCannotBeWrittenIsAnError(arguments: [String]) throws {
-        let (folder, _) = try Self.workspace()
+    func aStandardOutputThatCannotBeWrittenIsAnError(arguments: [String]) async throws {
+        let (folder, _) = try await Self.workspace()
         let run = try Self.start(arguments, in: folder, output: .path("/dev/full"))
         try run.closeInput()
-        let result = try run.wait()
+        let result = try await run.wait()
         #expect(result.status == 2, "\(arguments): \(result.standardError)")
         #expect(result.standardError.hasPrefix("coffer: error: cannot write to standard output: no space left on device\n"), "\(result.standardError)")
         #expect(try folder.contents() == Self.inputs)
@@ -55,11 +55,11 @@ struct FaultTests {
         ["decrypt", "-k", "k.key", "-o", "-", "data.coffer"],
         ["random", "--raw", "--bytes", "10000000"],
     ])
-    func aReaderThatGoesAwayEndsTheCommandQuietly(arguments: [String]) throws {
-        let (folder, _) = try Self.workspace()
+    func aReaderThatGoesAwayEndsTheCommandQuietly(arguments: [String]) async throws {
+        let (folder, _) = try await Self.workspace()
         let run = try Self.start(arguments, in: folder, output: .closedPipe)
         try run.closeInput()
-        let result = try run.wait()
+        let result = try await run.wait()
         #expect(result.status == 128 + SIGPIPE, "ended by SIGPIPE, as cat and age are")
         #expect(result.standardError.isEmpty, "quietly: \(result.standardError)")
     }
@@ -79,8 +79,8 @@ struct FaultTests {
     /// existing destination keeps its contents. Before issue 20, `.out.coffer-XXXXXX` stayed behind
     /// holding what was written so far.
     @Test(arguments: ["encrypt", "decrypt"], [SIGINT, SIGTERM, SIGKILL])
-    func aSignalMidwayLeavesNothingBehind(command: String, signal: Int32) throws {
-        let (folder, _) = try Self.workspace()
+    func aSignalMidwayLeavesNothingBehind(command: String, signal: Int32) async throws {
+        let (folder, _) = try await Self.workspace()
         let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
         for output in Output.allCases {
             if output == .replacing { try folder.write("the previous contents", to: "out") }
@@ -88,9 +88,9 @@ struct FaultTests {
             var arguments = [command, "-k", "k.key", "-o", "out", "-"]
             if output == .replacing { arguments.append("--force") }
             let run = try Self.start(arguments, in: folder)
-            try run.send(Array(input.prefix(share)))
+            try await run.send(Array(input.prefix(share)))
             run.signal(signal)
-            let result = try run.wait()
+            let result = try await run.wait()
             #expect(result.status == 128 + signal, "\(output), \(share) of \(input.count) bytes sent: \(result.standardError)")
             switch output {
             case .newFile:
@@ -105,14 +105,14 @@ struct FaultTests {
     /// Without `--force`, a file that appears at the destination while the command works is never
     /// replaced (before issue 20, the final rename replaced it).
     @Test(arguments: ["encrypt", "decrypt"])
-    func aFileThatAppearsMeanwhileIsNotReplaced(command: String) throws {
-        let (folder, _) = try Self.workspace()
+    func aFileThatAppearsMeanwhileIsNotReplaced(command: String) async throws {
+        let (folder, _) = try await Self.workspace()
         let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
         let run = try Self.start([command, "-k", "k.key", "-o", "out", "-"], in: folder)
-        try run.send(Array(input.prefix(input.count / 2)))
+        try await run.send(Array(input.prefix(input.count / 2)))
         try folder.write("someone else's file", to: "out")
-        try run.send(Array(input.dropFirst(input.count / 2)))
-        let result = try run.wait()
+        try await run.send(Array(input.dropFirst(input.count / 2)))
+        let result = try await run.wait()
         #expect(result.status == 2)
         #expect(result.standardError.contains("'out' appeared while it was being written; it was left as it is"), "\(result.standardError)")
         #expect(try folder.read("out") == Array("someone else's file".utf8))
@@ -122,11 +122,11 @@ struct FaultTests {
     /// Commands that finish in milliseconds, signalled after a random delay (the assertions hold
     /// wherever the signal lands): every file is either absent or complete, nothing else appears.
     @Test(arguments: [SIGINT, SIGTERM, SIGKILL])
-    func quickCommandsLeaveWholeFilesOrNone(signal: Int32) throws {
-        let (folder, _) = try Self.workspace()
-        let created = try coffer("keychain", "create", "--keychain", "kc.db", "--password-file", "pass", "--scrypt-log-n", "10", in: folder)
+    func quickCommandsLeaveWholeFilesOrNone(signal: Int32) async throws {
+        let (folder, _) = try await Self.workspace()
+        let created = try await coffer("keychain", "create", "--keychain", "kc.db", "--password-file", "pass", "--scrypt-log-n", "10", in: folder)
         try #require(created.status == 0, "\(created.standardError)")
-        let added = try coffer("keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", "--stdin", input: Array("one".utf8), in: folder)
+        let added = try await coffer("keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", "--stdin", input: Array("one".utf8), in: folder)
         try #require(added.status == 0, "\(added.standardError)")
         let baseline = Set(try folder.contents())
         for round in 0..<3 {
@@ -135,30 +135,30 @@ struct FaultTests {
             let generate = try Self.start(["key", "generate", "-t", "p256", "-o", "g\(round).key", "--public", "g\(round).pub"], in: folder)
             usleep(delay)
             generate.signal(signal)
-            _ = try generate.wait()
+            _ = try await generate.wait()
             for name in ["g\(round).key", "g\(round).pub"] where FileManager.default.fileExists(atPath: folder.path(name)) {
-                let shown = try coffer("key", "show", name, in: folder)
+                let shown = try await coffer("key", "show", name, in: folder)
                 #expect(shown.status == 0, "\(name) is complete (signal \(signal) after \(delay) µs): \(shown.standardError)")
             }
             // keychain add: the item is there with its whole secret, or not at all; the database is intact.
             let secret = "secret number \(round)"
             let add = try Self.start(["keychain", "add", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", "--stdin"], in: folder)
-            try add.send(Array(secret.utf8))
+            try await add.send(Array(secret.utf8))
             try add.closeInput()
             usleep(delay)
             add.signal(signal)
-            _ = try add.wait()
-            let read = try coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", in: folder)
+            _ = try await add.wait()
+            let read = try await coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "a\(round)", in: folder)
             #expect(read.status == 0 ? read.output == secret : read.status == 1, "whole or absent (signal \(signal) after \(delay) µs): \(read.status) \(read.standardError)")
-            let first = try coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", in: folder)
+            let first = try await coffer("keychain", "get", "--keychain", "kc.db", "--password-file", "pass", "--service", "s", "--account", "first", in: folder)
             #expect(first.status == 0 && first.output == "one", "the earlier item survives: \(first.standardError)")
             // keychain export: whole (it imports) or absent.
             let export = try Self.start(["keychain", "export", "--keychain", "kc.db", "--password-file", "pass", "-k", "k.key", "-o", "e\(round).coffer"], in: folder)
             usleep(delay)
             export.signal(signal)
-            _ = try export.wait()
+            _ = try await export.wait()
             if FileManager.default.fileExists(atPath: folder.path("e\(round).coffer")) {
-                let opened = try coffer("decrypt", "-k", "k.key", "e\(round).coffer", "-o", "-", in: folder)
+                let opened = try await coffer("decrypt", "-k", "k.key", "e\(round).coffer", "-o", "-", in: folder)
                 #expect(opened.status == 0, "e\(round).coffer is complete (signal \(signal) after \(delay) µs): \(opened.standardError)")
             }
         }
@@ -175,27 +175,27 @@ struct FaultTests {
     /// with EOPNOTSUPP) takes the fallback, a hidden name beside the destination; SIGINT, SIGTERM and
     /// SIGHUP remove it before the process ends. (SIGKILL cannot be caught: docs/SECURITY.md.)
     @Test(.enabled(if: CommandRunner.isAvailable("cc"), "needs a C compiler (cc) to build the LD_PRELOAD shim"), arguments: ["encrypt", "decrypt"], [SIGINT, SIGTERM, SIGHUP])
-    func theFallbackIsRemovedBySignalsToo(command: String, signal: Int32) throws {
-        let (folder, _) = try Self.workspace()
+    func theFallbackIsRemovedBySignalsToo(command: String, signal: Int32) async throws {
+        let (folder, _) = try await Self.workspace()
         let input = try folder.read(command == "encrypt" ? "data.bin" : "data.coffer")
         let shim = try TemporaryDirectory(prefix: "coffer-shim")
         var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = try NoUnnamedFilesShim.build(in: shim)
+        environment["LD_PRELOAD"] = try await NoUnnamedFilesShim.build(in: shim)
         // Under AddressSanitizer (.ci/sanitizers) the shim loads before the sanitizer's runtime, which
         // it then must not refuse.
         if let options = environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options + ":verify_asan_link_order=0" }
         let run = try Self.start([command, "-k", "k.key", "-o", "out", "-"], in: folder, environment: environment)
-        try run.send(Array(input.prefix(input.count / 2)))
+        try await run.send(Array(input.prefix(input.count / 2)))
         let hidden = try folder.contents().filter { $0.hasPrefix(".out.coffer-") }
         #expect(hidden.count <= 1, "the fallback writes under one hidden name: \(hidden)")
         run.signal(signal)
-        let result = try run.wait()
+        let result = try await run.wait()
         #expect(result.status == 128 + signal, "\(result.standardError)")
         #expect(try folder.contents() == Self.inputs)
         // And without a signal the fallback still produces the whole output.
         let whole = try Self.start([command, "-k", "k.key", "-o", "out", "-"], in: folder, environment: environment)
-        try whole.send(input)
-        let finished = try whole.wait()
+        try await whole.send(input)
+        let finished = try await whole.wait()
         #expect(finished.status == 0, "\(finished.standardError)")
         #expect(try folder.contents() == (Self.inputs + ["out"]).sorted())
     }
@@ -203,8 +203,8 @@ struct FaultTests {
     // MARK: Full disks
 
     @Test(.enabled(if: SmallDisk.canMount, "mounting a tmpfs needs root"))
-    func aFullDiskFailsTheCommandAndLeavesNothing() throws {
-        let (folder, data) = try Self.workspace()
+    func aFullDiskFailsTheCommandAndLeavesNothing() async throws {
+        let (folder, data) = try await Self.workspace()
         let disk = try SmallDisk()
         // From a file (its size known: refused before the work) and from a pipe (found while writing).
         for (arguments, input) in [
@@ -213,7 +213,7 @@ struct FaultTests {
             (["decrypt", "-k", "k.key", "-o", disk.path + "/out.bin", "data.coffer"], []),
             (["decrypt", "-k", "k.key", "-o", disk.path + "/out.bin", "-"], try folder.read("data.coffer")),
         ] {
-            let result = try coffer(arguments, input: input, in: folder)
+            let result = try await coffer(arguments, input: input, in: folder)
             #expect(result.status == 2, "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains("no space left on device"), "\(result.standardError)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).isEmpty, "\(arguments)")
@@ -222,15 +222,15 @@ struct FaultTests {
         let backup = disk.path + "/backup.coffer"
         #expect(FileManager.default.createFile(atPath: backup, contents: nil))
         let run = try Self.start(["encrypt", "-k", "k.key", "-"], in: folder, output: .path(backup))
-        try? run.send(data)  // it stops reading once its output fails
-        let result = try run.wait()
+        try? await run.send(data)  // it stops reading once its output fails
+        let result = try await run.wait()
         #expect(result.status == 2, "\(result.standardError)")
         #expect(result.standardError.contains("cannot write to standard output: no space left on device"), "\(result.standardError)")
     }
 
     @Test(.enabled(if: SmallDisk.canMount, "mounting a tmpfs needs root"))
-    func keysAndExportsOntoAFullDiskLeaveNothing() throws {
-        let (folder, _) = try Self.workspace()
+    func keysAndExportsOntoAFullDiskLeaveNothing() async throws {
+        let (folder, _) = try await Self.workspace()
         let disk = try SmallDisk(size: "64k")
         disk.fill()
         for arguments in [
@@ -238,7 +238,7 @@ struct FaultTests {
             ["random", "--raw", "--bytes", "65536", "--output", disk.path + "/r.key"],
             ["encrypt", "-k", "k.key", "-o", disk.path + "/small.coffer", "pass"],
         ] {
-            let result = try coffer(arguments, in: folder)
+            let result = try await coffer(arguments, in: folder)
             #expect(result.status == 2, "\(arguments): \(result.standardError)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == ["filler"], "\(arguments)")
         }
@@ -247,16 +247,16 @@ struct FaultTests {
     // MARK: Durability
 
     /// Whether strace can trace a program here (it needs ptrace).
-    static let canTrace: Bool = CommandRunner.isAvailable("strace") && ((try? CommandRunner.run("strace", ["-o", "/dev/null", "true"]).status) == 0)
+    static let canTrace: Bool = CommandRunner.isAvailable("strace") && ((try? CommandRunner.runBlocking("strace", ["-o", "/dev/null", "true"]).status) == 0)
 
     /// The system calls of one run that make an output durable: for each `fsync(fd)`, what the
     /// descriptor was opened as (`unnamed` for an O_TMPFILE in the folder, `folder` for the folder itself).
-    static func syncs(_ arguments: [String], in folder: TemporaryDirectory) throws -> (status: Int32, synced: [String], created: [String]) {
+    static func syncs(_ arguments: [String], in folder: TemporaryDirectory) async throws -> (status: Int32, synced: [String], created: [String]) {
         let trace = folder.path("trace.txt")
         // LeakSanitizer cannot work under ptrace: a sanitizer build is traced without it.
         var environment = ProcessInfo.processInfo.environment
         if let options = environment["ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options + ":detect_leaks=0" }
-        let result = try CommandRunner.run(
+        let result = try await CommandRunner.run(
             "strace", ["-f", "-e", "trace=openat,fsync,fdatasync", "-o", trace, try CommandRunner.cofferExecutable()] + arguments,
             environment: environment, currentDirectory: folder.path
         )
@@ -284,22 +284,22 @@ struct FaultTests {
     /// was never flushed, and no folder ever was): `encrypt` flushes the file and then its folder,
     /// `--no-sync` neither; `decrypt` flushes only with `--sync`; keys always.
     @Test(.enabled(if: canTrace, "needs strace (and ptrace) to watch the flushes"))
-    func successMeansDurableWhereTheOutputMayBeTheOnlyCopy() throws {
-        let (folder, _) = try Self.workspace()
-        let encrypt = try Self.syncs(["encrypt", "-k", "k.key", "-o", "e1", "data.bin"], in: folder)
+    func successMeansDurableWhereTheOutputMayBeTheOnlyCopy() async throws {
+        let (folder, _) = try await Self.workspace()
+        let encrypt = try await Self.syncs(["encrypt", "-k", "k.key", "-o", "e1", "data.bin"], in: folder)
         #expect(encrypt.status == 0)
         #expect(encrypt.synced.suffix(2) == ["unnamed", "folder"], "the file, then its folder: \(encrypt.synced)")
-        let fast = try Self.syncs(["encrypt", "-k", "k.key", "--no-sync", "-o", "e2", "data.bin"], in: folder)
+        let fast = try await Self.syncs(["encrypt", "-k", "k.key", "--no-sync", "-o", "e2", "data.bin"], in: folder)
         #expect(fast.status == 0 && fast.synced.isEmpty, "\(fast.synced)")
-        let decrypt = try Self.syncs(["decrypt", "-k", "k.key", "-o", "d1", "data.coffer"], in: folder)
+        let decrypt = try await Self.syncs(["decrypt", "-k", "k.key", "-o", "d1", "data.coffer"], in: folder)
         #expect(decrypt.status == 0 && decrypt.synced.isEmpty, "the ciphertext remains: \(decrypt.synced)")
-        let synced = try Self.syncs(["decrypt", "-k", "k.key", "--sync", "-o", "d2", "data.coffer"], in: folder)
+        let synced = try await Self.syncs(["decrypt", "-k", "k.key", "--sync", "-o", "d2", "data.coffer"], in: folder)
         #expect(synced.synced.suffix(2) == ["unnamed", "folder"], "\(synced.synced)")
         // To standard output, nothing is created on disk at all (before issue 20 the whole plaintext was
         // spooled to an unlinked file in $TMPDIR).
-        let streamed = try Self.syncs(["decrypt", "-k", "k.key", "-o", "-", "data.coffer"], in: folder)
+        let streamed = try await Self.syncs(["decrypt", "-k", "k.key", "-o", "-", "data.coffer"], in: folder)
         #expect(streamed.status == 0 && streamed.created.isEmpty, "\(streamed.created)")
-        let key = try Self.syncs(["key", "generate", "-o", "new.key", "--public", "new.pub"], in: folder)
+        let key = try await Self.syncs(["key", "generate", "-o", "new.key", "--public", "new.pub"], in: folder)
         #expect(key.status == 0 && key.synced == ["unnamed", "folder", "unnamed", "folder"], "\(key.synced)")
     }
 
@@ -309,7 +309,7 @@ struct FaultTests {
     /// user cannot read its memory or environment (where `--password-env` passwords live). Checked on a
     /// command blocked reading standard input, run as `nobody` so that the check is not root's.
     @Test(.enabled(if: getuid() == 0 && CommandRunner.isAvailable("setpriv"), "needs root and setpriv to run as another user"))
-    func aRunningCommandCannotBeDumpedOrRead() throws {
+    func aRunningCommandCannotBeDumpedOrRead() async throws {
         let folder = try TemporaryDirectory()
         chmod(folder.path, 0o755)
         // A copy nobody can reach (the build folder may sit under a home folder closed to others).
@@ -317,7 +317,7 @@ struct FaultTests {
         // close-on-exec, and a program another test started meanwhile kept it open for writing, which
         // made the copy unrunnable (ETXTBSY) in CI.
         let binary = folder.path("coffer")
-        let copy = try CommandRunner.run("cp", [try CommandRunner.cofferExecutable(), binary])
+        let copy = try await CommandRunner.run("cp", [try CommandRunner.cofferExecutable(), binary])
         try #require(copy.status == 0, "\(copy.standardError)")
         chmod(binary, 0o755)
         let nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
@@ -326,8 +326,8 @@ struct FaultTests {
             environment: ["COFFER_DEMO_SECRET": "hunter2", "PATH": "/usr/bin:/bin"], currentDirectory: folder.path
         )
         // The error about the missing file comes after startup, while the command waits for standard input.
-        guard run.waitForError(containing: "missing-file") != nil else {
-            let ended = try run.wait()
+        guard try await run.waitForError(containing: "missing-file") != nil else {
+            let ended = try await run.wait()
             Issue.record("the command ended (status \(ended.status)) before it waited for input: \(ended.standardError)")
             return
         }
@@ -336,12 +336,12 @@ struct FaultTests {
         #expect(core?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "0", "\(core ?? "no line")")
         // A sanitizer build stays dumpable for LeakSanitizer (CCofferSupport.c): only the core limit holds there.
         if ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil {
-            let peek = try CommandRunner.run("setpriv", Array(nobody.dropFirst()) + ["cat", "/proc/\(run.processIdentifier)/environ"])
+            let peek = try await CommandRunner.run("setpriv", Array(nobody.dropFirst()) + ["cat", "/proc/\(run.processIdentifier)/environ"])
             #expect(peek.status != 0, "another process of the same user must not read the environment")
             #expect(!peek.output.contains("hunter2"))
         }
         try run.closeInput()
-        _ = try run.wait()
+        _ = try await run.wait()
     }
 }
 
@@ -368,9 +368,9 @@ enum NoUnnamedFilesShim {
         """
 
     /// Builds the shim in `folder` and returns its path.
-    static func build(in folder: TemporaryDirectory) throws -> String {
+    static func build(in folder: TemporaryDirectory) async throws -> String {
         try folder.write(source, to: "shim.c")
-        let built = try CommandRunner.run("cc", ["-shared", "-fPIC", "-o", folder.path("shim.so"), folder.path("shim.c"), "-ldl"])
+        let built = try await CommandRunner.run("cc", ["-shared", "-fPIC", "-o", folder.path("shim.so"), folder.path("shim.c"), "-ldl"])
         try #require(built.status == 0, "the shim does not build: \(built.standardError)")
         return folder.path("shim.so")
     }

@@ -19,13 +19,13 @@ struct HardwareKeyCommandTests {
     static var module: String? { softHSMModule }
 
     /// A folder with its own SoftHSM2 configuration and one token, 'release', whose PIN is in pin.txt.
-    static func token() throws -> (TemporaryDirectory, [String: String]) {
+    static func token() async throws -> (TemporaryDirectory, [String: String]) {
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.path("tokens"), withIntermediateDirectories: true)
         try folder.write("directories.tokendir = \(folder.path("tokens"))\nobjectstore.backend = file\nlog.level = ERROR\n", to: "softhsm2.conf")
         var environment = ProcessInfo.processInfo.environment
         environment["SOFTHSM2_CONF"] = folder.path("softhsm2.conf")
-        let made = try CommandRunner.run("softhsm2-util", ["--init-token", "--free", "--label", "release", "--so-pin", "87654321", "--pin", "123456"], environment: environment)
+        let made = try await CommandRunner.run("softhsm2-util", ["--init-token", "--free", "--label", "release", "--so-pin", "87654321", "--pin", "123456"], environment: environment)
         try #require(made.status == 0, "\(made.standardError)")
         try folder.write("123456\n", to: "pin.txt")
         try folder.write("000000\n", to: "wrong-pin.txt")
@@ -34,9 +34,9 @@ struct HardwareKeyCommandTests {
     }
 
     @Test(arguments: ["p256", "ed25519"])
-    func aTokenKeySignsEverythingAFileKeySigns(type: String) throws {
-        let (folder, environment) = try Self.token()
-        let generated = try coffer(
+    func aTokenKeySignsEverythingAFileKeySigns(type: String) async throws {
+        let (folder, environment) = try await Self.token()
+        let generated = try await coffer(
             ["key", "generate", "--token", "release", "-t", type, "--label", "signing", "--password-file", "pin.txt", "--public", "signing.pub"],
             environment: environment, in: folder
         )
@@ -45,85 +45,85 @@ struct HardwareKeyCommandTests {
         let uri = try #require(generated.lines.first { $0.contains("uri:") }?.components(separatedBy: "uri:").last?.trimmingCharacters(in: .whitespaces))
         #expect(uri.hasPrefix("pkcs11:token=release;object=signing;id=%") && uri.hasSuffix(";type=private"))
 
-        let listed = try coffer(["key", "list", "--token", "release", "--password-file", "pin.txt", "--json"], environment: environment, in: folder)
+        let listed = try await coffer(["key", "list", "--token", "release", "--password-file", "pin.txt", "--json"], environment: environment, in: folder)
         #expect(listed.status == 0 && listed.output.contains(uri), "\(listed.output)\(listed.standardError)")
 
         _ = try folder.write("release 1.2\n", to: "app.tar")
-        let signed = try coffer(["sign", "-k", uri, "--password-file", "pin.txt", "app.tar"], environment: environment, in: folder)
+        let signed = try await coffer(["sign", "-k", uri, "--password-file", "pin.txt", "app.tar"], environment: environment, in: folder)
         #expect(signed.status == 0, "\(signed.standardError)")
-        let verified = try coffer(["verify", "-p", "signing.pub", "app.tar.sig"], environment: environment, in: folder)
+        let verified = try await coffer(["verify", "-p", "signing.pub", "app.tar.sig"], environment: environment, in: folder)
         #expect(verified.status == 0, "\(verified.standardError)")
 
-        let raw = try coffer(["sign", "--raw", "-k", uri, "--password-file", "pin.txt", "app.tar", "-o", "app.raw"], environment: environment, in: folder)
+        let raw = try await coffer(["sign", "--raw", "-k", uri, "--password-file", "pin.txt", "app.tar", "-o", "app.raw"], environment: environment, in: folder)
         #expect(raw.status == 0, "\(raw.standardError)")
         if CommandRunner.isAvailable("openssl") {
             // ECDSA signs the file's SHA-512 as `openssl dgst -sha512` does; Ed25519 signs the file itself,
             // as `openssl pkeyutl -rawin` does.
             let openssl = type == "ed25519"
-                ? try tool("openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", "signing.pub", "-rawin", "-in", "app.tar", "-sigfile", "app.raw"], in: folder)
-                : try tool("openssl", ["dgst", "-sha512", "-verify", "signing.pub", "-signature", "app.raw", "app.tar"], in: folder)
+                ? try await tool("openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", "signing.pub", "-rawin", "-in", "app.tar", "-sigfile", "app.raw"], in: folder)
+                : try await tool("openssl", ["dgst", "-sha512", "-verify", "signing.pub", "-signature", "app.raw", "app.tar"], in: folder)
             #expect(openssl.status == 0 && openssl.output.contains("Verified"), "\(openssl.output)\(openssl.standardError)")
         }
 
-        let request = try coffer(
+        let request = try await coffer(
             ["http", "sign", "-k", uri, "--password-file", "pin.txt", "--keyid", "device", "--method", "POST", "--url", "https://api.example/orders"],
             environment: environment, in: folder
         )
         #expect(request.status == 0, "\(request.standardError)")
         let raw9421 = "POST /orders HTTP/1.1\r\nHost: api.example\r\n" + request.lines.map { $0 + "\r\n" }.joined() + "\r\n"
-        let checked = try coffer(["http", "verify", "-p", "signing.pub", "--ignore-time"], input: Array(raw9421.utf8), environment: environment, in: folder)
+        let checked = try await coffer(["http", "verify", "-p", "signing.pub", "--ignore-time"], input: Array(raw9421.utf8), environment: environment, in: folder)
         #expect(checked.status == 0 && checked.output.contains("by key 'device'"), "\(checked.output)\(checked.standardError)")
 
         // The keychain keeps a reference to the token key under a tag (no PIN needed: the public key is public).
-        #expect(try coffer(["keychain", "create", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
-        let referenced = try coffer(
+        #expect(try await coffer(["keychain", "create", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
+        let referenced = try await coffer(
             ["keychain", "add", "--keychain", "kc.db", "--password-file", "pin.txt", "--tag", "com.example.signing", "-k", "pkcs11:token=release;object=signing"],
             environment: environment, in: folder
         )
         #expect(referenced.status == 0 && referenced.standardError.contains("reference to \(type == "p256" ? "P-256" : "Ed25519") key"), "\(referenced.standardError)")
-        let items = try coffer(["keychain", "list", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder)
+        let items = try await coffer(["keychain", "list", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder)
         #expect(items.output.contains("com.example.signing"), "\(items.output)")
 
-        let speed = try coffer(["speed", "-k", uri, "--password-file", "pin.txt", "--seconds", "0.2", "--json"], environment: environment, in: folder)
+        let speed = try await coffer(["speed", "-k", uri, "--password-file", "pin.txt", "--seconds", "0.2", "--json"], environment: environment, in: folder)
         #expect(speed.status == 0 && speed.output.contains(#""algorithm":"token-\#(type)""#), "\(speed.output)\(speed.standardError)")
     }
 
-    @Test func tokenFailuresAreClearErrors() throws {
-        let (folder, environment) = try Self.token()
-        #expect(try coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
+    @Test func tokenFailuresAreClearErrors() async throws {
+        let (folder, environment) = try await Self.token()
+        #expect(try await coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
         _ = try folder.write("x\n", to: "x.txt")
         let uri = "pkcs11:token=release;object=k"
-        let wrongPIN = try coffer(["sign", "-k", uri, "--password-file", "wrong-pin.txt", "x.txt"], environment: environment, in: folder)
+        let wrongPIN = try await coffer(["sign", "-k", uri, "--password-file", "wrong-pin.txt", "x.txt"], environment: environment, in: folder)
         #expect(wrongPIN.status == 1 && wrongPIN.standardError.contains("C_Login failed on token 'release': CKR_PIN_INCORRECT"), "\(wrongPIN.standardError)")
         #expect(!wrongPIN.standardError.contains("000000"))
 
         var noModule = environment
         noModule["COFFER_PKCS11_MODULE"] = nil
-        let missingModule = try coffer(["sign", "-k", uri, "--password-file", "pin.txt", "x.txt"], environment: noModule, in: folder)
+        let missingModule = try await coffer(["sign", "-k", uri, "--password-file", "pin.txt", "x.txt"], environment: noModule, in: folder)
         #expect(missingModule.status == 2 && missingModule.standardError.contains("--pkcs11-module"), "\(missingModule.standardError)")
 
-        let missingToken = try coffer(["sign", "-k", "pkcs11:token=other;object=k", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
+        let missingToken = try await coffer(["sign", "-k", "pkcs11:token=other;object=k", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
         #expect(missingToken.status == 2 && missingToken.standardError.contains("no token labelled 'other'") && missingToken.standardError.contains("'release'"), "\(missingToken.standardError)")
 
-        let missingKey = try coffer(["sign", "-k", "pkcs11:token=release;object=gone", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
+        let missingKey = try await coffer(["sign", "-k", "pkcs11:token=release;object=gone", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
         #expect(missingKey.status == 2 && missingKey.standardError.contains("no private key labelled 'gone' on token 'release'"), "\(missingKey.standardError)")
 
-        let leaky = try coffer(["sign", "-k", "pkcs11:token=release;object=k?pin-value=123456", "x.txt"], environment: environment, in: folder)
+        let leaky = try await coffer(["sign", "-k", "pkcs11:token=release;object=k?pin-value=123456", "x.txt"], environment: environment, in: folder)
         #expect(leaky.status == 2 && leaky.standardError.contains("pin-value") && !leaky.standardError.contains("123456"), "\(leaky.standardError)")
 
-        let twice = try coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder)
+        let twice = try await coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder)
         #expect(twice.status == 2 && twice.standardError.contains("already holds a key labelled 'k'"), "\(twice.standardError)")
-        let software = try coffer(["key", "generate", "--token", "release", "-t", "p521", "--label", "e", "--password-file", "pin.txt"], environment: environment, in: folder)
+        let software = try await coffer(["key", "generate", "--token", "release", "-t", "p521", "--label", "e", "--password-file", "pin.txt"], environment: environment, in: folder)
         #expect(software.status == 2 && software.standardError.contains("p256, p384, ed25519, rsa2048"), "\(software.standardError)")
     }
 
     /// The registration flow with token keys on both sides, against `coffer serve`: an admin whose key
     /// is on a token creates a registration token, a device registers the public half of its token key,
     /// and its RFC 9421-signed request is accepted.
-    @Test func theRegistrationFlowTakesTokenKeys() throws {
-        let (folder, environment) = try Self.token()
+    @Test func theRegistrationFlowTakesTokenKeys() async throws {
+        let (folder, environment) = try await Self.token()
         for (label, file) in [("admin", "admin.pub"), ("device", "device.pub")] {
-            let made = try coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", label, "--password-file", "pin.txt", "--public", file], environment: environment, in: folder)
+            let made = try await coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", label, "--password-file", "pin.txt", "--public", file], environment: environment, in: folder)
             #expect(made.status == 0, "\(made.standardError)")
         }
         let server = try CommandRunner.start(
@@ -131,22 +131,22 @@ struct HardwareKeyCommandTests {
             ["serve", "--port", "0", "--database", "sqlite:" + folder.path("server.sqlite"), "--admin-key", "admin.pub", "--key-cache-ms", "0"],
             pipeInput: false, environment: environment, currentDirectory: folder.path
         )
-        defer { server.signal(SIGTERM); _ = try? server.wait() }
-        let log = try #require(server.waitForError(containing: "listening on"))
+        defer { server.stop() }
+        let log = try #require(await server.waitForError(containing: "listening on"))
         let port = try #require(log.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
         let base = "http://127.0.0.1:\(port)"
 
-        let created = try coffer(
+        let created = try await coffer(
             ["server", "tokens", "create", "--uses", "1", "--server", base, "-k", "pkcs11:token=release;object=admin", "--password-file", "pin.txt"],
             environment: environment, in: folder
         )
         #expect(created.status == 0, "\(created.standardError)")
         let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
         let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
-        let registered = try coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)", "token": "\#(token)"}"#], environment: environment, in: folder)
+        let registered = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)", "token": "\#(token)"}"#], environment: environment, in: folder)
         #expect(registered.status == 0, "\(registered.output)\(registered.standardError)")
         let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
-        let signedUp = try coffer(
+        let signedUp = try await coffer(
             ["request", "-k", "pkcs11:token=release;object=device", "--password-file", "pin.txt", "--keyid", keyID, "-X", "POST", base + "/register_user",
              "-d", #"{"email": "ada@example.com", "name": "Ada"}"#],
             environment: environment, in: folder

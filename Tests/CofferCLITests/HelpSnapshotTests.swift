@@ -14,11 +14,11 @@ struct HelpSnapshotTests {
         "encrypt", "decrypt", "inspect", "kdf calibrate", "keychain", "keychain add", "keychain get", "keychain unlock", "keychain export", "keychain import", "password",
         "password hash", "password verify", "http", "http sign", "http verify", "request", "serve", "server", "server keys", "server tokens", "server data-key",
     ])
-    func helpText(subcommand: String) throws {
+    func helpText(subcommand: String) async throws {
         let arguments = subcommand.split(separator: " ").map(String.init) + ["--help"]
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "100"
-        let result = try CommandRunner.run(CommandRunner.cofferExecutable(), arguments, environment: environment)
+        let result = try await CommandRunner.run(CommandRunner.cofferExecutable(), arguments, environment: environment)
         #expect(result.status == 0)
         let file = Self.snapshots.appendingPathComponent("help-\(subcommand.isEmpty ? "coffer" : subcommand.replacingOccurrences(of: " ", with: "-")).txt")
         if ProcessInfo.processInfo.environment["COFFER_UPDATE_SNAPSHOTS"] != nil {

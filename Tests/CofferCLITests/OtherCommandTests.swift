@@ -19,101 +19,101 @@ struct HMACCommandTests {
     }
 
     @Test(.enabled(if: haveOpenSSL), arguments: [("sha256", "sha256"), ("sha384", "sha384"), ("sha512", "sha512")])
-    func matchesOpenSSL(algorithm: String, openSSLDigest: String) throws {
+    func matchesOpenSSL(algorithm: String, openSSLDigest: String) async throws {
         let (folder, key) = try Self.keyFolder()
-        let ours = try coffer("hmac", "-a", algorithm, "-k", "mac.key", "message.txt", in: folder)
+        let ours = try await coffer("hmac", "-a", algorithm, "-k", "mac.key", "message.txt", in: folder)
         #expect(ours.status == 0, "\(ours.standardError)")
         #expect(ours.standardError.isEmpty)
-        let theirs = try tool("openssl", ["dgst", "-\(openSSLDigest)", "-mac", "HMAC", "-macopt", "hexkey:\(Hex.encode(key))", "-r", "message.txt"], in: folder)
+        let theirs = try await tool("openssl", ["dgst", "-\(openSSLDigest)", "-mac", "HMAC", "-macopt", "hexkey:\(Hex.encode(key))", "-r", "message.txt"], in: folder)
         let expected = String(theirs.output.prefix { $0 != " " })
         #expect(ours.output == "\(expected)  message.txt\n")
     }
 
-    @Test func verifyExitsZeroOnMatchAndOneOnMismatch() throws {
+    @Test func verifyExitsZeroOnMatchAndOneOnMismatch() async throws {
         let (folder, _) = try Self.keyFolder()
-        let tag = String(try coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output.prefix(64))
-        let ok = try coffer("hmac", "-k", "mac.key", "--verify", tag, "message.txt", in: folder)
+        let tag = String(try await coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output.prefix(64))
+        let ok = try await coffer("hmac", "-k", "mac.key", "--verify", tag, "message.txt", in: folder)
         #expect(ok.status == 0)
         #expect(ok.output == "message.txt: OK\n")
 
         let flipped = (tag.first == "0" ? "1" : "0") + tag.dropFirst()
-        let bad = try coffer("hmac", "-k", "mac.key", "--verify", flipped, "message.txt", in: folder)
+        let bad = try await coffer("hmac", "-k", "mac.key", "--verify", flipped, "message.txt", in: folder)
         #expect(bad.status == 1)
         #expect(bad.output == "message.txt: FAILED\n")
         #expect(bad.standardError == "coffer: error: the HMAC-SHA-256 tag of 'message.txt' does not match\n")
 
         try folder.write("the message!\n", to: "message.txt")
-        #expect(try coffer("hmac", "-k", "mac.key", "--verify", tag, "message.txt", in: folder).status == 1)
+        #expect(try await coffer("hmac", "-k", "mac.key", "--verify", tag, "message.txt", in: folder).status == 1)
     }
 
-    @Test func verifyAcceptsBase64Tags() throws {
+    @Test func verifyAcceptsBase64Tags() async throws {
         let (folder, _) = try Self.keyFolder()
-        let tag = try coffer("hmac", "-k", "mac.key", "--base64", "message.txt", in: folder).output.split(separator: " ")[0]
+        let tag = try await coffer("hmac", "-k", "mac.key", "--base64", "message.txt", in: folder).output.split(separator: " ")[0]
         #expect(tag.count == 44)
-        #expect(try coffer("hmac", "-k", "mac.key", "--verify", String(tag), "message.txt", in: folder).status == 0)
+        #expect(try await coffer("hmac", "-k", "mac.key", "--verify", String(tag), "message.txt", in: folder).status == 0)
     }
 
-    @Test func truncatedTagsNeedAnExplicitLength() throws {
+    @Test func truncatedTagsNeedAnExplicitLength() async throws {
         let (folder, _) = try Self.keyFolder()
-        let full = try coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output
+        let full = try await coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output
         let short = String(full.prefix(32))
-        let refused = try coffer("hmac", "-k", "mac.key", "--verify", short, "message.txt", in: folder)
+        let refused = try await coffer("hmac", "-k", "mac.key", "--verify", short, "message.txt", in: folder)
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("hint: if your protocol truncates tags, say --truncate 16"))
-        let accepted = try coffer("hmac", "-k", "mac.key", "--truncate", "16", "--verify", short, "message.txt", in: folder)
+        let accepted = try await coffer("hmac", "-k", "mac.key", "--truncate", "16", "--verify", short, "message.txt", in: folder)
         #expect(accepted.status == 0)
-        let printed = try coffer("hmac", "-k", "mac.key", "--truncate", "16", "message.txt", in: folder)
+        let printed = try await coffer("hmac", "-k", "mac.key", "--truncate", "16", "message.txt", in: folder)
         #expect(printed.output == "\(short)  message.txt\n")
-        let tooShort = try coffer("hmac", "-k", "mac.key", "--truncate", "9", "message.txt", in: folder)
+        let tooShort = try await coffer("hmac", "-k", "mac.key", "--truncate", "9", "message.txt", in: folder)
         #expect(tooShort.status == 2)
         #expect(tooShort.standardError.contains("--truncate must be from 10 to 32 bytes"))
     }
 
-    @Test func keyFromEnvironmentInEveryEncoding() throws {
+    @Test func keyFromEnvironmentInEveryEncoding() async throws {
         let (folder, key) = try Self.keyFolder()
-        let expected = try coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output
+        let expected = try await coffer("hmac", "-k", "mac.key", "message.txt", in: folder).output
         var environment = ProcessInfo.processInfo.environment
         environment["MAC_KEY"] = Hex.encode(key)
-        let hex = try coffer("hmac", "--key-env", "MAC_KEY", "--key-encoding", "hex", "message.txt", environment: environment, in: folder)
+        let hex = try await coffer("hmac", "--key-env", "MAC_KEY", "--key-encoding", "hex", "message.txt", environment: environment, in: folder)
         #expect(hex.output == expected)
         environment["MAC_KEY"] = Base64.encode(key)
-        let base64 = try coffer("hmac", "--key-env", "MAC_KEY", "--key-encoding", "base64", "message.txt", environment: environment, in: folder)
+        let base64 = try await coffer("hmac", "--key-env", "MAC_KEY", "--key-encoding", "base64", "message.txt", environment: environment, in: folder)
         #expect(base64.output == expected)
         try folder.write(Hex.encode(key) + "\n", to: "hex.key")
         chmod(folder.path("hex.key"), 0o600)
-        let hexFile = try coffer("hmac", "-k", "hex.key", "--key-encoding", "hex", "message.txt", in: folder)
+        let hexFile = try await coffer("hmac", "-k", "hex.key", "--key-encoding", "hex", "message.txt", in: folder)
         #expect(hexFile.output == expected)
     }
 
-    @Test func keyProblemsAreExplained() throws {
+    @Test func keyProblemsAreExplained() async throws {
         let (folder, _) = try Self.keyFolder()
-        let none = try coffer("hmac", "message.txt", in: folder)
+        let none = try await coffer("hmac", "message.txt", in: folder)
         #expect(none.status == 2)
         #expect(none.standardError.contains("a key is required: pass -k/--key FILE or --key-env VAR"))
 
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "COFFER_UNSET_KEY")
-        let unset = try coffer("hmac", "--key-env", "COFFER_UNSET_KEY", "message.txt", environment: environment, in: folder)
+        let unset = try await coffer("hmac", "--key-env", "COFFER_UNSET_KEY", "message.txt", environment: environment, in: folder)
         #expect(unset.status == 2)
         #expect(unset.standardError.hasPrefix("coffer: error: environment variable COFFER_UNSET_KEY is not set"))
 
         try folder.write("not hex!", to: "bad.key")
         chmod(folder.path("bad.key"), 0o600)
-        let badHex = try coffer("hmac", "-k", "bad.key", "--key-encoding", "hex", "message.txt", in: folder)
+        let badHex = try await coffer("hmac", "-k", "bad.key", "--key-encoding", "hex", "message.txt", in: folder)
         #expect(badHex.status == 2)
         #expect(badHex.standardError.contains("is not valid hex"))
         #expect(!badHex.standardError.contains("not hex!"), "the key's contents are never echoed")
 
         try folder.write([UInt8](), to: "empty.key")
-        let empty = try coffer("hmac", "-k", "empty.key", "message.txt", in: folder)
+        let empty = try await coffer("hmac", "-k", "empty.key", "message.txt", in: folder)
         #expect(empty.status == 2)
         #expect(empty.standardError.contains("is empty"))
     }
 
-    @Test func worldReadableKeyFileIsWarnedAbout() throws {
+    @Test func worldReadableKeyFileIsWarnedAbout() async throws {
         let (folder, _) = try Self.keyFolder()
         chmod(folder.path("mac.key"), 0o644)
-        let result = try coffer("hmac", "-k", "mac.key", "message.txt", in: folder)
+        let result = try await coffer("hmac", "-k", "mac.key", "message.txt", in: folder)
         #expect(result.status == 0)
         #expect(result.standardError.contains("coffer: warning: key file 'mac.key' is accessible by other users (mode 644)"))
     }
@@ -121,56 +121,56 @@ struct HMACCommandTests {
 
 @Suite("coffer random, gravatar, speed")
 struct SmallCommandTests {
-    @Test func randomEncodingsAndLengths() throws {
-        let hex = try coffer("random")
+    @Test func randomEncodingsAndLengths() async throws {
+        let hex = try await coffer("random")
         #expect(hex.status == 0)
         #expect(hex.output.count == 65)
         #expect(try Hex.decode(hex.output.dropLast()).count == 32)
-        #expect(try coffer("random").output != hex.output)
-        let base64 = try coffer("random", "--bytes", "16", "--base64")
+        #expect(try await coffer("random").output != hex.output)
+        let base64 = try await coffer("random", "--bytes", "16", "--base64")
         #expect(try Base64.decode(base64.output.dropLast()).count == 16)
-        let url = try coffer("random", "--bytes", "100000", "--base64url")
+        let url = try await coffer("random", "--bytes", "100000", "--base64url")
         #expect(try Base64.decodeURLSafe(url.output.dropLast()).count == 100_000)
-        let raw = try coffer("random", "--bytes", "70000", "--raw")
+        let raw = try await coffer("random", "--bytes", "70000", "--raw")
         #expect(raw.standardOutput.count == 70_000)
     }
 
-    @Test func randomOutputFileIsPrivateAndNotOverwritten() throws {
+    @Test func randomOutputFileIsPrivateAndNotOverwritten() async throws {
         let folder = try TemporaryDirectory()
-        let first = try coffer("random", "--raw", "--output", "mac.key", in: folder)
+        let first = try await coffer("random", "--raw", "--output", "mac.key", in: folder)
         #expect(first.status == 0 && first.output.isEmpty)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.path("mac.key"))
         #expect(attributes[.posixPermissions] as? Int == 0o600)
         #expect(attributes[.size] as? Int == 32)
-        let again = try coffer("random", "--raw", "--output", "mac.key", in: folder)
+        let again = try await coffer("random", "--raw", "--output", "mac.key", in: folder)
         #expect(again.status == 2)
         #expect(again.standardError.contains("already exists"))
-        #expect(try coffer("random", "--raw", "--output", "mac.key", "--force", in: folder).status == 0)
+        #expect(try await coffer("random", "--raw", "--output", "mac.key", "--force", in: folder).status == 0)
         #expect(try folder.contents() == ["mac.key"])
     }
 
-    @Test func randomRejectsBadCounts() throws {
+    @Test func randomRejectsBadCounts() async throws {
         for count in ["0", "-5", "2000000000"] {
-            let result = try coffer("random", "--bytes", count)
+            let result = try await coffer("random", "--bytes", count)
             #expect(result.status == 2, "\(count)")
         }
     }
 
-    @Test func gravatar() throws {
-        let result = try coffer("gravatar", "MyEmailAddress@example.com ", "--size", "200", "--default", "identicon")
+    @Test func gravatar() async throws {
+        let result = try await coffer("gravatar", "MyEmailAddress@example.com ", "--size", "200", "--default", "identicon")
         #expect(result.status == 0)
         #expect(result.output == "https://gravatar.com/avatar/84059b07d4be67b806386c0aad8070a23f18836bbaae342275dc0a83414c32ee?s=200&d=identicon\n")
-        let md5 = try coffer("gravatar", "MyEmailAddress@example.com", "--insecure-md5", "--hash-only")
+        let md5 = try await coffer("gravatar", "MyEmailAddress@example.com", "--insecure-md5", "--hash-only")
         #expect(md5.output == "0bc83cb571cd1c50ba6f3e8a78ef1346\n")
-        let badSize = try coffer("gravatar", "a@example.com", "--size", "5000")
+        let badSize = try await coffer("gravatar", "a@example.com", "--size", "5000")
         #expect(badSize.status == 2)
         #expect(badSize.standardError == "coffer: error: expected an avatar size from 1 to 2048 pixels, found 5000\n")
-        let badEmail = try coffer("gravatar", "nobody")
+        let badEmail = try await coffer("gravatar", "nobody")
         #expect(badEmail.status == 2)
     }
 
-    @Test func speedReportsThroughput() throws {
-        let result = try coffer("speed", "--seconds", "0.05", "--json", "sha256", "hmac-sha256")
+    @Test func speedReportsThroughput() async throws {
+        let result = try await coffer("speed", "--seconds", "0.05", "--json", "sha256", "hmac-sha256")
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.lines.count == 2)
         for (line, name) in zip(result.lines, ["sha256", "hmac-sha256"]) {
@@ -179,18 +179,18 @@ struct SmallCommandTests {
             #expect(object["blockBytes"] as? Int == 16384)
             #expect((object["bytesPerSecond"] as? Double ?? 0) > 0)
         }
-        let unknown = try coffer("speed", "rot13")
+        let unknown = try await coffer("speed", "rot13")
         #expect(unknown.status == 2)
     }
 
-    @Test func versionAndHelpGoToStandardOutput() throws {
-        let version = try coffer("--version")
+    @Test func versionAndHelpGoToStandardOutput() async throws {
+        let version = try await coffer("--version")
         // The release and the commit it was built from (12 hex digits, "-modified" for a changed work
         // tree, or "unknown" outside git).
         #expect(version.status == 0)
         let pattern = #/^1\.0\.0 \(commit ([0-9a-f]{12}(-modified)?|unknown)\)\n$/#
         #expect(version.output.wholeMatch(of: pattern) != nil, "\(version.output)")
-        let help = try coffer("--help")
+        let help = try await coffer("--help")
         #expect(help.status == 0)
         #expect(help.standardError.isEmpty)
     }

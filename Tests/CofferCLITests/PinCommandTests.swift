@@ -97,73 +97,73 @@ struct PinCommandTests {
         init(_ description: String) { self.description = description }
     }
 
-    private func makeCertificate(in folder: TemporaryDirectory) throws -> String {
-        _ = try tool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", "key.pem",
+    private func makeCertificate(in folder: TemporaryDirectory) async throws -> String {
+        _ = try await tool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", "key.pem",
                                  "-out", "cert.pem", "-days", "2", "-nodes", "-subj", "/CN=localhost",
                                  "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], in: folder)
         // The pin as the issue (and TrustKit's documentation) computes it with openssl alone.
-        let publicKey = try tool("openssl", ["x509", "-in", "cert.pem", "-pubkey", "-noout"], in: folder)
-        let der = try tool("openssl", ["pkey", "-pubin", "-outform", "DER"], input: publicKey.standardOutput, in: folder)
-        let digest = try tool("openssl", ["dgst", "-sha256", "-binary"], input: der.standardOutput, in: folder)
+        let publicKey = try await tool("openssl", ["x509", "-in", "cert.pem", "-pubkey", "-noout"], in: folder)
+        let der = try await tool("openssl", ["pkey", "-pubin", "-outform", "DER"], input: publicKey.standardOutput, in: folder)
+        let digest = try await tool("openssl", ["dgst", "-sha256", "-binary"], input: der.standardOutput, in: folder)
         return Data(digest.standardOutput).base64EncodedString()
     }
 
-    @Test func ofReadsCertificatesAndBothHalvesOfTheKey() throws {
+    @Test func ofReadsCertificatesAndBothHalvesOfTheKey() async throws {
         let folder = try TemporaryDirectory()
-        let expected = try makeCertificate(in: folder)
-        _ = try tool("openssl", ["pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem"], in: folder)
-        _ = try tool("openssl", ["x509", "-in", "cert.pem", "-outform", "DER", "-out", "cert.der"], in: folder)
+        let expected = try await makeCertificate(in: folder)
+        _ = try await tool("openssl", ["pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem"], in: folder)
+        _ = try await tool("openssl", ["x509", "-in", "cert.pem", "-outform", "DER", "-out", "cert.der"], in: folder)
         for file in ["cert.pem", "cert.der", "key.pem", "pub.pem"] {
-            let result = try coffer("pin", "of", file, in: folder)
+            let result = try await coffer("pin", "of", file, in: folder)
             #expect(result.status == 0 && result.output == expected + "\n", "\(file): \(result.standardError)")
         }
-        let certificatePin = try coffer("pin", "of", "--cert", "cert.der", in: folder)
-        let der = try tool("openssl", ["dgst", "-sha256", "-binary", "cert.der"], in: folder)
+        let certificatePin = try await coffer("pin", "of", "--cert", "cert.der", in: folder)
+        let der = try await tool("openssl", ["dgst", "-sha256", "-binary", "cert.der"], in: folder)
         #expect(certificatePin.output == "cert-sha256/" + Data(der.standardOutput).base64EncodedString() + "\n")
         try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: folder.path + "/junk.pem"))
-        #expect(try coffer("pin", "of", "junk.pem", in: folder).status == 2)
+        #expect(try await coffer("pin", "of", "junk.pem", in: folder).status == 2)
     }
 
-    @Test func fetchAndCheckAgainstOpenSSLServer() throws {
+    @Test func fetchAndCheckAgainstOpenSSLServer() async throws {
         let folder = try TemporaryDirectory()
-        let pin = try makeCertificate(in: folder)
+        let pin = try await makeCertificate(in: folder)
         let server = try OpenSSLServer(certificate: "cert.pem", key: "key.pem", in: folder)
         let url = "https://localhost:\(server.port)/"
         // fetch prints the pin openssl computed, and judges trust without needing it.
-        let fetched = try coffer("pin", "fetch", "127.0.0.1:\(server.port)", "--servername", "localhost", "--ca", "cert.pem", in: folder)
+        let fetched = try await coffer("pin", "fetch", "127.0.0.1:\(server.port)", "--servername", "localhost", "--ca", "cert.pem", in: folder)
         #expect(fetched.status == 0, "\(fetched.standardError)")
         #expect(fetched.output.contains("pin:     \(pin)"))
         #expect(fetched.output.contains("subject: CN=localhost"))
         #expect(fetched.output.contains("trusted for localhost by cert.pem: yes"))
-        let good = try coffer("pin", "check", url, "--pin", pin, "--ca", "cert.pem", in: folder)
+        let good = try await coffer("pin", "check", url, "--pin", pin, "--ca", "cert.pem", in: folder)
         #expect(good.status == 0, "\(good.standardError)")
         #expect(good.output.contains("← matches") && good.output.contains("pins hold"))
-        let wrong = try coffer("pin", "check", url, "--pin", "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=", "--ca", "cert.pem", in: folder)
+        let wrong = try await coffer("pin", "check", url, "--pin", "r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=", "--ca", "cert.pem", in: folder)
         #expect(wrong.status == 1)
         // The right pin does not rescue a chain the client does not trust.
-        let untrusted = try coffer("pin", "check", url, "--pin", pin, in: folder)
+        let untrusted = try await coffer("pin", "check", url, "--pin", pin, in: folder)
         #expect(untrusted.status == 1 && untrusted.standardError.contains("not trusted"))
         // Nor a host name the certificate does not name.
-        let misnamed = try coffer("pin", "check", url, "--pin", pin, "--ca", "cert.pem", "--servername", "elsewhere.test", in: folder)
+        let misnamed = try await coffer("pin", "check", url, "--pin", pin, "--ca", "cert.pem", "--servername", "elsewhere.test", in: folder)
         #expect(misnamed.status == 1)
-        #expect(try coffer("pin", "check", url, "--pin", "nonsense", in: folder).status == 2)
-        #expect(try coffer("pin", "check", "http://localhost/", "--pin", pin, in: folder).status == 2)
+        #expect(try await coffer("pin", "check", url, "--pin", "nonsense", in: folder).status == 2)
+        #expect(try await coffer("pin", "check", "http://localhost/", "--pin", pin, in: folder).status == 2)
     }
 }
 
 @Suite("coffer protect")
 struct ProtectCommandTests {
-    @Test func protectsAndChecksAFolder() throws {
+    @Test func protectsAndChecksAFolder() async throws {
         let folder = try TemporaryDirectory()
         let target = folder.path + "/data"
         #expect(mkdir(target, 0o755) == 0)
         let file = target + "/notes.txt"
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8), attributes: [.posixPermissions: 0o644]))
-        let before = try coffer("protect", "--check", target)
+        let before = try await coffer("protect", "--check", target)
         #expect(before.status == 1)
         #expect(before.output.contains("mode:   755 (should be 700)"))
         #expect(before.output.contains("notes.txt"))
-        let protect = try coffer("protect", target)
+        let protect = try await coffer("protect", target)
         if protect.standardError.contains("extended attributes") {
             // The temporary folder's file system has no user attributes: the command must say so.
             #expect(protect.status == 1)
@@ -171,10 +171,10 @@ struct ProtectCommandTests {
         }
         #expect(protect.status == 0, "\(protect.standardError)")
         #expect(protect.output.contains("backup: excluded from backups"))
-        let after = try coffer("protect", "--check", target)
+        let after = try await coffer("protect", "--check", target)
         #expect(after.status == 0 && after.output.hasSuffix("protected\n"))
         var info = stat()
         #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
-        #expect(try coffer("protect", "--check", folder.path + "/missing").status == 1)
+        #expect(try await coffer("protect", "--check", folder.path + "/missing").status == 1)
     }
 }

@@ -57,7 +57,7 @@ struct ReadmeTourTests {
         return line
     }
 
-    @Test func theTourRunsAsWritten() throws {
+    @Test func theTourRunsAsWritten() async throws {
         let steps = try Self.steps()
         #expect(steps.count > 30, "the tour has its commands")
         let folder = try TemporaryDirectory()
@@ -66,7 +66,7 @@ struct ReadmeTourTests {
         for (index, step) in steps.enumerated() {
             script += "echo '@@@ \(index)'\n{ \(step.command)\n} 2>&1\n"
         }
-        let run = try CommandRunner.run("/bin/bash", ["-c", script])
+        let run = try await CommandRunner.run("/bin/bash", ["-c", script])
         let outputs = run.output.components(separatedBy: "@@@ ").dropFirst().map { piece -> [String] in
             var lines = piece.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropFirst()
             if lines.last == "" { lines = lines.dropLast() }

@@ -18,21 +18,21 @@ struct RequestCommandTests {
         let pin = TestPKI.spkiPin(leaf.certificate)
         let other = Data(repeating: 7, count: 32).base64EncodedString()
 
-        let trusted = try coffer("request", "--ca", "root.pem", url, in: folder)
+        let trusted = try await coffer("request", "--ca", "root.pem", url, in: folder)
         #expect(trusted.status == 0 && trusted.output == "ok", "\(trusted.standardError)")
-        let pinned = try coffer("request", "--ca", "root.pem", "--pin", pin, "--pin", other, url, in: folder)
+        let pinned = try await coffer("request", "--ca", "root.pem", "--pin", pin, "--pin", other, url, in: folder)
         #expect(pinned.status == 0 && pinned.output == "ok", "\(pinned.standardError)")
-        let mismatch = try coffer("request", "--ca", "root.pem", "--pin", other, url, in: folder)
+        let mismatch = try await coffer("request", "--ca", "root.pem", "--pin", other, url, in: folder)
         #expect(mismatch.status == 1, "\(mismatch.standardError)")
         #expect(mismatch.output.isEmpty, "no request was sent")
         #expect(mismatch.standardError.hasPrefix("coffer: error: no pin of the policy for localhost matched"), "\(mismatch.standardError)")
-        let untrusted = try coffer("request", "--pin", pin, url, in: folder)
+        let untrusted = try await coffer("request", "--pin", pin, url, in: folder)
         #expect(untrusted.status != 0, "a pin never rescues a chain the system roots do not trust: \(untrusted.standardError)")
         // Said as what happened, with the flag that helps (issue 23), not as NIOSSL's dump.
         #expect(untrusted.standardError.contains("is not trusted") && untrusted.standardError.contains("--ca ROOT.pem"), "\(untrusted.standardError)")
-        let refused = try coffer("request", "http://127.0.0.1:1/", in: folder)
+        let refused = try await coffer("request", "http://127.0.0.1:1/", in: folder)
         #expect(refused.status == 2 && refused.standardError.contains("refused the connection"), "\(refused.standardError)")
-        let plain = try coffer("request", "--pin", pin, "http://localhost:\(server.port)/", in: folder)
+        let plain = try await coffer("request", "--pin", pin, "http://localhost:\(server.port)/", in: folder)
         #expect(plain.status == 2 && plain.standardError.contains("--ca and --pin apply to https URLs"))
     }
 }

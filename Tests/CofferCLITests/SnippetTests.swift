@@ -46,11 +46,11 @@ struct SnippetTests {
     }
 
     @Test(arguments: names)
-    func snippetRunsToCompletion(name: String) throws {
+    func snippetRunsToCompletion(name: String) async throws {
         let executable = try Self.buildFolder() + "/" + name
         try #require(FileManager.default.isExecutableFile(atPath: executable), "\(executable): swift build makes it")
         let folder = try TemporaryDirectory(prefix: "coffer-snippet")
-        let result = try CommandRunner.run(executable, [], environment: ["TMPDIR": folder.path, "HOME": folder.path], currentDirectory: folder.path)
+        let result = try await CommandRunner.run(executable, [], environment: ["TMPDIR": folder.path, "HOME": folder.path], currentDirectory: folder.path)
         #expect(result.status == 0, "\(name) exited \(result.status): \(result.standardError)")
     }
 

@@ -9,9 +9,9 @@ import Testing
 @Suite("Standard streams keep their descriptor numbers")
 struct StandardStreamTests {
     /// `coffer` under `strace -f`, its system calls of `calls` written to `trace` in `folder`.
-    static func traced(_ calls: String, _ command: String, in folder: TemporaryDirectory) throws -> (CommandResult, [Substring]) {
+    static func traced(_ calls: String, _ command: String, in folder: TemporaryDirectory) async throws -> (CommandResult, [Substring]) {
         try #require(CommandRunner.isAvailable("strace"), "strace is needed (apt install strace; .ci/run installs it)")
-        let result = try CommandRunner.run(
+        let result = try await CommandRunner.run(
             "strace", ["-f", "-qq", "-e", "trace=\(calls)", "-o", folder.path("trace"), "sh", "-c", "exec \"$0\" \(command)", try CommandRunner.cofferExecutable()],
             currentDirectory: folder.path
         )
@@ -22,9 +22,9 @@ struct StandardStreamTests {
     /// Closing standard output at the end of a command freed its number while other threads ran; one
     /// of libdispatch's took it for its epoll instance, a second close of standard output closed that,
     /// and the process crashed (SIGILL) after doing its work (seen in CI, `coffer keychain create`).
-    @Test func standardOutputIsNeverClosedWhileCofferRuns() throws {
+    @Test func standardOutputIsNeverClosedWhileCofferRuns() async throws {
         let folder = try TemporaryDirectory()
-        let (result, trace) = try Self.traced("close,close_range,dup2,dup3", "random --bytes 16 --raw", in: folder)
+        let (result, trace) = try await Self.traced("close,close_range,dup2,dup3", "random --bytes 16 --raw", in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.count == 16)
         let closes = trace.filter { $0.contains("close(1)") || $0.contains("close_range(1,") || $0.contains("close_range(0,") }
@@ -34,12 +34,12 @@ struct StandardStreamTests {
     /// Started without standard output and error, coffer puts /dev/null on their numbers before it
     /// opens anything: its output file must not become descriptor 1 or 2, where a message meant for
     /// standard error would be written into the ciphertext.
-    @Test func filesNeverTakeTheNumbersOfClosedStandardStreams() throws {
+    @Test func filesNeverTakeTheNumbersOfClosedStandardStreams() async throws {
         let folder = try TemporaryDirectory()
         try folder.write(Fixtures.randomBytes(count: 32), to: "k.key")
         let data = Fixtures.randomBytes(count: 100_000)
         try folder.write(data, to: "data.bin")
-        let (result, trace) = try Self.traced("openat", "encrypt -k k.key -o out.coffer - <data.bin >&- 2>&-", in: folder)
+        let (result, trace) = try await Self.traced("openat", "encrypt -k k.key -o out.coffer - <data.bin >&- 2>&-", in: folder)
         #expect(result.status == 0)
         // Files coffer opens by relative path (its key, its output's folder for the unnamed file);
         // the loader's and /dev/null's paths are absolute.
@@ -49,15 +49,15 @@ struct StandardStreamTests {
             let number = Int(line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
             #expect(number > 2, "a file took a standard stream's number: \(line)")
         }
-        let back = try coffer("decrypt", "-k", "k.key", "-o", "-", "out.coffer", in: folder)
+        let back = try await coffer("decrypt", "-k", "k.key", "-o", "-", "out.coffer", in: folder)
         #expect(back.status == 0 && back.standardOutput == data, "the output is whole")
     }
 
     /// /dev/null stands in for a closed standard output read-only: a result written there is a write
     /// error (exit 2), not discarded as if it had been delivered.
-    @Test func aResultForAClosedStandardOutputIsAnError() throws {
+    @Test func aResultForAClosedStandardOutputIsAnError() async throws {
         let coffer = try CommandRunner.cofferExecutable()
-        let result = try CommandRunner.run("sh", ["-c", "exec \"$0\" random --bytes 16 --raw >&-", coffer])
+        let result = try await CommandRunner.run("sh", ["-c", "exec \"$0\" random --bytes 16 --raw >&-", coffer])
         #expect(result.status == 2)
         #expect(result.standardError.contains("standard output"), "\(result.standardError)")
     }

@@ -8,9 +8,9 @@ import Testing
 @Suite("Certificate identity (issuer and serial number)", .enabled(if: CommandRunner.isAvailable("openssl")))
 struct CertificateIdentityTests {
     @Test(arguments: [("0x8001", "008001"), ("42", "2a"), ("0x0102030405060708090a0b0c0d0e0f1011", "0102030405060708090a0b0c0d0e0f1011")])
-    func readsSerialAndIssuerFromPEMAndDER(serial: String, content: String) throws {
+    func readsSerialAndIssuerFromPEMAndDER(serial: String, content: String) async throws {
         let folder = try TemporaryDirectory()
-        let (pem, der) = try OpenSSLFixtures.selfSignedCertificate(serial: serial, in: folder)
+        let (pem, der) = try await OpenSSLFixtures.selfSignedCertificate(serial: serial, in: folder)
         let fromPEM = try CertificateIdentity(certificate: pem)
         let fromDER = try CertificateIdentity(certificate: der)
         #expect(fromPEM == fromDER && fromDER.der == der)
@@ -29,9 +29,9 @@ struct CertificateIdentityTests {
         #expect(Hex.encode(CertificateIdentity.serialNumber(unsignedBigEndian: try Hex.decode(hex))) == content)
     }
 
-    @Test func everyTruncationAndJunkIsRefused() throws {
+    @Test func everyTruncationAndJunkIsRefused() async throws {
         let folder = try TemporaryDirectory()
-        let (_, der) = try OpenSSLFixtures.selfSignedCertificate(serial: "7", in: folder)
+        let (_, der) = try await OpenSSLFixtures.selfSignedCertificate(serial: "7", in: folder)
         for length in stride(from: 0, to: der.count, by: 7) {
             #expect(throws: CofferFormatsError.self) { try CertificateIdentity(certificate: Array(der.prefix(length))) }
         }

@@ -102,19 +102,19 @@ struct OpenSSLEncTests {
     }
 
     @Test(.enabled(if: CommandRunner.isAvailable("openssl")))
-    func interoperatesWithOpenSSLBothWays() throws {
+    func interoperatesWithOpenSSLBothWays() async throws {
         let folder = try TemporaryDirectory()
         let plaintext = Fixtures.randomBytes(count: 300_001)
         try folder.write(plaintext, to: "plain")
         try folder.write("s3cret\n", to: "pass")
         try folder.write(try OpenSSLEnc.encrypt(plaintext, password: Array("s3cret".utf8)), to: "ours.enc")
-        let decrypted = try CommandRunner.run(
+        let decrypted = try await CommandRunner.run(
             "openssl", ["enc", "-d", "-aes-256-cbc", "-pbkdf2", "-iter", "10000", "-in", "ours.enc", "-pass", "file:pass"],
             currentDirectory: folder.path
         )
         #expect(decrypted.status == 0, "\(decrypted.standardError)")
         #expect(decrypted.standardOutput == plaintext)
-        let encrypted = try CommandRunner.run(
+        let encrypted = try await CommandRunner.run(
             "openssl", ["enc", "-aes-256-cbc", "-pbkdf2", "-iter", "10000", "-in", "plain", "-pass", "file:pass"],
             currentDirectory: folder.path
         )

@@ -19,45 +19,45 @@ struct OpenSSLKeyInteropTests {
         ("ed25519", ["-algorithm", "ED25519"]),
     ]
 
-    static func openssl(_ arguments: [String], in folder: TemporaryDirectory, input: [UInt8] = []) throws -> CommandResult {
-        let result = try CommandRunner.run("openssl", arguments, input: input, currentDirectory: folder.path)
+    static func openssl(_ arguments: [String], in folder: TemporaryDirectory, input: [UInt8] = []) async throws -> CommandResult {
+        let result = try await CommandRunner.run("openssl", arguments, input: input, currentDirectory: folder.path)
         try #require(result.status == 0, "openssl \(arguments.joined(separator: " ")): \(result.standardError)")
         return result
     }
 
     /// The fingerprint OpenSSL computes: SHA-256 of the DER SubjectPublicKeyInfo.
-    static func openSSLFingerprint(_ key: String, in folder: TemporaryDirectory, extra: [String] = []) throws -> String {
-        let spki = try openssl(["pkey", "-in", key, "-pubout", "-outform", "DER"] + extra, in: folder)
+    static func openSSLFingerprint(_ key: String, in folder: TemporaryDirectory, extra: [String] = []) async throws -> String {
+        let spki = try await openssl(["pkey", "-in", key, "-pubout", "-outform", "DER"] + extra, in: folder)
         return DigestAlgorithm.sha256.hash(spki.standardOutput).hex
     }
 
     @Test(arguments: algorithms.map(\.0))
-    func opensslKeysImportInEveryFormatWithTheSameFingerprint(name: String) throws {
+    func opensslKeysImportInEveryFormatWithTheSameFingerprint(name: String) async throws {
         let folder = try TemporaryDirectory()
         let options = try #require(Self.algorithms.first { $0.0 == name }?.1)
-        _ = try Self.openssl(["genpkey"] + options + ["-out", "key.pem"], in: folder)
-        let expected = try Self.openSSLFingerprint("key.pem", in: folder)
+        _ = try await Self.openssl(["genpkey"] + options + ["-out", "key.pem"], in: folder)
+        let expected = try await Self.openSSLFingerprint("key.pem", in: folder)
         try folder.write("pass phrase\n", to: "pass.txt")
 
         var files: [(String, KeyFormat, KeyEncoding)] = [("key.pem", .pkcs8, .pem)]
-        _ = try Self.openssl(["pkey", "-in", "key.pem", "-outform", "DER", "-out", "key.der"], in: folder)
+        _ = try await Self.openssl(["pkey", "-in", "key.pem", "-outform", "DER", "-out", "key.der"], in: folder)
         files.append(("key.der", name.hasPrefix("p") ? .sec1 : (name == "rsa2048" ? .pkcs1Private : .pkcs8), .der))
-        _ = try Self.openssl(["pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem"], in: folder)
+        _ = try await Self.openssl(["pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem"], in: folder)
         files.append(("pub.pem", .spki, .pem))
-        _ = try Self.openssl(["pkey", "-in", "key.pem", "-pubout", "-outform", "DER", "-out", "pub.der"], in: folder)
+        _ = try await Self.openssl(["pkey", "-in", "key.pem", "-pubout", "-outform", "DER", "-out", "pub.der"], in: folder)
         files.append(("pub.der", .spki, .der))
-        _ = try Self.openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", "key.pem", "-out", "enc.pem", "-passout", "file:pass.txt"], in: folder)
+        _ = try await Self.openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", "key.pem", "-out", "enc.pem", "-passout", "file:pass.txt"], in: folder)
         files.append(("enc.pem", .encryptedPKCS8, .pem))
-        _ = try Self.openssl(["pkcs8", "-topk8", "-scrypt", "-in", "key.pem", "-outform", "DER", "-out", "enc-scrypt.der", "-passout", "file:pass.txt"], in: folder)
+        _ = try await Self.openssl(["pkcs8", "-topk8", "-scrypt", "-in", "key.pem", "-outform", "DER", "-out", "enc-scrypt.der", "-passout", "file:pass.txt"], in: folder)
         files.append(("enc-scrypt.der", .encryptedPKCS8, .der))
         if name == "rsa2048" {
-            _ = try Self.openssl(["pkey", "-in", "key.pem", "-traditional", "-out", "pkcs1.pem"], in: folder)
+            _ = try await Self.openssl(["pkey", "-in", "key.pem", "-traditional", "-out", "pkcs1.pem"], in: folder)
             files.append(("pkcs1.pem", .pkcs1Private, .pem))
-            _ = try Self.openssl(["rsa", "-in", "key.pem", "-RSAPublicKey_out", "-out", "pkcs1-pub.pem"], in: folder)
+            _ = try await Self.openssl(["rsa", "-in", "key.pem", "-RSAPublicKey_out", "-out", "pkcs1-pub.pem"], in: folder)
             files.append(("pkcs1-pub.pem", .pkcs1Public, .pem))
         }
         if name.hasPrefix("p") {
-            _ = try Self.openssl(["ec", "-in", "key.pem", "-out", "sec1.pem"], in: folder)
+            _ = try await Self.openssl(["ec", "-in", "key.pem", "-out", "sec1.pem"], in: folder)
             files.append(("sec1.pem", .sec1, .pem))
         }
         for (file, format, encoding) in files {
@@ -70,7 +70,7 @@ struct OpenSSLKeyInteropTests {
     }
 
     @Test(arguments: ["rsa2048", "p256", "p384", "p521", "ed25519"])
-    func ourKeysLoadInOpenSSL(name: String) throws {
+    func ourKeysLoadInOpenSSL(name: String) async throws {
         let folder = try TemporaryDirectory()
         let type = try #require(KeyType(rawValue: name))
         let key = try SigningKey.generate(type)
@@ -93,15 +93,15 @@ struct OpenSSLKeyInteropTests {
             written.append(("sec1.pem", []))
         }
         for (file, extra) in written {
-            #expect(try Self.openSSLFingerprint(file, in: folder, extra: extra) == expected, "\(name) \(file)")
+            await #expect(try Self.openSSLFingerprint(file, in: folder, extra: extra) == expected, "\(name) \(file)")
         }
         try folder.write(key.verifyingKey.representation(), to: "pub.pem")
-        let publicDER = try Self.openssl(["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER"], in: folder)
+        let publicDER = try await Self.openssl(["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER"], in: folder)
         #expect(DigestAlgorithm.sha256.hash(publicDER.standardOutput).hex == expected)
     }
 
     @Test(arguments: ["rsa2048", "p256", "p384", "p521"])
-    func digestSignaturesCrossVerify(name: String) throws {
+    func digestSignaturesCrossVerify(name: String) async throws {
         let folder = try TemporaryDirectory()
         let type = try #require(KeyType(rawValue: name))
         let key = try SigningKey.generate(type)
@@ -111,19 +111,19 @@ struct OpenSSLKeyInteropTests {
 
         // Ours, verified by OpenSSL.
         try folder.write(key.signature(forDigestOfFileAtPath: path), to: "ours.sig")
-        _ = try Self.openssl(["dgst", "-sha512", "-verify", "pub.pem", "-signature", "ours.sig", "data.bin"], in: folder)
+        _ = try await Self.openssl(["dgst", "-sha512", "-verify", "pub.pem", "-signature", "ours.sig", "data.bin"], in: folder)
         // OpenSSL's, verified by us.
-        let theirs = try Self.openssl(["dgst", "-sha512", "-sign", "key.pem", "data.bin"], in: folder).standardOutput
+        let theirs = try await Self.openssl(["dgst", "-sha512", "-sign", "key.pem", "data.bin"], in: folder).standardOutput
         #expect(try key.verifyingKey.isValidSignature(theirs, forDigestOfFileAtPath: path))
         if type == .rsa2048 {
             #expect(try key.signature(forDigestOfFileAtPath: path) == theirs, "RSA PKCS#1 v1.5 is deterministic: identical bytes")
             // PSS both ways.
             try folder.write(key.signature(forDigestOfFileAtPath: path, options: SignatureOptions(hash: .sha512, rsaPadding: .pss)), to: "pss.sig")
-            _ = try Self.openssl(
+            _ = try await Self.openssl(
                 ["dgst", "-sha512", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest", "-verify", "pub.pem", "-signature", "pss.sig", "data.bin"],
                 in: folder
             )
-            let theirPSS = try Self.openssl(
+            let theirPSS = try await Self.openssl(
                 ["dgst", "-sha512", "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest", "-sign", "key.pem", "data.bin"],
                 in: folder
             ).standardOutput
@@ -131,17 +131,17 @@ struct OpenSSLKeyInteropTests {
         }
     }
 
-    @Test func ed25519SignaturesMatchPkeyutlRawin() throws {
+    @Test func ed25519SignaturesMatchPkeyutlRawin() async throws {
         let folder = try TemporaryDirectory()
-        _ = try Self.openssl(["genpkey", "-algorithm", "ED25519", "-out", "key.pem"], in: folder)
+        _ = try await Self.openssl(["genpkey", "-algorithm", "ED25519", "-out", "key.pem"], in: folder)
         let key = try SigningKey(importing: Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("key.pem")))))
         let message = Fixtures.randomBytes(count: 10_000)
         try folder.write(message, to: "data.bin")
-        let theirs = try Self.openssl(["pkeyutl", "-sign", "-rawin", "-inkey", "key.pem", "-in", "data.bin"], in: folder).standardOutput
+        let theirs = try await Self.openssl(["pkeyutl", "-sign", "-rawin", "-inkey", "key.pem", "-in", "data.bin"], in: folder).standardOutput
         #expect(try key.signature(for: message) == theirs)
         try folder.write(key.verifyingKey.representation(), to: "pub.pem")
         try folder.write(try key.signature(for: message), to: "ours.sig")
-        _ = try Self.openssl(["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", "pub.pem", "-in", "data.bin", "-sigfile", "ours.sig"], in: folder)
+        _ = try await Self.openssl(["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", "pub.pem", "-in", "data.bin", "-sigfile", "ours.sig"], in: folder)
     }
 
     @Test func ecdsaDERAndRawConvert() throws {
@@ -159,17 +159,17 @@ struct OpenSSLKeyInteropTests {
 
 @Suite("Legacy RSA", .enabled(if: CommandRunner.isAvailable("openssl")))
 struct LegacyRSATests {
-    @Test func rsa1024VerifiesOnlyBehindTheUnsafeOptionAndNeverSigns() throws {
+    @Test func rsa1024VerifiesOnlyBehindTheUnsafeOptionAndNeverSigns() async throws {
         let folder = try TemporaryDirectory()
-        let run = { (arguments: [String]) throws -> CommandResult in
-            let result = try CommandRunner.run("openssl", arguments, currentDirectory: folder.path)
+        let run = { (arguments: [String]) async throws -> CommandResult in
+            let result = try await CommandRunner.run("openssl", arguments, currentDirectory: folder.path)
             try #require(result.status == 0, "\(result.standardError)")
             return result
         }
-        _ = try run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "old.pem"])
-        _ = try run(["pkey", "-in", "old.pem", "-pubout", "-out", "old.pub"])
+        _ = try await run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "old.pem"])
+        _ = try await run(["pkey", "-in", "old.pem", "-pubout", "-out", "old.pub"])
         try folder.write("old message", to: "message")
-        _ = try run(["dgst", "-sha256", "-sign", "old.pem", "-out", "message.sig", "message"])
+        _ = try await run(["dgst", "-sha256", "-sign", "old.pem", "-out", "message.sig", "message"])
         let publicPEM = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("old.pub"))))
         let privatePEM = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("old.pem"))))
         let signature = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path("message.sig"))))

@@ -65,7 +65,7 @@ struct SigningClientTests {
             // Signed for /orders, sent to /orders?all: the target URI no longer matches.
             try HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: "k").sign(&request, body: nil)
             request.path = "/orders?all"
-            let moved = try await HTTPClient.shared.execute(HTTPClient.clientRequest(request, body: nil), timeout: .seconds(30))
+            let moved = try await HTTPClient.shared.execute(HTTPClient.clientRequest(request, body: nil), timeout: .seconds(120))
             #expect(moved.status == .unauthorized)
         }
     }

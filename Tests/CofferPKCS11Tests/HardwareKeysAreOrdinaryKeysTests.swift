@@ -39,7 +39,7 @@ extension SoftHSMTests {
         /// What `coffer sign --raw` writes (the SHA-512 digest signed as OpenSSL signs it) verifies with
         /// `openssl dgst -sha512 -verify`.
         @Test(.enabled(if: haveOpenSSL), arguments: [PKCS11KeyType.p256, .rsa(bits: 2048)])
-        func rawSignaturesVerifyWithOpenSSL(type: PKCS11KeyType) throws {
+        func rawSignaturesVerifyWithOpenSSL(type: PKCS11KeyType) async throws {
             let key = try SoftHSM.session().generateKeyPair(type, label: SoftHSM.uniqueLabel("raw"))
             let message = Array("release 1.2\n".utf8)
             let signature = try key.signature(for: message, options: SignatureOptions(hash: .sha512))
@@ -47,7 +47,7 @@ extension SoftHSMTests {
             try folder.write(key.verifyingKey.pemRepresentation + "\n", to: "key.pub")
             try folder.write(message, to: "message")
             try folder.write(signature, to: "signature")
-            let result = try CommandRunner.run("openssl", ["dgst", "-sha512", "-verify", folder.path("key.pub"), "-signature", folder.path("signature"), folder.path("message")])
+            let result = try await CommandRunner.run("openssl", ["dgst", "-sha512", "-verify", folder.path("key.pub"), "-signature", folder.path("signature"), folder.path("message")])
             #expect(result.status == 0 && result.output.contains("Verified OK"), "\(result.output)\(result.standardError)")
         }
 

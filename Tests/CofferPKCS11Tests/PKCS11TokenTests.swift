@@ -17,31 +17,31 @@ extension SoftHSMTests {
     @Suite("PKCS #11 tokens (SoftHSM2)")
     struct PKCS11TokenTests {
         /// OpenSSL checks a signature the token made, with the public key Coffer read from the token.
-        static func opensslVerifies(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey, options: [String]) throws -> Bool {
+        static func opensslVerifies(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey, options: [String]) async throws -> Bool {
             let folder = try TemporaryDirectory()
             try folder.write(key.publicKey.pemRepresentation + "\n", to: "key.pub")
             try folder.write(message, to: "message")
             try folder.write(signature, to: "signature")
-            let result = try CommandRunner.run(
+            let result = try await CommandRunner.run(
                 "openssl", ["dgst", "-sha256", "-verify", folder.path("key.pub"), "-signature", folder.path("signature")] + options + [folder.path("message")]
             )
             return result.status == 0 && result.output.contains("Verified OK")
         }
 
         /// OpenSSL checks an Ed25519 signature the token made over the message itself (`pkeyutl -rawin`).
-        static func opensslVerifiesEd25519(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey) throws -> Bool {
+        static func opensslVerifiesEd25519(_ signature: [UInt8], of message: [UInt8], by key: PKCS11PrivateKey) async throws -> Bool {
             let folder = try TemporaryDirectory()
             try folder.write(key.publicKey.pemRepresentation + "\n", to: "key.pub")
             try folder.write(message, to: "message")
             try folder.write(signature, to: "signature")
-            let result = try CommandRunner.run(
+            let result = try await CommandRunner.run(
                 "openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", folder.path("key.pub"), "-rawin", "-in", folder.path("message"), "-sigfile", folder.path("signature")]
             )
             return result.status == 0 && result.output.contains("Signature Verified Successfully")
         }
 
         @Test(arguments: [PKCS11KeyType.p256, .p384, .rsa(bits: 2048), .ed25519])
-        func keysMadeOnTheTokenSignAndEveryoneVerifies(type: PKCS11KeyType) throws {
+        func keysMadeOnTheTokenSignAndEveryoneVerifies(type: PKCS11KeyType) async throws {
             let session = try SoftHSM.session()
             let key = try session.generateKeyPair(type, label: SoftHSM.uniqueLabel("sign"))
             #expect(key.type == type)
@@ -51,17 +51,17 @@ extension SoftHSMTests {
             #expect(!key.publicKey.isValidSignature(signature, for: Array("release 1.3\n".utf8)))
             if haveOpenSSL, type == .ed25519 {
                 #expect(signature.count == 64)
-                #expect(try Self.opensslVerifiesEd25519(signature, of: message, by: key), "openssl pkeyutl -verify -rawin")
+                await #expect(try Self.opensslVerifiesEd25519(signature, of: message, by: key), "openssl pkeyutl -verify -rawin")
             } else if haveOpenSSL {
                 // OpenSSL digests with SHA-256 here; Coffer's defaults are SHA-384 for P-384 and SHA-512 for RSA.
                 let forOpenSSL = type == .p256 ? signature : try key.sign(message, hash: .sha256)
-                #expect(try Self.opensslVerifies(forOpenSSL, of: message, by: key, options: []), "openssl dgst -verify")
+                await #expect(try Self.opensslVerifies(forOpenSSL, of: message, by: key, options: []), "openssl dgst -verify")
             }
             if case .rsa = type {
                 let pss = try key.sign(message, hash: .sha256, padding: .pss)
                 #expect(key.publicKey.isValidSignature(pss, for: message, options: SignatureOptions(hash: .sha256, rsaPadding: .pss)))
                 if haveOpenSSL {
-                    #expect(try Self.opensslVerifies(pss, of: message, by: key, options: ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]))
+                    await #expect(try Self.opensslVerifies(pss, of: message, by: key, options: ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]))
                 }
             }
         }
@@ -116,16 +116,16 @@ extension SoftHSMTests {
         /// pkcs11-tool (OpenSC) lists what Coffer made, Coffer signs with what pkcs11-tool made, and a key
         /// removed behind Coffer's back, or one that may not sign, is a clear error.
         @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
-        func anIndependentClientSeesTheSameKeys() throws {
+        func anIndependentClientSeesTheSameKeys() async throws {
             let modulePath = try #require(SoftHSM.modulePath)
             let session = try SoftHSM.session()
             let ours = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("ours"))
             let tool = ["--module", modulePath, "--token-label", SoftHSM.tokenLabel, "--login", "--pin", String(decoding: SoftHSM.pin, as: UTF8.self)]
-            let listed = try CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "privkey"], environment: SoftHSM.environment)
+            let listed = try await CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "privkey"], environment: SoftHSM.environment)
             #expect(listed.output.contains(ours.label) && listed.output.contains("Private Key Object; EC"), "\(listed.output)\(listed.standardError)")
 
             let theirs = SoftHSM.uniqueLabel("theirs")
-            let made = try CommandRunner.run(
+            let made = try await CommandRunner.run(
                 "pkcs11-tool", tool + ["--keypairgen", "--key-type", "EC:prime256v1", "--label", theirs, "--id", "c0ffee01", "--usage-sign"], environment: SoftHSM.environment
             )
             #expect(made.status == 0, "\(made.standardError)")
@@ -141,7 +141,7 @@ extension SoftHSMTests {
             #expect(refused.code == .notPermitted && refused.function == "C_SignInit", "\(refused.reason)")
 
             // Removed behind Coffer's back.
-            let removed = try CommandRunner.run("pkcs11-tool", tool + ["--delete-object", "--type", "privkey", "--label", theirs], environment: SoftHSM.environment)
+            let removed = try await CommandRunner.run("pkcs11-tool", tool + ["--delete-object", "--type", "privkey", "--label", theirs], environment: SoftHSM.environment)
             #expect(removed.status == 0, "\(removed.standardError)")
             let gone = try #require(throws: PKCS11Error.self) { try key.sign(message) }
             #expect(gone.code == .keyNotFound || gone.code == .moduleFailure, "\(gone.reason)")
@@ -152,16 +152,16 @@ extension SoftHSMTests {
         /// An Ed25519 key each side made is used by the other: pkcs11-tool names the curve as the
         /// PrintableString "edwards25519", Coffer as the OID id-Ed25519; both are Ed25519.
         @Test(.enabled(if: havePKCS11Tool, "needs OpenSC's pkcs11-tool"))
-        func ed25519KeysCrossBetweenCofferAndAnIndependentClient() throws {
+        func ed25519KeysCrossBetweenCofferAndAnIndependentClient() async throws {
             let modulePath = try #require(SoftHSM.modulePath)
             let session = try SoftHSM.session()
             let tool = ["--module", modulePath, "--token-label", SoftHSM.tokenLabel, "--login", "--pin", String(decoding: SoftHSM.pin, as: UTF8.self)]
             let ours = try session.generateKeyPair(.ed25519, label: SoftHSM.uniqueLabel("ed-ours"))
-            let listed = try CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "pubkey", "--label", ours.label], environment: SoftHSM.environment)
+            let listed = try await CommandRunner.run("pkcs11-tool", tool + ["--list-objects", "--type", "pubkey", "--label", ours.label], environment: SoftHSM.environment)
             #expect(listed.output.contains("EC_EDWARDS"), "\(listed.output)\(listed.standardError)")
 
             let theirs = SoftHSM.uniqueLabel("ed-theirs")
-            let made = try CommandRunner.run(
+            let made = try await CommandRunner.run(
                 "pkcs11-tool", tool + ["--keypairgen", "--key-type", "EC:edwards25519", "--label", theirs, "--id", "c0ffee02"], environment: SoftHSM.environment
             )
             #expect(made.status == 0, "\(made.standardError)")

@@ -30,11 +30,11 @@ struct AllowListTests {
         switch backend {
         case .sqlite:
             let location = DatabaseLocation.sqlite(path: folder.path("server.sqlite"))
-            return (try await location.open(logger: Logger(label: "a")), try await location.open(logger: Logger(label: "b")))
+            return (try await location.openForTest("a"), try await location.openForTest("b"))
         case .postgres:
             guard let url = ProcessInfo.processInfo.environment["COFFER_TEST_POSTGRES_URL"] else { return nil }
             let location = try DatabaseLocation(url)
-            return (try await location.open(logger: Logger(label: "a")), try await location.open(logger: Logger(label: "b")))
+            return (try await location.openForTest("a"), try await location.openForTest("b"))
         }
     }
 
@@ -235,22 +235,22 @@ struct AllowListTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("old.sqlite")
         // The schema Coffer created before migrations were numbered, with a key in it.
-        let sqlite = try CommandRunner.run("sqlite3", [path, """
+        let sqlite = try await CommandRunner.run("sqlite3", [path, """
             CREATE TABLE coffer_keys (key_id TEXT PRIMARY KEY, algorithm TEXT NOT NULL, public_key TEXT, secret TEXT, created_at INTEGER NOT NULL);
             CREATE TABLE coffer_users (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, key_id TEXT NOT NULL REFERENCES coffer_keys(key_id), created_at INTEGER NOT NULL);
             CREATE TABLE coffer_replay (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
             INSERT INTO coffer_keys VALUES ('h_old', 'hmac-sha256', NULL, 'AAAA', 7);
             """])
         guard sqlite.status == 0 else { return }  // no sqlite3 CLI here: covered by the stores' own runs
-        let store = try await DatabaseLocation.sqlite(path: path).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation.sqlite(path: path).openForTest("test")
         try await store.migrate()
         let key = try #require(try await store.key(id: "h_old"))
         #expect(key.state == .active && key.createdAt == 7)
-        let versions = try CommandRunner.run("sqlite3", [path, "SELECT group_concat(version) FROM coffer_schema"])
+        let versions = try await CommandRunner.run("sqlite3", [path, "SELECT group_concat(version) FROM coffer_schema"])
         let recorded = versions.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
         #expect(recorded.count >= 2 && recorded == Array(1...recorded.count), "each migration recorded once, in order: \(recorded)")
         try await store.migrate()
-        let again = try CommandRunner.run("sqlite3", [path, "SELECT count(*) FROM coffer_schema"])
+        let again = try await CommandRunner.run("sqlite3", [path, "SELECT count(*) FROM coffer_schema"])
         #expect(Int(again.output.trimmingCharacters(in: .whitespacesAndNewlines)) == recorded.count, "migrating again changes nothing")
         try await store.close()
     }
@@ -271,7 +271,7 @@ extension AllowListTests {
         let versions = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<4 {
                 group.addTask {
-                    let store = try await location.open(logger: Logger(label: "start"))
+                    let store = try await location.openForTest("start")
                     let version = try await store.schemaVersion()
                     try await store.close()
                     return version
@@ -281,7 +281,7 @@ extension AllowListTests {
         }
         #expect(Set(versions).count == 1 && versions[0] >= 3, "\(versions)")
         if backend == .sqlite {
-            let counted = try CommandRunner.run("sqlite3", [folder.path("fresh.sqlite"), "SELECT count(*) = count(DISTINCT version) FROM coffer_schema"])
+            let counted = try await CommandRunner.run("sqlite3", [folder.path("fresh.sqlite"), "SELECT count(*) = count(DISTINCT version) FROM coffer_schema"])
             #expect(counted.status != 0 || counted.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         }
     }

@@ -1,4 +1,5 @@
 import CofferServer
+import Logging
 import Testing
 
 /// `coffer serve`'s default database follows the one data-location rule, and bad locations are refused.
@@ -17,5 +18,15 @@ struct DatabaseLocationTests {
         #expect(try DatabaseLocation("sqlite:/var/lib/coffer.sqlite") == .sqlite(path: "/var/lib/coffer.sqlite"))
         #expect(throws: ServerConfigurationError.self) { try DatabaseLocation("sqlite:") }
         #expect(throws: ServerConfigurationError.self) { try DatabaseLocation("mysql://db/x") }
+    }
+}
+
+extension DatabaseLocation {
+    /// Opens the store for a test, under `label`. The guard against a database that never answers is
+    /// longer than a server's 30 s: a test process shares two cores with hundreds of tests, and a
+    /// PostgreSQL test's migration waited 30 s in CI for a thread of the concurrency pool (issue 22's
+    /// CI failure, df2e7a1), not for the database.
+    func openForTest(_ label: String = "test") async throws -> any RegistrationStore {
+        try await open(logger: Logger(label: label), timeout: .seconds(300))
     }
 }

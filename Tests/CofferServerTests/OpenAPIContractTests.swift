@@ -44,7 +44,7 @@ struct OpenAPIContractTests {
             var head = HTTPRequest(method: method, scheme: "http", authority: "\(url.host ?? ""):\(url.port ?? 80)", path: path ?? template)
             if !body.isEmpty, let contentType { head.headerFields[.contentType] = contentType }
             if let signer { try signer.sign(&head, body: body) }
-            let response = try await HTTPClient.shared.execute(try HTTPClient.clientRequest(head, body: body), timeout: .seconds(30))
+            let response = try await HTTPClient.shared.execute(try HTTPClient.clientRequest(head, body: body), timeout: .seconds(120))
             let bytes = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
             let status = Int(response.status.code)
             var headers: [String: String] = [:]

@@ -28,7 +28,7 @@ struct RegistrationServerTests {
 
     /// Sends a request and reads the JSON reply.
     static func send(_ request: HTTPClientRequest) async throws -> Reply {
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 1 << 20)
         let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
         return Reply(status: Int(response.status.code), json: json, text: String(decoding: body.readableBytesView, as: UTF8.self))
@@ -71,7 +71,7 @@ struct RegistrationServerTests {
     }
 
     static func sqliteStore(_ directory: TemporaryDirectory) async throws -> any RegistrationStore {
-        try await DatabaseLocation.sqlite(path: directory.path("server.sqlite")).open(logger: Logger(label: "test"))
+        try await DatabaseLocation.sqlite(path: directory.path("server.sqlite")).openForTest("test")
     }
 
     @Test func publicKeyRegistrationAndSignedRequests() async throws {
@@ -215,7 +215,7 @@ struct RegistrationServerTests {
             ] {
                 var request = HTTPClientRequest(url: base + path)
                 request.method = .init(rawValue: method)
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
                 let body = try await response.body.collect(upTo: 1 << 16)
                 let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
                 #expect(response.status.code == 405, "\(method) \(path)")
@@ -257,7 +257,7 @@ struct RegistrationServerTests {
     @Test(.enabled(if: CommandRunner.isAvailable("openssl"), "needs the openssl command to make a certificate"))
     func servesHTTPSWithTheGivenCertificateAndSignsForHTTPS() async throws {
         let directory = try TemporaryDirectory()
-        let made = try CommandRunner.run("openssl", [
+        let made = try await CommandRunner.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "tls.key", "-out", "tls.pem",
             "-subj", "/CN=localhost", "-days", "1", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
         ], currentDirectory: directory.path)
@@ -274,7 +274,7 @@ struct RegistrationServerTests {
             try await app.test(.live) { testClient in
                 let port = try #require(testClient.port)
                 let base = "https://localhost:\(port)"
-                let health = try await client.execute(HTTPClientRequest(url: base + "/health"), timeout: .seconds(30))
+                let health = try await client.execute(HTTPClientRequest(url: base + "/health"), timeout: .seconds(120))
                 #expect(health.status == .ok)
 
                 let key = try SigningKey.generate(.ed25519)
@@ -283,7 +283,7 @@ struct RegistrationServerTests {
                 register.headers.add(name: "Content-Type", value: "application/json")
                 let pem = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
                 register.body = .bytes(ByteBuffer(string: #"{"publicKey": "\#(pem)"}"#))
-                let registered = try await client.execute(register, timeout: .seconds(30))
+                let registered = try await client.execute(register, timeout: .seconds(120))
                 let reply = try await registered.body.collect(upTo: 1 << 16)
                 let keyID = try #require((try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any])?["keyId"] as? String)
 
@@ -360,8 +360,8 @@ struct RegistrationServerTests {
     @Test(.enabled(if: postgresURL != nil, "set COFFER_TEST_POSTGRES_URL=postgres://… to run against a real PostgreSQL (.ci/run does)"))
     func copiesSentAtOnceToTwoInstancesStoreOneUser() async throws {
         let url = try #require(Self.postgresURL)
-        let first = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
-        let second = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+        let first = try await DatabaseLocation(url).openForTest("test")
+        let second = try await DatabaseLocation(url).openForTest("test")
         let key = try SigningKey.generate(.ed25519)
         let statuses: [Int] = try await Self.withServer(store: first) { firstBase in
             try await Self.withServer(store: second) { secondBase in
@@ -399,8 +399,8 @@ struct RegistrationServerTests {
     @Test(.enabled(if: postgresURL != nil, "set COFFER_TEST_POSTGRES_URL=postgres://… to run against a real PostgreSQL (.ci/run does)"))
     func twoInstancesShareKeysAndTheReplayCache() async throws {
         let url = try #require(Self.postgresURL)
-        let first = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
-        let second = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+        let first = try await DatabaseLocation(url).openForTest("test")
+        let second = try await DatabaseLocation(url).openForTest("test")
         let key = try SigningKey.generate(.p256)
         let email = "pg-\(UUID().uuidString)@example.com"
         let keyID: String = try await Self.withServer(store: first) { base in

@@ -18,14 +18,14 @@ struct ReplayUpgradeTests {
 
     @Test func sqliteFindsRecordsOfTheEarlierForm() async throws {
         let folder = try TemporaryDirectory()
-        let store = try await DatabaseLocation.sqlite(path: folder.path("store.sqlite")).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation.sqlite(path: folder.path("store.sqlite")).openForTest("test")
         try await Self.check(store)
         try await store.close()
     }
 
     @Test(.enabled(if: postgresURL != nil, "set COFFER_TEST_POSTGRES_URL=postgres://… to run against a real PostgreSQL (.ci/run does)"))
     func postgreSQLFindsRecordsOfTheEarlierForm() async throws {
-        let store = try await DatabaseLocation(Self.postgresURL).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation(Self.postgresURL).openForTest("test")
         try await Self.check(store)
         try await store.close()
     }

@@ -29,11 +29,11 @@ struct ReplayWindowTests {
         case .memory:
             return (InMemoryReplayCache(), {})
         case .sqlite:
-            let store = try await DatabaseLocation.sqlite(path: folder.path("store.sqlite")).open(logger: Logger(label: "test"))
+            let store = try await DatabaseLocation.sqlite(path: folder.path("store.sqlite")).openForTest("test")
             return (store, { try? await store.close() })
         case .postgres:
             guard let url = ProcessInfo.processInfo.environment["COFFER_TEST_POSTGRES_URL"] else { return nil }
-            let store = try await DatabaseLocation(url).open(logger: Logger(label: "test"))
+            let store = try await DatabaseLocation(url).openForTest("test")
             return (store, { try? await store.close() })
         }
     }

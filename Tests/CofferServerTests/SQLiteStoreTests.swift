@@ -10,7 +10,7 @@ import Testing
 struct SQLiteStoreTests {
     @Test func concurrentReplayRecordsAreEachAcceptedExactlyOnce() async throws {
         let directory = try TemporaryDirectory()
-        let store = try await DatabaseLocation.sqlite(path: directory.path("store.sqlite")).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation.sqlite(path: directory.path("store.sqlite")).openForTest("test")
         let identifiers = (0..<200).map { "id-\($0)" }
         let firstUses = try await withThrowingTaskGroup(of: Bool.self) { group in
             for identifier in identifiers + identifiers + identifiers {
@@ -27,7 +27,7 @@ struct SQLiteStoreTests {
 
     @Test func aFailingWriteFailsAloneInItsBatch() async throws {
         let directory = try TemporaryDirectory()
-        let store = try await DatabaseLocation.sqlite(path: directory.path("store.sqlite")).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation.sqlite(path: directory.path("store.sqlite")).openForTest("test")
         _ = try await store.insertKey(RegisteredKey(keyID: "k1", algorithm: .hmacSHA256, publicKey: nil, secret: "AAAA", createdAt: 1))
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<100 {

@@ -17,7 +17,7 @@ struct ServerFaultTests {
     @Test func aFullDiskIs503AndLosesNothing() async throws {
         let disk = try SmallDisk(size: "2m")
         let path = disk.path + "/server.sqlite"
-        let store = try await DatabaseLocation.sqlite(path: path).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation.sqlite(path: path).openForTest("test")
         let key = try SigningKey.generate(.ed25519)
         let (accepted, refused) = try await RegistrationServerTests.withServer(store: store) { base in
             let keyID = try #require(try await RegistrationServerTests.register(key, at: base).json["keyId"] as? String)

@@ -21,7 +21,7 @@ struct ServerHardeningTests {
         _ body: @escaping @Sendable (Int) async throws -> Value
     ) async throws -> Value {
         let directory = try TemporaryDirectory()
-        let store = try await DatabaseLocation.sqlite(path: directory.path("server.sqlite")).open(logger: Logger(label: "test"))
+        let store = try await DatabaseLocation.sqlite(path: directory.path("server.sqlite")).openForTest("test")
         var certificate: String?
         var key: String?
         if tls {
@@ -45,8 +45,8 @@ struct ServerHardeningTests {
     // MARK: TLS
 
     /// `openssl s_client` with one protocol version and cipher list; true when the handshake completed.
-    static func handshakes(port: Int, _ arguments: [String]) throws -> Bool {
-        let result = try CommandRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost"] + arguments)
+    static func handshakes(port: Int, _ arguments: [String]) async throws -> Bool {
+        let result = try await CommandRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost"] + arguments)
         return result.status == 0 && result.output.contains("Cipher is") && !result.output.contains("Cipher is (NONE)")
     }
 
@@ -57,11 +57,11 @@ struct ServerHardeningTests {
         options.scheme = "https"
         try await Self.withApplication(options: options, tls: true) { (port: Int) async throws -> Void in
             // SECLEVEL=0 lets this client offer what old clients offer; the server must refuse it.
-            #expect(try !Self.handshakes(port: port, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"]), "TLS 1.0")
-            #expect(try !Self.handshakes(port: port, ["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"]), "TLS 1.1")
-            #expect(try !Self.handshakes(port: port, ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:AES128-SHA@SECLEVEL=0"]), "CBC-SHA suites")
-            #expect(try Self.handshakes(port: port, ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]), "TLS 1.2 with an AEAD suite")
-            #expect(try Self.handshakes(port: port, ["-tls1_3"]), "TLS 1.3")
+            await #expect(try !Self.handshakes(port: port, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"]), "TLS 1.0")
+            await #expect(try !Self.handshakes(port: port, ["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"]), "TLS 1.1")
+            await #expect(try !Self.handshakes(port: port, ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:AES128-SHA@SECLEVEL=0"]), "CBC-SHA suites")
+            await #expect(try Self.handshakes(port: port, ["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]), "TLS 1.2 with an AEAD suite")
+            await #expect(try Self.handshakes(port: port, ["-tls1_3"]), "TLS 1.3")
         }
     }
 
