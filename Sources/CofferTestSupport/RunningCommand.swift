@@ -29,6 +29,8 @@ public final class RunningCommand: @unchecked Sendable {
     private var outputBytes: [UInt8] = []
     private var errorBytes: [UInt8] = []
     private var status: Int32?
+    /// Whether ``wait()`` or ``stop(_:)`` has begun reading the pipes and reaping.
+    private var waitBegun = false
     private let statusLock = NSLock()
 
     init(processIdentifier: Int32, input: FileHandle?, output: FileHandle?, errors: FileHandle?, scratch: TemporaryDirectory, capturesOutput: Bool) {
@@ -62,10 +64,12 @@ public final class RunningCommand: @unchecked Sendable {
         }
     }
 
-    /// Sends `signal` and reaps the program on a thread of its own once it ends, without waiting: for
-    /// a test's `defer`, which cannot wait asynchronously.
+    /// Sends `signal` and, unless the test has already begun waiting, reaps the program on a thread of
+    /// its own once it ends, without waiting: for a test's `defer`, which cannot wait asynchronously.
     public func stop(_ number: Int32 = 15 /* SIGTERM */) {
         signal(number)
+        // A wait already begun reads the pipes and reaps; a second reader would race it for them.
+        guard statusLock.withLock({ !waitBegun }) else { return }
         Thread { [self] in _ = try? waitBlocking() }.start()
     }
 
@@ -103,6 +107,7 @@ public final class RunningCommand: @unchecked Sendable {
     }
 
     private func waitBlocking() throws -> CommandResult {
+        statusLock.withLock { waitBegun = true }
         try? input?.close()
         // Both pipes are drained at once: a program that fills one while the test reads the other to
         // its end would wait for ever.

@@ -72,8 +72,11 @@ struct CommandRunnerTests {
         }
         let ends = fifos
         let letThemEnd: @Sendable () -> Void = { for fifo in ends { _ = write(fifo, "go\n", 3) } }
-        // A guard against a hang, not a timing: with the pool held, this test never runs again.
+        // A guard against a hang, not a timing: with its one thread held, this test never runs again.
         let watchdog = Watchdog(seconds: 60, letThemEnd)
+        // Disarmed before the FIFOs close (defers run last first): a watchdog firing after an early
+        // exit would write to descriptor numbers another test may have opened since.
+        defer { _ = watchdog.disarm() }
         let (begun, begin) = AsyncStream.makeStream(of: Void.self)
         let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
             for index in 0..<count {

@@ -64,7 +64,7 @@ struct ServeFaultTests {
             try CommandRunner.cofferExecutable(), ["serve", "--port", "0", "--database", "sqlite:" + folder.path("server.sqlite")],
             pipeInput: false, standardOutput: .pipe, standardError: .closedPipe, currentDirectory: folder.path
         )
-        defer { server.signal(SIGKILL) }
+        defer { server.stop(SIGKILL) }
         guard let ready = try await server.waitForOutput(containing: "listening on") else {
             let ended = try await server.wait()
             Issue.record("the server ended (status \(ended.status)) before it listened")
