@@ -50,7 +50,10 @@ let package = Package(
         // cross-module optimization, to compare the two): `swift run -c release verify-cost`.
         .executableTarget(
             name: "verify-cost",
-            dependencies: [.product(name: "CofferHTTPSignatures", package: "coffer"), "SignedRequestFixture"],
+            dependencies: [
+                .product(name: "CofferCrypto", package: "coffer"), .product(name: "CofferHTTPSignatures", package: "coffer"),
+                "SignedRequestFixture",
+            ],
             path: "VerifyCost"
         ),
         // The signed request both of the above verify.

@@ -103,7 +103,7 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pace-ms", type=int, default=0)
-    parser.add_argument("--per-second", type=int, default=30000)
+    parser.add_argument("--per-second", type=int, default=40000)
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("perf's user probes need root")

@@ -119,7 +119,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads")
-    parser.add_argument("--per-second", type=int, default=15000,
+    parser.add_argument("--per-second", type=int, default=40000,
                         help="requests built per second of run (an upper bound of the server's rate)")
     parser.add_argument("--server", help="a serve-load-server binary to use instead of building one")
     parser.add_argument("--pace-ms", type=int, default=0,

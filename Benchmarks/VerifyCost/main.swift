@@ -9,6 +9,7 @@
 //
 // Each line is the median of 5 rounds of 20,000 calls, in CPU time of the process (this runs on one
 // thread), so other load on the host changes it less than it changes wall time.
+import CofferCrypto
 import CofferHTTPSignatures
 import Foundation
 import SignedRequestFixture
@@ -55,6 +56,12 @@ func run(only: String?) async throws {
         keep(try HTTPSignatureBase.make(for: signed, covering: signature.components, parameters: signature.parameters))
     }
     await measure("check the HMAC", only: only) { keep(key.isValidSignature(signature.signature, for: base)) }
+    // The primitive the Ed25519-signed route adds instead of the MAC, over the same base, so that the
+    // route's own cost can be told from it (docs/PERFORMANCE.md).
+    let ed25519 = try SigningKey.generate(.ed25519)
+    let ed25519Key = try HTTPVerificationKey(ed25519.verifyingKey)
+    let ed25519Signature = try ed25519.signature(for: Array(base.utf8), options: SignatureOptions())
+    await measure("check an Ed25519 signature", only: only) { keep(ed25519Key.isValidSignature(ed25519Signature, for: base)) }
 }
 
 try await run(only: CommandLine.arguments.dropFirst().first)
