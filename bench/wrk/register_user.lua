@@ -104,11 +104,12 @@ local last = nil     -- the last signed request sent, repeated past COUNT
 --
 -- Nothing is kept per signed request: an earlier version built each one's body, digest and nonce in
 -- init() (a Lua table of six strings per request, 320,000 of them at --per-second 40000) and made the
--- rest as it sent them; the garbage those strings became was collected by walking that whole heap, and
--- LuaJIT stopped wrk for about 260 ms a few times a run. wrk corrects its percentiles for such pauses
--- (coordinated omission), so a pause of the load generator read as a p99 of 130-170 ms for the HMAC
--- route on 2026-11-27, whose server never paused (requests signed ahead of time: p99 3.9 ms, max
--- 15-35 ms; the twin's requests are prebuilt strings that make no garbage, p99 3.1 ms).
+-- rest as it sent them, and wrk stopped for about 260 ms a few times a run (with the collector stopped
+-- too: likely LuaJIT rehashing its table of two million interned strings as it grew and shrank). wrk
+-- corrects its percentiles for such pauses (coordinated omission), so a pause of the load generator
+-- read as a p99 of 130-170 ms for the HMAC route on 2026-11-27, whose server never paused (requests
+-- signed ahead of time: p99 3.9 ms, max 15-35 ms; the twin's requests are prebuilt strings that make no
+-- garbage, p99 3.1 ms).
 function init(args)
   local mode, keyid, keyfile, count, run = args[1], args[2], args[3], tonumber(args[4]), args[5]
   local route = args[6] or "register_user"
