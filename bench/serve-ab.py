@@ -69,6 +69,7 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads")
     parser.add_argument("--pace-ms", type=int, default=0, help="each connection waits this long between requests")
+    parser.add_argument("--presign", action="store_true", help="sign every request before each run (see serve-load.py)")
     parser.add_argument("--per-second", type=int, default=40000, help="requests built per second of run")
     args = parser.parse_args()
     modes = args.modes.split(",")

@@ -99,7 +99,8 @@ def cpu_seconds(pid):
 
 def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid, route="register_user"):
     argv = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
-            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run, route, str(args.pace_ms)]
+            "-s", SCRIPT, url, "--", mode, keyid, keyfile, str(count), run, route, str(args.pace_ms),
+            "presign" if getattr(args, "presign", False) else "sign-as-sent"]
     before = cpu_seconds(server_pid)
     text = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     used = cpu_seconds(server_pid) - before
@@ -125,6 +126,9 @@ def main():
     parser.add_argument("--pace-ms", type=int, default=0,
                         help="each connection waits this long before its next request: a load below saturation "
                              "(C connections offer at most C*1000/PACE req/s); 0 sends as fast as answers come")
+    parser.add_argument("--presign", action="store_true",
+                        help="sign every request before the run (one `created` second for the run), so that wrk only "
+                             "sends while it is timed: the server's cost without the load generator's signing on the same cores")
     parser.add_argument("--data-keys", action="store_true", help="also measure a device fetching its data key (POST /data-keys)")
     args = parser.parse_args()
     if not shutil.which("wrk"):

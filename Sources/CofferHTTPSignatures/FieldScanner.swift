@@ -99,10 +99,16 @@ struct FieldScanner {
     /// swift-http-structured-headers look each new key up among those before it, so a field of many
     /// members or parameters costs the square of their number (80 KiB of parameters, a second of CPU).
     static func extent(of text: String) -> (members: Int, parameters: Int) {
+        // Over the string's own UTF-8 buffer: iterating `text.utf8` costs an index step per byte.
+        var text = text
+        return text.withUTF8 { extent(ofBytes: $0) }
+    }
+
+    private static func extent(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> (members: Int, parameters: Int) {
         var members = 1, parameters = 0, run = 0
         var inString = false, escaped = false
         var previous: UInt8 = 0   // the last byte outside strings other than whitespace
-        for byte in text.utf8 {
+        for byte in bytes {
             if inString {
                 if escaped {
                     escaped = false

@@ -191,36 +191,32 @@ enum ReplayIdentity: Hashable {
     case text(String)
 
     init(_ identifier: String) {
-        var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        var digits = 0
-        for byte in identifier.utf8 {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            default:
-                self = .text(identifier)
-                return
+        // Over the string's own UTF-8 buffer: iterating `identifier.utf8` costs an index step per byte.
+        var text = identifier
+        self = text.withUTF8 { Self.packed($0) } ?? .text(identifier)
+    }
+
+    /// 80 or 64 lowercase hex digits packed 16 to a word, the first digit in a word's top four bits;
+    /// nil for any other text.
+    private static func packed(_ digits: UnsafeBufferPointer<UInt8>) -> ReplayIdentity? {
+        guard digits.count == 80 || digits.count == 64 else { return nil }
+        func word(_ index: Int) -> UInt64? {
+            let start = index * 16
+            guard start < digits.count else { return 0 }
+            var word: UInt64 = 0
+            for byte in digits[start..<(start + 16)] {
+                let value: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10
+                default: return nil
+                }
+                word = word << 4 | UInt64(value)
             }
-            guard digits < 80 else {
-                self = .text(identifier)
-                return
-            }
-            let nibble = UInt64(value) << UInt64(60 - (digits % 16) * 4)
-            switch digits / 16 {
-            case 0: words.0 |= nibble
-            case 1: words.1 |= nibble
-            case 2: words.2 |= nibble
-            case 3: words.3 |= nibble
-            default: words.4 |= nibble
-            }
-            digits += 1
+            return word
         }
-        guard digits == 80 || digits == 64 else {
-            self = .text(identifier)
-            return
-        }
-        self = .bytes(words.0, words.1, words.2, words.3, words.4, digits: UInt8(digits))
+        guard let a = word(0), let b = word(1), let c = word(2), let d = word(3), let e = word(4) else { return nil }
+        return .bytes(a, b, c, d, e, digits: UInt8(digits.count))
     }
 
     /// The identity Coffer 1.0.0 gave the same signature (`HTTPReplayRecord.earlierIdentifier(of:)`:

@@ -1,4 +1,4 @@
-import CofferCore
+@testable import CofferCore
 import CofferTestSupport
 import CofferTesting
 import Foundation
@@ -106,6 +106,37 @@ struct Base64Tests {
     ])
     func urlDecoderIsStrict(_ text: String, _ code: CofferCoreError.Code) {
         #expect { try Base64.decodeURLSafe(text) } throws: { ($0 as? CofferCoreError)?.code == code }
+    }
+
+    /// The table decoder answers for exactly the texts the per-character one accepts, with the same
+    /// bytes, and nil (leaving the refusal and its reason to that one) for everything it refuses: valid
+    /// texts of every length, and each with one to three edits from an alphabet of both alphabets'
+    /// characters, padding, whitespace and a byte outside ASCII.
+    @Test(arguments: [Base64.Alphabet.standard, .urlSafeUnpadded])
+    func tableDecoderAgreesWithThePerCharacterOne(_ alphabet: Base64.Alphabet) throws {
+        let edits = Array("AZaz09+/-_= \n.".utf8) + [0xC3]
+        var generator = SystemRandomNumberGenerator()
+        var accepted = 0, refused = 0
+        for count in 0..<48 {
+            let valid = Array(Base64.encode(Fixtures.randomBytes(count: count), alphabet: alphabet).utf8)
+            for trial in 0..<60 {
+                var text = valid
+                for _ in 0..<(trial == 0 ? 0 : Int.random(in: 1...3, using: &generator)) {
+                    let position = Int.random(in: 0...text.count, using: &generator)
+                    let byte = edits.randomElement(using: &generator) ?? 0
+                    switch Int.random(in: 0..<3, using: &generator) {
+                    case 0 where position < text.count: text[position] = byte
+                    case 1 where position < text.count: text.remove(at: position)
+                    default: text.insert(byte, at: position)
+                    }
+                }
+                let quick = text.withUnsafeBufferPointer { Base64.decodeQuickly($0, alphabet: alphabet) }
+                let bySextets = text.withUnsafeBufferPointer { try? Base64.decodeBySextets($0, alphabet: alphabet) }
+                #expect(quick == bySextets, "\(String(decoding: text, as: UTF8.self).debugDescription)")
+                if bySextets == nil { refused += 1 } else { accepted += 1 }
+            }
+        }
+        #expect(accepted > 100 && refused > 100, "both kinds of text were tried: \(accepted) accepted, \(refused) refused")
     }
 }
 
