@@ -201,20 +201,43 @@ struct SQLiteReplayLedgerTests {
         _ = folder
     }
 
-    /// Memory drops expired records as it grows, and only those.
+    /// Memory drops expired records as it grows, and only those: 20,000 that expire, then 20,000 more
+    /// recorded after they have; each of memory's tables is pruned as it doubles, so nearly all of the
+    /// first go (a table that the second ones reach too seldom to double keeps its own until they do).
     @Test func pruningMemoryKeepsLiveRecords() async throws {
         let (folder, a, _) = try await Self.twoInstances()
         let live = try Self.identifier()
         #expect(try a.record(live, expiry: Self.now + 1_000))
         try a.write { db in
-            for _ in 0..<5_000 {
+            for _ in 0..<20_000 {
                 _ = try a.ledger.recordFirstUse(try Self.identifier(), expiringAt: Self.now + 10, now: Self.now, in: db)
             }
         }
-        #expect(a.ledger.count == 5_001)
-        #expect(try a.record(try Self.identifier(), expiry: Self.now + 1_000, now: Self.now + 20))
-        #expect(a.ledger.count == 2, "the expired ones are gone from memory")
+        #expect(a.ledger.count == 20_001)
+        try a.write { db in
+            for _ in 0..<20_000 {
+                _ = try a.ledger.recordFirstUse(try Self.identifier(), expiringAt: Self.now + 1_000, now: Self.now + 20, in: db)
+            }
+        }
+        #expect(a.ledger.count < 20_001 + 2_000, "the expired ones are gone from memory: \(a.ledger.count) held")
         #expect(try !a.record(live, expiry: Self.now + 1_000, now: Self.now + 20), "the live one is still a replay")
+        _ = folder
+    }
+
+    /// No table of memory's holds more than a small share of the records: a Swift dictionary grows by
+    /// rehashing all of its entries at once on the writer queue every commit waits for, so one table
+    /// of all the live records stalls every signed request as it grows (``ReplayRecordTable``).
+    @Test func noTableInMemoryHoldsMoreThanAShareOfTheRecords() async throws {
+        let (folder, a, _) = try await Self.twoInstances()
+        try a.write { db in
+            for _ in 0..<20_000 {
+                _ = try a.ledger.recordFirstUse(try Self.identifier(), expiringAt: Self.now + 1_000, now: Self.now, in: db)
+            }
+        }
+        #expect(a.ledger.count == 20_000)
+        // 256 tables: 78 records each on average; a table of more than four times that would mean the
+        // records are not spread.
+        #expect(a.ledger.largestTableCount <= 20_000 / 64, "the fullest table holds \(a.ledger.largestTableCount)")
         _ = folder
     }
 
