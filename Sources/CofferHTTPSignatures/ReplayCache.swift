@@ -20,8 +20,12 @@ public protocol HTTPSignatureReplayCache: Sendable {
 public actor InMemoryReplayCache: HTTPSignatureReplayCache {
     /// The most live records kept.
     public let capacity: Int
-    private var expiries: [String: Int64] = [:]
-    private var nextSweep = 1024
+    /// Expiries by identifier, in tables of their own (``ExpiringRecordTable``: one dictionary of
+    /// them all held up every verification while it grew).
+    private var expiries = ExpiringRecordTable<String, Int64>()
+    /// The `now` of the last sweep of every table at capacity: a full cache is swept once per
+    /// second, not on every request it refuses.
+    private var sweptFullAt: Int64?
 
     /// A cache holding at most `capacity` live records (a million by default, about 100 MB at most).
     public init(capacity: Int = 1_000_000) {
@@ -31,14 +35,18 @@ public actor InMemoryReplayCache: HTTPSignatureReplayCache {
     /// The number of records held, live or not yet swept.
     public var count: Int { expiries.count }
 
+    /// How many records the fullest of the cache's tables holds (for tests).
+    package var largestTableCount: Int { expiries.largestTableCount }
+
     public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) throws -> Bool {
         if let existing = expiries[identifier], existing > now { return false }
-        if expiries.count >= nextSweep || expiries.count >= capacity {
-            expiries = expiries.filter { $0.value > now }
-            nextSweep = max(1024, expiries.count * 2)
+        expiries.pruneIfDue(tableOf: identifier) { _, expiry in expiry > now }
+        if expiries.count >= capacity, sweptFullAt != now {
+            expiries.pruneAll { _, expiry in expiry > now }
+            sweptFullAt = now
         }
         guard expiries.count < capacity else { throw ReplayCacheFull(capacity: capacity) }
-        expiries[identifier] = expiry
+        expiries.updateValue(expiry, forKey: identifier)
         return true
     }
 

@@ -1,3 +1,4 @@
+import CofferHTTPSignatures
 import GRDB
 import GRDBSQLite
 
@@ -23,10 +24,17 @@ import GRDBSQLite
 /// Used only inside write jobs and the write batcher's end-of-transaction call, all on GRDB's writer
 /// queue, one at a time: it needs no lock of its own.
 final class SQLiteReplayLedger: @unchecked Sendable {
-    typealias Record = ReplayRecordTable.Record
+    /// A record: when it stops counting, and its row in `coffer_replay_log`.
+    struct Record {
+        let expiry: Int64
+        let seq: Int64
+    }
 
-    /// Live (or not yet pruned) committed records by identity.
-    private var records = ReplayRecordTable()
+    /// Live (or not yet pruned) committed records by identity, in tables of their own
+    /// (``ExpiringRecordTable``: one dictionary of them all stalled the writer as it grew).
+    private var records = ExpiringRecordTable<ReplayIdentity, Record>()
+    /// How many of them are in Coffer 1.0.0's form.
+    private var earlierForms = 0
     /// Appended by this transaction, not yet committed.
     private var pending: [ReplayIdentity: Record] = [:]
     /// The highest `seq` read or committed.
@@ -43,7 +51,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     private var pendingHoldsEarlierForms = false
     /// Whether memory may hold a record in Coffer 1.0.0's form: while not, a signature's earlier form
     /// is not looked up.
-    private var mayHoldEarlierForms: Bool { pendingHoldsEarlierForms || records.earlierForms > 0 }
+    private var mayHoldEarlierForms: Bool { pendingHoldsEarlierForms || earlierForms > 0 }
 
     /// How many records memory holds (live, or expired and not yet pruned).
     var count: Int { records.count }
@@ -56,7 +64,13 @@ final class SQLiteReplayLedger: @unchecked Sendable {
         try catchUp(db)
         let identity = ReplayIdentity(identifier)
         // Expired as the table's sweep counts expiry: by the clock of the request being checked.
-        records.pruneIfDue(tableOf: identity, now: now)
+        var earlierDropped = 0
+        records.pruneIfDue(tableOf: identity) { identity, record in
+            if record.expiry > now { return true }
+            if identity.isEarlierForm { earlierDropped += 1 }
+            return false
+        }
+        earlierForms -= earlierDropped
         if isLive(identity, now: now) { return false }
         if mayHoldEarlierForms, let earlier = identity.earlierForm, isLive(earlier, now: now) { return false }
         let seq = try Self.append(identifier, expiringAt: expiry, in: db)
@@ -129,9 +143,14 @@ final class SQLiteReplayLedger: @unchecked Sendable {
         }
         guard committed else { return }
         for (identity, record) in pending {
-            records[identity] = record
+            remember(record, as: identity)
             lastSeen = max(lastSeen, record.seq)
         }
+    }
+
+    /// Holds a committed record in memory, counting those of the 1.0.0 form.
+    private func remember(_ record: Record, as identity: ReplayIdentity) {
+        if records.updateValue(record, forKey: identity) == nil, identity.isEarlierForm { earlierForms += 1 }
     }
 
     private func isLive(_ identity: ReplayIdentity, now: Int64) -> Bool {
@@ -158,7 +177,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
             lastSeen = max(lastSeen, seq)
             // A later record of the same identity (a renewal after expiry) replaces an earlier one.
             if let known = records[identity], known.seq > seq { continue }
-            records[identity] = Record(expiry: expiry, seq: seq)
+            remember(Record(expiry: expiry, seq: seq), as: identity)
         }
         readAtVersion = version
         catchUpReads += 1
@@ -176,70 +195,6 @@ final class SQLiteReplayLedger: @unchecked Sendable {
     private static let since = "SELECT seq, id, expires_at FROM coffer_replay_log WHERE seq > ? ORDER BY seq"
     private static let appendStatement = "INSERT INTO coffer_replay_log (id, expires_at) VALUES (?, ?)"
     private static let remove = "DELETE FROM coffer_replay_log WHERE seq = ?"
-}
-
-/// The records of ``SQLiteReplayLedger``'s memory, by identity, in 256 hash tables chosen by the
-/// identity's hash, each pruned of expired records on its own as it grows.
-///
-/// Why not one dictionary: a Swift dictionary grows by rehashing every entry at once, and so does
-/// filtering one, on the writer queue that every signed request's commit waits for. With the records
-/// of a 300 s window at a few thousand signed requests a second that is hundreds of thousands of
-/// entries: a rehash of 200,000 took 34 ms on its own, and in `bench/serve-ab.py` runs whose servers
-/// held about 800,000 a run's p99 rose from 4 to 93 ms, once in each server. Split 256 ways, the
-/// largest single rehash is a 256th of that.
-struct ReplayRecordTable {
-    /// A record: when it stops counting, and its row in `coffer_replay_log`.
-    struct Record {
-        let expiry: Int64
-        let seq: Int64
-    }
-
-    /// The least count at which a table is next pruned.
-    private static let minimumPrune = 64
-    private var tables = [[ReplayIdentity: Record]](repeating: [:], count: 256)
-    private var nextPrune = [Int](repeating: minimumPrune, count: 256)
-    /// How many records all tables hold.
-    private(set) var count = 0
-    /// How many of them are in Coffer 1.0.0's form.
-    private(set) var earlierForms = 0
-
-    /// The table of an identity: the top eight bits of its hash. (Each table's dictionary places its
-    /// keys by the low bits of its own seeded hash, so the keys of one table do not crowd its buckets.)
-    private static func table(of identity: ReplayIdentity) -> Int {
-        Int(truncatingIfNeeded: UInt(bitPattern: identity.hashValue) >> (UInt.bitWidth - 8))
-    }
-
-    subscript(identity: ReplayIdentity) -> Record? {
-        get { tables[Self.table(of: identity)][identity] }
-        set {
-            let table = Self.table(of: identity)
-            let old: Record?
-            if let newValue { old = tables[table].updateValue(newValue, forKey: identity) } else { old = tables[table].removeValue(forKey: identity) }
-            let change = (newValue == nil ? 0 : 1) - (old == nil ? 0 : 1)
-            count += change
-            if identity.isEarlierForm { earlierForms += change }
-        }
-    }
-
-    /// Drops the expired records of `identity`'s table when it has grown to twice what it held after
-    /// its last pruning (and at least ``minimumPrune``).
-    mutating func pruneIfDue(tableOf identity: ReplayIdentity, now: Int64) {
-        let table = Self.table(of: identity)
-        guard tables[table].count >= nextPrune[table] else { return }
-        let before = tables[table].count
-        var earlierDropped = 0
-        tables[table] = tables[table].filter { identity, record in
-            if record.expiry > now { return true }
-            if identity.isEarlierForm { earlierDropped += 1 }
-            return false
-        }
-        count -= before - tables[table].count
-        earlierForms -= earlierDropped
-        nextPrune[table] = max(Self.minimumPrune, tables[table].count * 2)
-    }
-
-    /// How many records the fullest table holds.
-    var largestTableCount: Int { tables.map(\.count).max() ?? 0 }
 }
 
 /// A replay identity as memory keeps it: the 80 hex digits of this version's identities and the 64 of
