@@ -23,8 +23,8 @@ public actor InMemoryReplayCache: HTTPSignatureReplayCache {
     /// Expiries by identifier, in tables of their own (``ExpiringRecordTable``: one dictionary of
     /// them all held up every verification while it grew).
     private var expiries = ExpiringRecordTable<String, Int64>()
-    /// The `now` of the last sweep of every table at capacity: a full cache is swept once per
-    /// second, not on every request it refuses.
+    /// The `now` of the last sweep of every table at capacity: a full cache is swept once per second
+    /// of its callers' clock, not on every request it refuses (within one second no record expires).
     private var sweptFullAt: Int64?
 
     /// A cache holding at most `capacity` live records (a million by default, about 100 MB at most).

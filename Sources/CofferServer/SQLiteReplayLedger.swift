@@ -55,7 +55,7 @@ final class SQLiteReplayLedger: @unchecked Sendable {
 
     /// How many records memory holds (live, or expired and not yet pruned).
     var count: Int { records.count }
-    /// How many records the fullest of memory's tables holds (for tests: see ``ReplayRecordTable``).
+    /// How many records the fullest of memory's tables holds (for tests: see ``ExpiringRecordTable``).
     var largestTableCount: Int { records.largestTableCount }
 
     /// Records `identifier` as used until `expiry` unless a live record has it or its Coffer 1.0.0
