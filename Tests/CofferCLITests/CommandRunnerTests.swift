@@ -54,7 +54,7 @@ struct CommandRunnerTests {
     /// to go on, has seen every one of them begin and lets them end. All of it runs on one thread of its
     /// own (a task executor), so the verdict does not depend on how busy the global pool is.
     @Test func waitingForProgramsLeavesTheThreadToOtherTasks() async throws {
-        try await onDedicatedThreads(concurrent: false) { try await programsWaitOnOneThread() }
+        try await onADedicatedThread { try await programsWaitOnOneThread() }
     }
 
     private func programsWaitOnOneThread() async throws {

@@ -2,6 +2,7 @@ import CofferCore
 import CofferCrypto
 @testable import CofferServer
 import CofferTesting
+import CofferTestSupport
 import Foundation
 import GRDB
 import Logging
@@ -60,6 +61,18 @@ struct SQLiteReplayLedgerTests {
         try await store.migrate()
         try await store.close()
         return (folder, try Instance(path), try Instance(path))
+    }
+
+    /// Records `count` new identities in one transaction of `instance`, on a thread of their own (a
+    /// transaction of thousands would otherwise hold one of the few threads every other test needs).
+    static func fill(_ instance: Instance, count: Int, expiringAt expiry: Int64, now: Int64 = now) async throws {
+        try await onADedicatedThread {
+            try instance.write { db in
+                for _ in 0..<count {
+                    _ = try instance.ledger.recordFirstUse(try Self.identifier(), expiringAt: expiry, now: now, in: db)
+                }
+            }
+        }
     }
 
     /// A replay identity as the verifier makes it (docs/HTTP-SIGNATURES.md): the anchor, then a digest.
@@ -208,17 +221,9 @@ struct SQLiteReplayLedgerTests {
         let (folder, a, _) = try await Self.twoInstances()
         let live = try Self.identifier()
         #expect(try a.record(live, expiry: Self.now + 1_000))
-        try a.write { db in
-            for _ in 0..<20_000 {
-                _ = try a.ledger.recordFirstUse(try Self.identifier(), expiringAt: Self.now + 10, now: Self.now, in: db)
-            }
-        }
+        try await Self.fill(a, count: 20_000, expiringAt: Self.now + 10)
         #expect(a.ledger.count == 20_001)
-        try a.write { db in
-            for _ in 0..<20_000 {
-                _ = try a.ledger.recordFirstUse(try Self.identifier(), expiringAt: Self.now + 1_000, now: Self.now + 20, in: db)
-            }
-        }
+        try await Self.fill(a, count: 20_000, expiringAt: Self.now + 1_000, now: Self.now + 20)
         #expect(a.ledger.count < 20_001 + 2_000, "the expired ones are gone from memory: \(a.ledger.count) held")
         #expect(try !a.record(live, expiry: Self.now + 1_000, now: Self.now + 20), "the live one is still a replay")
         _ = folder
@@ -229,11 +234,7 @@ struct SQLiteReplayLedgerTests {
     /// of all the live records stalls every signed request as it grows (``ReplayRecordTable``).
     @Test func noTableInMemoryHoldsMoreThanAShareOfTheRecords() async throws {
         let (folder, a, _) = try await Self.twoInstances()
-        try a.write { db in
-            for _ in 0..<20_000 {
-                _ = try a.ledger.recordFirstUse(try Self.identifier(), expiringAt: Self.now + 1_000, now: Self.now, in: db)
-            }
-        }
+        try await Self.fill(a, count: 20_000, expiringAt: Self.now + 1_000)
         #expect(a.ledger.count == 20_000)
         // 256 tables: 78 records each on average; a table of more than four times that would mean the
         // records are not spread.
