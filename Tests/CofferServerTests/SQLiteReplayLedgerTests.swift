@@ -231,7 +231,7 @@ struct SQLiteReplayLedgerTests {
 
     /// No table of memory's holds more than a small share of the records: a Swift dictionary grows by
     /// rehashing all of its entries at once on the writer queue every commit waits for, so one table
-    /// of all the live records stalls every signed request as it grows (``ReplayRecordTable``).
+    /// of all the live records stalls every signed request as it grows (``ExpiringRecordTable``).
     @Test func noTableInMemoryHoldsMoreThanAShareOfTheRecords() async throws {
         let (folder, a, _) = try await Self.twoInstances()
         try await Self.fill(a, count: 20_000, expiringAt: Self.now + 1_000)
