@@ -100,6 +100,8 @@ let package = Package(
         .target(
             name: "UnsignedTwin",
             dependencies: [
+                .product(name: "CofferCrypto", package: "coffer"),
+                .product(name: "CofferHTTPSignatures", package: "coffer"),
                 .product(name: "CofferServer", package: "coffer"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -17,6 +17,13 @@ the rounds).
     python3 bench/serve-load.py --seconds 10 --rounds 5 --connections 32
     python3 bench/serve-load.py --data-keys --connections 32
     python3 bench/serve-load.py --data-keys --connections 32 --pace-ms 16   # ~2,000 req/s offered
+    python3 bench/serve-load.py --primitive-twins   # also the twin with each primitive: Coffer's own cost
+
+With --primitive-twins two more routes run: the twin with one HMAC check, and the twin with one Ed25519
+check (a fixed signature over a base as long as the load generator's), their requests built and signed
+exactly as the signed routes' (so wrk spends the same CPU). A signed route's CPU per request beyond its
+primitive twin's is what Coffer's own signature handling costs, measured at the load the primitive
+itself brings; the script prints it, the median of each round's difference.
 
 With --data-keys the server has a master key, and a device (an Ed25519 signing key and an X25519
 encryption key) also fetches its data key: Ed25519-signed POST /data-keys answered with the key sealed
@@ -130,6 +137,11 @@ def main():
                         help="sign every request before the run (one `created` second for the run), so that wrk only "
                              "sends while it is timed: the server's cost without the load generator's signing on the same cores")
     parser.add_argument("--data-keys", action="store_true", help="also measure a device fetching its data key (POST /data-keys)")
+    parser.add_argument("--primitive-twins", action="store_true",
+                        help="also run the twin with each signed route's primitive: requests signed as the signed route's "
+                             "(the load generator's work the same), sent to the unsigned twin, which checks one fixed "
+                             "signature of that kind; a signed route's CPU beyond its primitive twin's is Coffer's own, "
+                             "measured at the load the primitive brings")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed (apt install wrk)")
@@ -153,6 +165,8 @@ def main():
             out.write(base64.b64decode(hmac["secret"]))
 
         modes = [("unsigned", hmac["keyId"], "-"), ("hmac-sha256", hmac["keyId"], secret_path), ("ed25519", ed["keyId"], seed_path)]
+        if args.primitive_twins:
+            modes += [("twin-hmac-sha256", hmac["keyId"], secret_path), ("twin-ed25519", ed["keyId"], seed_path)]
         if args.data_keys:
             # A device: its own Ed25519 signing key and an X25519 encryption key, both made by OpenSSL.
             device_public, device_seed = ed25519_key(folder, "device")
@@ -169,7 +183,7 @@ def main():
             for mode, keyid, keyfile in modes[shift:] + modes[:shift]:
                 route = "data-keys" if mode == "data-keys" else "register_user"
                 result = run_wrk(url, "ed25519" if mode == "data-keys" else mode, keyid, keyfile, count,
-                                 f"r{round_number}{mode[:2]}{os.getpid()}", args, server.pid, route)
+                                 f"r{round_number}{mode.replace('twin-', 't')[:3]}{os.getpid()}", args, server.pid, route)
                 results[mode].append(result)
                 print(f"round {round_number} {mode:12} {result['rate']:9.0f} req/s  p50 {result['p50']:.2f} ms"
                       f"  p99 {result['p99']:.2f} ms  server CPU {result['cpu_us']:.0f} µs/request", file=sys.stderr)
@@ -183,9 +197,18 @@ def main():
             rate = statistics.median(r["rate"] for r in results[mode])
             p50 = statistics.median(r["p50"] for r in results[mode])
             p99 = statistics.median(r["p99"] for r in results[mode])
-            label = {"unsigned": "unsigned twin", "data-keys": "ed25519 POST /data-keys"}.get(mode, f"signed {mode}")
+            label = {"unsigned": "unsigned twin", "data-keys": "ed25519 POST /data-keys",
+                     "twin-hmac-sha256": "twin + HMAC check", "twin-ed25519": "twin + Ed25519 check"}.get(mode, f"signed {mode}")
             cpu = statistics.median(r["cpu_us"] for r in results[mode])
             print(f"{label:28}{rate:10.0f}{p50:10.2f}{p99:10.2f}{rate / baseline:13.0%}{cpu:15.0f}{baseline_cpu / cpu:10.0%}")
+        if args.primitive_twins:
+            print()
+            for mode in ("hmac-sha256", "ed25519"):
+                signed = [r["cpu_us"] for r in results[mode]]
+                twin = [r["cpu_us"] for r in results["twin-" + mode]]
+                own = statistics.median(a - b for a, b in zip(signed, twin))
+                print(f"Coffer's own, signed {mode} beyond its primitive twin: {own:.0f} µs/request "
+                      f"(median of the rounds' differences; per round: {', '.join(f'{a - b:.0f}' for a, b in zip(signed, twin))})")
         print("server µs/req: the server process's CPU time (user + system) per answered request; CPU ratio: the\n"
               "unsigned route's CPU per request over this route's, the throughput share the server would reach\n"
               "if it had the cores to itself (wrk shares them here).")

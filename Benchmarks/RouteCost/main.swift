@@ -86,7 +86,7 @@ func run() async throws {
         createdAt: Int64(Date().timeIntervalSince1970)
     ))
     let router = try RegistrationServer(store: store, options: options).router()
-    addUnsignedTwin(to: router, store: store)
+    try addUnsignedTwin(to: router, store: store)
     let app = Application(router: router, logger: logger)
 
     let signer = {

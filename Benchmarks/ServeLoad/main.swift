@@ -54,7 +54,7 @@ enum ServeLoadServer {
             options.masterKey = try ServerMasterKey(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }
         let router = try RegistrationServer(store: store, options: options).router()
-        addUnsignedTwin(to: router, store: store)
+        try addUnsignedTwin(to: router, store: store)
         let host = arguments.host
         let app = Application(
             router: router,

@@ -10,7 +10,9 @@
 --
 --   wrk -t1 -c16 -d10s --latency -s register_user.lua http://127.0.0.1:PORT -- MODE KEYID KEYFILE COUNT RUN [ROUTE [PACE [SIGNING]]]
 --
--- MODE: unsigned | hmac-sha256 | ed25519. KEYID: the registered key (for unsigned too: the twin route
+-- MODE: unsigned | hmac-sha256 | ed25519 | twin-hmac-sha256 | twin-ed25519 (a request built and signed
+-- as the signed mode's, sent to the unsigned twin, which checks a fixed signature of that kind once:
+-- the primitive's work and the load generator's, without Coffer's signature handling). KEYID: the registered key (for unsigned too: the twin route
 -- records the user against it). KEYFILE: the HMAC secret or the Ed25519 seed, 32 raw bytes
 -- (unused for unsigned). COUNT: requests built per thread (each is sent once; more would be replays).
 -- RUN: a string that makes this run's e-mail addresses and nonces unique. ROUTE: register_user (the
@@ -119,12 +121,17 @@ local function signed_request(index, created)
   local body = signed.data_keys and "{}" or '{"email": "user-' .. unique .. '@example.com", "name": "Ada Lovelace"}'
   local digest = "sha-256=:" .. sha256(body) .. ":"
   local tail = ';nonce="' .. unique .. signed.alg_keyid
-  return wrk.format("POST", signed.path, {
+  local fields = {
     ["Content-Type"] = "application/json",
     ["Content-Digest"] = digest,
     ["Signature-Input"] = "sig1=" .. signed.covered .. ";created=" .. created .. tail,
     ["Signature"] = "sig1=:" .. sign(signed.base_head .. digest .. signed.base_middle .. created .. tail) .. ":",
-  }, body)
+  }
+  if signed.primitive then
+    fields["Coffer-Unsigned-Key-Id"] = signed.keyid
+    fields["Coffer-Unsigned-Primitive"] = signed.primitive
+  end
+  return wrk.format("POST", signed.path, fields, body)
 end
 
 function init(args)
@@ -133,13 +140,18 @@ function init(args)
   pace = tonumber(args[7] or "0")
   local authority = wrk.host .. ":" .. wrk.port
   local target_uri = wrk.scheme .. "://" .. authority .. "/" .. route
+  -- twin-MODE: signed exactly as MODE (the load generator's work the same), sent to the unsigned twin,
+  -- which runs MODE's primitive once over a fixed base instead of verifying the signature.
+  local primitive = mode:match("^twin%-(.+)$")
+  if primitive then mode = primitive end
   sign = mode ~= "unsigned" and signer(mode, read_file(keyfile)) or nil
-  local path = mode == "unsigned" and "/unsigned/" .. route or "/" .. route
+  local path = (mode == "unsigned" or primitive) and "/unsigned/" .. route or "/" .. route
   local prefix = run .. "-" .. (thread_id or 1) .. "-"
   if sign then
     local covered = '("@method" "@target-uri" "content-digest" "content-type")'
     signed = {
       count = count, path = path, prefix = prefix, data_keys = route == "data-keys",
+      primitive = primitive, keyid = keyid,
       covered = covered, alg_keyid = '";alg="' .. mode .. '";keyid="' .. keyid .. '"',
       base_head = '"@method": POST\n' .. '"@target-uri": ' .. target_uri .. "\n" .. '"content-digest": ',
       base_middle = "\n" .. '"content-type": application/json\n' .. '"@signature-params": ' .. covered .. ";created=",
