@@ -29,8 +29,8 @@ public final class RunningCommand: @unchecked Sendable {
     private var outputBytes: [UInt8] = []
     private var errorBytes: [UInt8] = []
     private var status: Int32?
-    /// Whether ``wait()`` or ``stop(_:)`` has begun reading the pipes and reaping.
-    private var waitBegun = false
+    /// The program's end, read and reaped once, by whichever of ``wait()`` and ``stop(_:)`` came first.
+    private var ending: Ending?
     private let statusLock = NSLock()
 
     init(processIdentifier: Int32, input: FileHandle?, output: FileHandle?, errors: FileHandle?, scratch: TemporaryDirectory, capturesOutput: Bool) {
@@ -66,11 +66,12 @@ public final class RunningCommand: @unchecked Sendable {
 
     /// Sends `signal` and, unless the test has already begun waiting, reaps the program on a thread of
     /// its own once it ends, without waiting: for a test's `defer`, which cannot wait asynchronously.
+    /// A ``wait()`` after it returns what that reaping read.
     public func stop(_ number: Int32 = 15 /* SIGTERM */) {
         signal(number)
-        // A wait already begun reads the pipes and reaps; a second reader would race it for them.
-        guard statusLock.withLock({ !waitBegun }) else { return }
-        Thread { [self] in _ = try? waitBlocking() }.start()
+        let (ending, claimed) = claimEnding()
+        guard claimed else { return }
+        Thread { [self] in ending.finish(Result { try readAndReap() }) }.start()
     }
 
     /// Reads the program's standard error until it has written a whole line containing `text` (a
@@ -103,11 +104,25 @@ public final class RunningCommand: @unchecked Sendable {
     /// ended by signal N, as a shell reports it. The waiting happens on a thread of its own: the
     /// calling task is suspended, its thread free for other tests.
     public func wait() async throws -> CommandResult {
-        try await CommandRunner.offThePool { try self.waitBlocking() }
+        try await CommandRunner.offThePool {
+            let (ending, claimed) = self.claimEnding()
+            if claimed { ending.finish(Result { try self.readAndReap() }) }
+            return try ending.result()
+        }
     }
 
-    private func waitBlocking() throws -> CommandResult {
-        statusLock.withLock { waitBegun = true }
+    /// The one ending of this program, and whether the caller is the one to read and reap it (a
+    /// second reader would race the first for the pipes and the status).
+    private func claimEnding() -> (Ending, claimed: Bool) {
+        statusLock.withLock {
+            if let ending { return (ending, false) }
+            let made = Ending()
+            ending = made
+            return (made, true)
+        }
+    }
+
+    private func readAndReap() throws -> CommandResult {
         try? input?.close()
         // Both pipes are drained at once: a program that fills one while the test reads the other to
         // its end would wait for ever.
@@ -129,6 +144,28 @@ public final class RunningCommand: @unchecked Sendable {
         }
         let written = capturesOutput ? try Fixtures.contents(ofFile: scratch.path("stdout")) : outputBytes
         return CommandResult(status: ending ?? -1, standardOutput: written, standardError: String(decoding: errorBytes, as: UTF8.self))
+    }
+}
+
+/// What reading and reaping a program gave, for every caller that waits for it.
+private final class Ending: @unchecked Sendable {
+    private let lock = NSLock()
+    private let finished = DispatchSemaphore(value: 0)
+    private var outcome: Result<CommandResult, any Error>?
+
+    func finish(_ outcome: Result<CommandResult, any Error>) {
+        lock.withLock { self.outcome = outcome }
+        finished.signal()
+    }
+
+    /// Waits for ``finish(_:)`` and returns its outcome.
+    func result() throws -> CommandResult {
+        finished.wait()
+        finished.signal()  // for the next caller
+        guard let outcome = lock.withLock({ outcome }) else {
+            throw CommandRunner.SpawnError(description: "a program's end was signalled without an outcome")
+        }
+        return try outcome.get()
     }
 }
 

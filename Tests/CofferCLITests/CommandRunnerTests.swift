@@ -47,6 +47,22 @@ struct CommandRunnerTests {
         #expect(result.standardOutput.count == size && result.standardError.utf8.count == size)
     }
 
+    /// A test that stops a program and then waits for it gets the program's whole end: the status its
+    /// trap chose and what it wrote on the way out. `stop` reaps on a thread of its own; a `wait` that
+    /// began reading and reaping again beside it raced it for the pipes and the status (one of the two
+    /// read the last line, the other could reap nothing and report 0).
+    @Test func waitingAfterStoppingGetsTheWholeEnd() async throws {
+        for _ in 0..<20 {
+            // The shell runs its trap once the `read` it is blocked in ends (the reaping closes its input).
+            let run = try CommandRunner.start("/bin/sh", ["-c", "trap 'echo stopping >&2; exit 3' TERM; echo ready >&2; read line; echo read >&2"])
+            #expect(try await run.waitForError(containing: "ready") != nil)
+            run.stop(SIGTERM)
+            let result = try await run.wait()
+            #expect(result.status == 3)
+            #expect(result.standardError == "ready\nstopping\n", "\(result.standardError)")
+        }
+    }
+
     /// Tests waiting for programs leave Swift's concurrency threads to the others (the global pool has
     /// one per core). Waiting blocked a thread each, so on a two-core CI machine two tests waiting for
     /// programs stopped every other test: a PostgreSQL test's 30 s guard ran out before its store had
