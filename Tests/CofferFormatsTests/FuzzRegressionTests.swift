@@ -1,6 +1,7 @@
 import CofferCore
 import CofferCrypto
 import CofferFormats
+import Crypto
 import Testing
 
 /// Inputs the fuzzers (Fuzz/, scripts/fuzz) found crashing Coffer, kept so that they never do again.
@@ -21,6 +22,31 @@ struct FuzzRegressionTests {
         let tooCostly = #expect(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(file, with: .password(Array("pw".utf8))) }
         #expect(tooCostly?.code == .costTooHigh)
         #expect(tooCostly?.reason.contains("maximumScryptLogN") == true)
+    }
+
+    /// key-differential, 2026-11-27: an Ed25519 public key in DER (SPKI) whose 44 bytes are all below
+    /// 0x80 and whose key bytes spell "-----BEGIN PUBLI". As a whole it is valid UTF-8 text holding
+    /// "-----BEGIN ", so import read it as PEM and refused it ("PEM text without a complete key
+    /// block"), where swift-crypto reads the key.
+    static let derKeyThatReadsAsPEMText = "MCowBQYDK2VwAyEAPUBbbwNJQ0MtLS0tLUJFR0lOIFBVQkxJY0RRZ0FFZg0="
+
+    @Test func aDERKeyWhoseBytesLookLikePEMIsReadAsDER() throws {
+        let der = try Base64.decode(Self.derKeyThatReadsAsPEMText)
+        #expect(String(validating: der, as: UTF8.self)?.contains("-----BEGIN ") == true)
+        let theirs = try Curve25519.Signing.PublicKey(derRepresentation: der)
+        let ours = try ImportedKey(importing: der)
+        #expect(ours.format == .spki && ours.encoding == .der)
+        #expect(try ours.verifyingKey.representation(as: .spki, encoding: .der) == Array(theirs.derRepresentation))
+        #expect(try VerifyingKey(importing: der).representation(as: .spki, encoding: .der) == der)
+    }
+
+    /// The same bytes under X25519's OID, as an encryption recipient: the recipient importer had the
+    /// same test for PEM text and refused the key.
+    @Test func anX25519DERKeyWhoseBytesLookLikePEMIsReadAsDER() throws {
+        var der = try Base64.decode(Self.derKeyThatReadsAsPEMText)
+        der[8] = 0x6e  // 1.3.101.112 (Ed25519) -> 1.3.101.110 (X25519)
+        let theirs = try Curve25519.KeyAgreement.PublicKey(derRepresentation: der)
+        #expect(try RecipientPublicKey(importing: der) == .x25519(theirs))
     }
 
     @Test func scryptMemoryReportsOverflowInsteadOfTrapping() throws {

@@ -254,6 +254,8 @@ enum X25519Codec {
     static let oid: ASN1ObjectIdentifier = [1, 3, 101, 110]
 
     static func der(_ bytes: [UInt8], label: String) -> [UInt8]? {
+        // DER before text, as KeyImporter reads: DER bytes can be valid UTF-8 that spells "-----BEGIN ".
+        if KeyImporter.derFormat(of: bytes) != nil { return bytes }
         if let text = String(validating: bytes, as: UTF8.self), text.contains("-----BEGIN ") {
             return (try? PEMBlock.blocks(in: text))?.first { $0.label == label }?.der
         }

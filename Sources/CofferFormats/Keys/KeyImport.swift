@@ -91,6 +91,11 @@ enum KeyImporter {
         try checkSize(input)
         // Text as Windows editors save it: a UTF-8 byte order mark first (CR LF is handled per format).
         let bytes = input.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(input.dropFirst(3)) : input
+        // DER before text: a DER key can be valid UTF-8 (every byte below 0x80) and its key bytes can
+        // spell "-----BEGIN ", while no text a key comes in is one whole DER structure.
+        if let format = derFormat(of: bytes) {
+            return ImportedKey(key: try decode(bytes, as: format, context: context), format: format, encoding: .der)
+        }
         if let text = String(validating: bytes, as: UTF8.self) {
             let trimmed = text.trimmingASCIIWhitespace
             if trimmed.contains("-----BEGIN ") { return try readPEM(text, context: context) }
@@ -153,13 +158,16 @@ enum KeyImporter {
 
     // MARK: - DER and raw bytes
 
+    /// The DER format `bytes` are in, when they are one whole DER key structure: the outer SEQUENCE's
+    /// shape tells the formats apart; each is tried strictly, most common first.
+    static func derFormat(of bytes: [UInt8]) -> KeyFormat? {
+        guard bytes.first == 0x30 else { return nil }
+        return [KeyFormat.spki, .pkcs8, .encryptedPKCS8, .pkcs1Private, .sec1, .pkcs1Public].first { matches(bytes, $0) }
+    }
+
+    /// Bytes no text format claimed: an Apple external representation, or nothing Coffer reads (DER
+    /// keys were tried first).
     static func readBinary(_ bytes: [UInt8], context: Context) throws(CofferFormatsError) -> ImportedKey {
-        if bytes.first == 0x30 {
-            // The outer SEQUENCE's shape tells the formats apart; try each strictly, most common first.
-            for format in [KeyFormat.spki, .pkcs8, .encryptedPKCS8, .pkcs1Private, .sec1, .pkcs1Public] where matches(bytes, format) {
-                return ImportedKey(key: try decode(bytes, as: format, context: context), format: format, encoding: .der)
-            }
-        }
         if bytes.first == 0x04, let key = try AppleCodec.read(bytes, keyClass: context.appleKeyClass) {
             return ImportedKey(key: key, format: .appleExternal, encoding: .der)
         }
