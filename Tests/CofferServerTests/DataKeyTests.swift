@@ -182,6 +182,29 @@ struct DataKeyTests {
         }
     }
 
+    /// `POST /data-keys/rotate` makes at most `dataKeyRotationsPerHour` versions per owner an hour,
+    /// counted in the database (so across instances); past it, `429` with `Retry-After`, and nothing is
+    /// stored. The admin's rotation is not limited.
+    @Test(arguments: AllowListTests.Backend.allCases)
+    func rotationIsLimitedPerOwnerAcrossInstances(backend: AllowListTests.Backend) async throws {
+        try await Self.withTwoInstances(backend) { instances in
+            let (one, two) = (instances.one, instances.two)
+            let identity = RecipientPrivateKey.generateX25519()
+            let signer = try await Self.device(at: one, identity: identity)
+            let viaOne = try DataKeyClient(server: one, signer: signer, identity: identity)
+            let viaTwo = try DataKeyClient(server: two, signer: signer, identity: identity)
+            #expect(try await viaOne.fetch().version == 1)
+            for index in 0..<10 {
+                _ = try await (index % 2 == 0 ? viaOne : viaTwo).rotate()
+            }
+            #expect(await Self.refusal { () async throws(ServerClientError) in try await viaTwo.rotate() } == "rate-limited")
+            #expect(await Self.refusal { () async throws(ServerClientError) in try await viaOne.rotate() } == "rate-limited")
+            #expect(try await viaOne.fetch().version == 11, "the refused rotations made nothing")
+            let byAdmin = try await AllowList.admin(.post, one, "/admin/data-keys/\(signer.keyID)/rotate", as: instances.admin)
+            #expect(byAdmin.status == 200 && byAdmin.json["version"] as? Int == 12, "\(byAdmin.text)")
+        }
+    }
+
     @Test func aDeviceWithoutAnEncryptionKeyOrABadOneIsToldWhy() async throws {
         let folder = try TemporaryDirectory()
         let store = try await Server.sqliteStore(folder)
