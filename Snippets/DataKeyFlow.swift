@@ -29,32 +29,21 @@ var port = 0
 for await bound in ports { port = bound; break }
 let server = "http://127.0.0.1:\(port)"
 try Data("my notes\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
-func post(_ path: String, _ json: String) async throws -> [String: Any] {
-    var request = HTTPClientRequest(url: server + path)
-    request.method = .POST
-    request.headers.add(name: "Content-Type", value: "application/json")
-    request.body = .bytes(ByteBuffer(string: json))
-    let body = try await HTTPClient.shared.execute(request, timeout: .seconds(30)).body.collect(upTo: 1 << 16)
-    return (try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]) ?? [:]
-}
-func escaped(_ pem: String) -> String { pem.replacingOccurrences(of: "\n", with: "\\n") }
 // snippet.show
 // On first launch the app makes two keys it keeps in its keychain: one to sign requests, one to receive
-// its data key. It registers both public halves.
+// its data key. It registers both public halves; the registration is signed by the signing key itself,
+// so nobody who merely copied the public key can register it first.
 let signingKey = try SigningKey.generate(.p256)
 let encryptionKey = RecipientPrivateKey.generateX25519()
-let registered = try await post("/register", """
-    {"publicKey": "\(escaped(signingKey.verifyingKey.pemRepresentation))",
-     "encryptionKey": "\(escaped(PEMArmor.encode(encryptionKey.publicKey.derRepresentation, label: "PUBLIC KEY")))"}
-    """)
-let signer = HTTPMessageSigner(key: try HTTPSigningKey(signingKey), keyID: registered["keyId"] as? String ?? "")
+let device = try DeviceClient(server: server, key: signingKey)
+_ = try await device.register(encryptionKey: encryptionKey.publicKey)
 
 // The data key arrives sealed to the device (HPKE) and is opened here; it encrypts local files.
-let dataKey = try await DataKeyClient(server: server, signer: signer, identity: encryptionKey).fetch()
+let dataKey = try await DataKeyClient(device: device, identity: encryptionKey).fetch()
 try CofferEncryption.encryptFile(atPath: folder + "/notes.txt", toPath: folder + "/notes.coffer", to: .key(dataKey.key))
 
 // After a reinstall (same signing and encryption keys restored), the same key comes back.
-let again = try await DataKeyClient(server: server, signer: signer, identity: encryptionKey).fetch(version: dataKey.version)
+let again = try await DataKeyClient(device: device, identity: encryptionKey).fetch(version: dataKey.version)
 try CofferEncryption.decryptFile(atPath: folder + "/notes.coffer", toPath: folder + "/notes.out", with: .key(again.key))
 print(String(decoding: try Data(contentsOf: URL(fileURLWithPath: folder + "/notes.out")), as: UTF8.self), terminator: "")
 // snippet.hide

@@ -57,8 +57,7 @@ def main():
         try:
             for round_number in range(options.rounds):
                 coffer_run(coffer, ["key", "generate", "-t", "ed25519", "-o", "app.key", "--public", "app.pub", "--force"], folder)
-                pem = open(os.path.join(folder, "app.pub")).read()
-                registered = coffer_run(coffer, ["request", "-X", "POST", one + "/register", "-d", json.dumps({"publicKey": pem})], folder)
+                registered = coffer_run(coffer, ["server", "register", "--server", one, "-k", "app.key", "--json"], folder)
                 key_id = json.loads(registered.stdout)["keyId"]
                 user = ["request", "-k", "app.key", "--keyid", key_id, "-X", "POST", two + "/register_user"]
                 body = lambda: json.dumps({"email": f"u{time.time_ns()}@example.com", "name": "Bench"})

@@ -50,7 +50,7 @@ def start(spec, folder):
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    ed = serve_load.post(url + "/register", {"publicKey": public})
+    ed = serve_load.register(url, folder, "ed", public)
     hmac = serve_load.post(url + "/register", {"algorithm": "hmac-sha256"})
     secret = os.path.join(folder, "hmac.secret")
     with open(secret, "wb") as out:

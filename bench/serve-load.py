@@ -33,6 +33,7 @@ Needs wrk (apt install wrk) and openssl.
 """
 import argparse
 import base64
+import hashlib
 import json
 import os
 import re
@@ -41,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 
 from benchlib import ROOT, build_product
@@ -49,11 +51,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
 
 
-def post(url, payload):
-    request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+def post(url, payload, headers=None):
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json", **(headers or {})})
     with urllib.request.urlopen(request) as response:
         return json.load(response)
+
+
+def register(url, folder, name, public, **fields):
+    """POST /register of the Ed25519 key `name` (made by ed25519_key), signed by that key as the server
+    demands (proof of possession, docs/SERVER.md): RFC 9421 over @method, @target-uri and content-digest,
+    with created, a nonce and the key id it is registered as; OpenSSL makes the signature."""
+    body = json.dumps({"publicKey": public, **fields}).encode()
+    pem = os.path.join(folder, name + ".pem")
+    spki = subprocess.run(["openssl", "pkey", "-in", pem, "-pubout", "-outform", "DER"], check=True, capture_output=True).stdout
+    keyid = "k_" + hashlib.sha256(spki).digest()[:16].hex()
+    digest = "sha-256=:" + base64.b64encode(hashlib.sha256(body).digest()).decode() + ":"
+    nonce = base64.b64encode(os.urandom(16)).decode()
+    params = f'("@method" "@target-uri" "content-digest");created={int(time.time())};nonce="{nonce}";keyid="{keyid}";alg="ed25519"'
+    base = f'"@method": POST\n"@target-uri": {url}/register\n"content-digest": {digest}\n"@signature-params": {params}'
+    with tempfile.NamedTemporaryFile(dir=folder) as signed:
+        signed.write(base.encode())
+        signed.flush()
+        signature = subprocess.run(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", pem, "-in", signed.name], check=True, capture_output=True).stdout
+    headers = {"Content-Digest": digest, "Signature-Input": "sig1=" + params, "Signature": "sig1=:" + base64.b64encode(signature).decode() + ":"}
+    return post(url + "/register", body, headers)
 
 
 def build_server():
@@ -158,7 +180,7 @@ def main():
             with open(master_key, "wb") as out:
                 out.write(os.urandom(32))
         server, url = start_server(binary, folder, master_key)
-        ed = post(url + "/register", {"publicKey": public})
+        ed = register(url, folder, "ed", public)
         hmac = post(url + "/register", {"algorithm": "hmac-sha256"})
         secret_path = os.path.join(folder, "hmac.secret")
         with open(secret_path, "wb") as out:
@@ -173,7 +195,7 @@ def main():
             x25519_pem = os.path.join(folder, "x25519.pem")
             subprocess.run(["openssl", "genpkey", "-algorithm", "x25519", "-out", x25519_pem], check=True, capture_output=True)
             x25519_public = subprocess.run(["openssl", "pkey", "-in", x25519_pem, "-pubout"], check=True, capture_output=True, text=True).stdout
-            device = post(url + "/register", {"publicKey": device_public, "encryptionKey": x25519_public})
+            device = register(url, folder, "device", device_public, encryptionKey=x25519_public)
             modes.append(("data-keys", device["keyId"], device_seed))
         count = args.per_second * args.seconds // args.threads
         results = {mode: [] for mode, _, _ in modes}

@@ -81,10 +81,10 @@ func run() async throws {
     options.authority = "localhost"
     let secret = try MACKey.generate()
     let keyID = "h_route_cost"
-    _ = try await store.insertKey(RegisteredKey(
+    _ = try await store.registerKey(RegisteredKey(
         keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: secret.withUnsafeKeyBytes { Base64.encode(Array($0)) },
         createdAt: Int64(Date().timeIntervalSince1970)
-    ))
+    ), spending: nil)
     let router = try RegistrationServer(store: store, options: options).router()
     try addUnsignedTwin(to: router, store: store)
     let app = Application(router: router, logger: logger)

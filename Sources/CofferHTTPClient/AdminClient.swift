@@ -28,8 +28,37 @@ public struct AdminClient: Sendable {
         public let createdAt: Int64
         /// The last accepted signature's time, to the minute; nil before the first.
         public let lastUsedAt: Int64?
-        /// The user the device belongs to (per-user data keys), if any.
+        /// The user the device belongs to (per-user data keys), if any: only an admin's link makes it one.
         public let userId: Int64?
+        /// The id of the encryption key its data keys are sealed to (the first 8 bytes of the SHA-256 of
+        /// its SubjectPublicKeyInfo, hex), if it has one.
+        public let encryptionKeyId: String?
+    }
+
+    /// One change in a key's history (docs/SERVER.md, "Admin API").
+    public struct KeyEvent: Codable, Sendable, Hashable {
+        /// When, UNIX seconds.
+        public let at: Int64
+        /// What changed: `registered`, `encryption-key`, `state` or `user`.
+        public let kind: String
+        /// Who changed it: `key:<keyId>`, `admin:<keyId>` or `migration`.
+        public let actor: String
+        /// What it became, where the kind does not say.
+        public let detail: String?
+    }
+
+    /// A user as the admin API lists it.
+    public struct UserRecord: Codable, Sendable, Hashable {
+        /// The user's id (what ``AdminClient/link(key:toUser:)`` takes).
+        public let id: Int64
+        /// The address as stored (normalized); the server verified none.
+        public let email: String
+        /// The name.
+        public let name: String
+        /// Sign-up time, UNIX seconds.
+        public let createdAt: Int64
+        /// The key that signed the user up (its creator, which is no member of it).
+        public let keyId: String
     }
 
     /// A registration token as the admin API lists it (never the token itself).
@@ -101,14 +130,32 @@ public struct AdminClient: Sendable {
         try await send(.get, "/admin/keys", decoding: [String: [KeyRecord]].self)["keys"] ?? []
     }
 
+    /// The key's history, newest first (at most 1,000 events).
+    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key`.
+    public func events(ofKey keyID: String) async throws(ServerClientError) -> [KeyEvent] {
+        try await send(.get, "/admin/keys/\(Self.pathSegment(keyID))/events", decoding: [String: [KeyEvent]].self)["events"] ?? []
+    }
+
+    /// The user whose address is `email` (compared as the server's sign-up compares them: NFC, case
+    /// ignored), or every user when nil, oldest first. What the backend looks up, by the address it
+    /// verified itself, before linking a device with ``link(key:toUser:)``.
+    public func users(email: String? = nil) async throws(ServerClientError) -> [UserRecord] {
+        var path = "/admin/users"
+        if let email { path += "?email=" + (email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "") }
+        return try await send(.get, path, decoding: [String: [UserRecord]].self)["users"] ?? []
+    }
+
+    private static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+
     /// Disables, enables or revokes a key; the record afterwards.
     public func apply(_ action: KeyAction, toKey keyID: String) async throws(ServerClientError) -> KeyRecord {
         try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/\(action.rawValue)", decoding: KeyRecord.self)
     }
 
-    /// Links a device's key to a user (for instance once the user signed in on the new device through
-    /// single sign-on): with per-user data keys, the device then gets that user's key. The record
-    /// afterwards.
+    /// Links a device's key to a user, once the backend has verified, by its own sign-in, that the user
+    /// is the one on that device: with per-user data keys, the device then gets that user's key. Only
+    /// this link makes a device a member of a user; link by what the backend verified, never by an id or
+    /// address the device claims. The record afterwards.
     /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key` or `unknown-user`.
     public func link(key keyID: String, toUser userID: Int64) async throws(ServerClientError) -> KeyRecord {
         try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/user", body: Array(#"{"userId":\#(userID)}"#.utf8), decoding: KeyRecord.self)
@@ -121,8 +168,7 @@ public struct AdminClient: Sendable {
     ///   - platform: the platform label a registration with it must give, if any.
     public func createToken(uses: Int = 1, expiresIn: Int64 = 86_400, platform: String? = nil) async throws(ServerClientError) -> IssuedToken {
         struct Body: Encodable { let uses: Int, expiresIn: Int64, platform: String? }
-        let body = (try? JSONEncoder().encode(Body(uses: uses, expiresIn: expiresIn, platform: platform))).map { Array($0) } ?? []
-        return try await send(.post, "/admin/tokens", body: body, decoding: IssuedToken.self)
+        return try await send(.post, "/admin/tokens", body: SignedExchange.json(Body(uses: uses, expiresIn: expiresIn, platform: platform)), decoding: IssuedToken.self)
     }
 
     /// Every token, newest first.
@@ -144,16 +190,21 @@ public struct AdminClient: Sendable {
     private func send<Reply: Decodable>(
         _ method: HTTPRequest.Method, _ path: String, body: [UInt8] = [], decoding: Reply.Type
     ) async throws(ServerClientError) -> Reply {
-        try await SignedExchange.send(method, path, body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: decoding)
+        try await SignedExchange.send(method, path, body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: decoding).answer
     }
 }
 
 /// One signed request to a Coffer server and its JSON answer, or the problem document as an error.
 enum SignedExchange {
+    /// A body's JSON (its fields' order is not the API's concern); empty when it cannot be encoded.
+    static func json(_ value: some Encodable) -> [UInt8] {
+        (try? JSONEncoder().encode(value)).map { Array($0) } ?? []
+    }
+
     static func send<Reply: Decodable>(
         _ method: HTTPRequest.Method, _ path: String, body: [UInt8], to server: ServerURL, signer: HTTPMessageSigner,
         client: HTTPClient, timeout: TimeAmount, decoding: Reply.Type
-    ) async throws(ServerClientError) -> Reply {
+    ) async throws(ServerClientError) -> (status: Int, answer: Reply) {
         var request = HTTPRequest(method: method, scheme: server.scheme, authority: server.authority, path: path)
         if !body.isEmpty { request.headerFields[.contentType] = "application/json" }
         let response: HTTPClientResponse
@@ -173,7 +224,7 @@ enum SignedExchange {
             )
         }
         do {
-            return try JSONDecoder().decode(Reply.self, from: data)
+            return (Int(response.status.code), try JSONDecoder().decode(Reply.self, from: data))
         } catch {
             throw ServerClientError(.unexpectedAnswer, "the server's answer is not the JSON its API documents", underlying: error)
         }

@@ -11,8 +11,9 @@ public import NIOCore
 /// key, opened here — and encrypts its local data with it, without asking the user for a password.
 ///
 /// ```swift
-/// let client = try DataKeyClient(server: "https://api.example", signer: signer, identity: deviceKey)
-/// let dataKey = try await client.fetch()
+/// let device = try DeviceClient(server: "https://api.example", key: signingKey)
+/// _ = try await device.register(encryptionKey: deviceKey.publicKey)
+/// let dataKey = try await DataKeyClient(device: device, identity: deviceKey).fetch()
 /// try CofferEncryption.encryptFile(atPath: "notes.db", toPath: "notes.db.coffer", to: .key(dataKey.key))
 /// ```
 public struct DataKeyClient: Sendable {
@@ -56,7 +57,11 @@ public struct DataKeyClient: Sendable {
     ///   - timeout: how long each exchange may take.
     /// - Throws: `CofferCoreError` for a URL that cannot be used.
     public init(server: String, signer: HTTPMessageSigner, identity: RecipientPrivateKey, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {
-        self.server = try ServerURL(server)
+        self.init(server: try ServerURL(server), signer: signer, identity: identity, client: client, timeout: timeout)
+    }
+
+    init(server: ServerURL, signer: HTTPMessageSigner, identity: RecipientPrivateKey, client: HTTPClient, timeout: TimeAmount) {
+        self.server = server
         self.signer = signer
         self.identity = identity
         self.client = client
@@ -72,14 +77,14 @@ public struct DataKeyClient: Sendable {
         let body = version.map { Array(#"{"version":\#($0)}"#.utf8) } ?? Array("{}".utf8)
         return try open(try await SignedExchange.send(
             .post, "/data-keys", body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: Answer.self
-        ))
+        ).answer)
     }
 
     /// Makes a new version and returns it; older versions stay fetchable until an admin retires them.
     public func rotate() async throws(ServerClientError) -> DataKey {
         try open(try await SignedExchange.send(
             .post, "/data-keys/rotate", body: Array("{}".utf8), to: server, signer: signer, client: client, timeout: timeout, decoding: Answer.self
-        ))
+        ).answer)
     }
 
     private func open(_ answer: Answer) throws(ServerClientError) -> DataKey {

@@ -31,6 +31,8 @@ public enum RegistrationMode: String, Sendable, CaseIterable {
 /// The admin API (docs/SERVER.md): every request signed (RFC 9421) by one of the admin keys the server
 /// was started with, covering `@method`, `@target-uri` and `content-digest`, with `created`, and
 /// recorded in the replay cache. An admin key's `keyid` is its Coffer key id (`KeyFingerprint.keyID`).
+/// Every request not verified as an admin's is answered as a path the server does not have
+/// (``AdminOnly``).
 ///
 /// - `GET /admin/keys`: the allow-list, `{"keys": [{"keyId", "algorithm", "state", "createdAt", "lastUsedAt"}]}`.
 /// - `POST /admin/keys/{keyId}/disable`, `…/enable`, `…/revoke`: the key's record afterwards; `404`
@@ -52,7 +54,7 @@ enum AdminRoutes {
         policy.requiresCreated = true
         policy.maximumAge = server.options.maximumAge
         let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys(adminKeys), replayCache: store)
-        var group = router.group("admin")
+        var group = router.group("admin").add(middleware: AdminOnly())
         if let failureLimit { group = group.add(middleware: failureLimit) }
         let admin = group
             .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(
@@ -62,6 +64,17 @@ enum AdminRoutes {
         admin.get("keys") { _, _ -> Response in
             let keys = try await store.keys(limit: listLimit).map(KeyEntry.init)
             return encoded(.ok, ["keys": keys])
+        }
+        admin.get("keys/:keyId/events") { _, context -> Response in
+            let keyID = try context.parameters.require("keyId")
+            guard try await store.key(id: keyID) != nil else {
+                return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
+            }
+            return encoded(.ok, ["events": try await store.events(ofKey: keyID, limit: 1_000).map(EventEntry.init)])
+        }
+        admin.get("users") { request, _ -> Response in
+            let email = request.uri.queryParameters["email"].map(String.init)
+            return encoded(.ok, ["users": try await store.users(email: email, limit: listLimit).map(UserEntry.init)])
         }
         for (action, state) in [("disable", RegisteredKey.State.disabled), ("enable", .active), ("revoke", .revoked)] {
             admin.post("keys/:keyId/\(action)") { request, context -> Response in
@@ -74,7 +87,8 @@ enum AdminRoutes {
                 if before.state == .revoked && state != .revoked {
                     return RegistrationServer.problem(.conflict, "key-revoked", "the key '\(keyID)' is revoked; revocation is final")
                 }
-                guard let after = try await store.setState(state, ofKey: keyID) else {
+                let actor = "admin:" + (context.verifiedSignature?.keyID ?? "?")
+                guard let after = try await store.setState(state, ofKey: keyID, actor: actor, at: Int64(Date().timeIntervalSince1970)) else {
                     return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
                 }
                 context.logger.notice("admin changed a key", metadata: [
@@ -101,7 +115,8 @@ enum AdminRoutes {
             guard try await store.key(id: keyID) != nil else {
                 return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
             }
-            guard let linked = try await store.linkKey(keyID, toUser: body.userId) else {
+            let actor = "admin:" + (context.verifiedSignature?.keyID ?? "?")
+            guard let linked = try await store.linkKey(keyID, toUser: body.userId, actor: actor, at: Int64(Date().timeIntervalSince1970)) else {
                 return RegistrationServer.problem(.notFound, "unknown-user", "no user has the id \(body.userId)")
             }
             context.logger.notice("admin linked a key to a user", metadata: [
@@ -225,6 +240,7 @@ enum AdminRoutes {
         let createdAt: Int64
         let lastUsedAt: Int64?
         let userId: Int64?
+        let encryptionKeyId: String?
 
         init(_ key: RegisteredKey) {
             keyId = key.keyID
@@ -233,6 +249,39 @@ enum AdminRoutes {
             createdAt = key.createdAt
             lastUsedAt = key.lastUsedAt
             userId = key.userID
+            encryptionKeyId = EncryptionKeyIdentity.id(ofStored: key.encryptionKey)
+        }
+    }
+
+    /// One change in a key's history, as the admin API lists it.
+    struct EventEntry: Codable, Sendable {
+        let at: Int64
+        let kind: String
+        let actor: String
+        let detail: String?
+
+        init(_ event: KeyEvent) {
+            at = event.at
+            kind = event.kind.rawValue
+            actor = event.actor
+            detail = event.detail
+        }
+    }
+
+    /// A user as the admin API lists it.
+    struct UserEntry: Codable, Sendable {
+        let id: Int64
+        let email: String
+        let name: String
+        let createdAt: Int64
+        let keyId: String
+
+        init(_ user: RegisteredUser) {
+            id = user.id
+            email = user.email
+            name = user.name
+            createdAt = user.createdAt
+            keyId = user.keyID
         }
     }
 
@@ -263,6 +312,22 @@ enum AdminRoutes {
         // invariant: these plain structs of strings and integers always encode.
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Shows the admin API to admins only (docs/SERVER.md, "Admin API"): an answer the signature check gave
+/// instead of the route's — `401` (unsigned, another key, a failed check), `413` (a body over the limit,
+/// refused before the check) or `429` (an address past its failure limit) — becomes the `404` a path the
+/// server does not have gets, byte for byte; the reason stays in the log. A request the check let through
+/// is an admin's, and gets the route's own answer.
+struct AdminOnly: RouterMiddleware {
+    typealias Context = HTTPSignatureContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        guard [.unauthorized, .contentTooLarge, .tooManyRequests].contains(response.status) else { return response }
+        context.logger.info("admin request refused", metadata: ["status": .stringConvertible(response.status.code), "path": .string(String(request.uri.path.prefix(120)))])
+        return UnmatchedRoutes<Context>.notFound()
     }
 }
 

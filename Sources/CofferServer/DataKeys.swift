@@ -48,7 +48,7 @@ enum DataKeyRoutes {
 
     static func add(
         to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, records: StoreKeyProvider, masterKey: ServerMasterKey, scope: DataKeyScope,
-        uses: KeyUseRecorder, metrics: ServerMetrics
+        rotationsPerHour: Int?, uses: KeyUseRecorder, metrics: ServerMetrics
     ) {
         group.post("data-keys") { request, context -> Response in
             guard let device = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
@@ -68,7 +68,7 @@ enum DataKeyRoutes {
             }
             return try await answer(
                 device: device, version: body.version, rotate: false, scope: scope, store: store, records: records, masterKey: masterKey, context: context,
-                metrics: metrics
+                rotationsPerHour: nil, metrics: metrics
             )
         }
         group.post("data-keys/rotate") { request, context -> Response in
@@ -77,7 +77,8 @@ enum DataKeyRoutes {
             var request = request
             if let problem = try await StrictJSON.noFields(&request, limit: 4096) { return problem.response() }
             return try await answer(
-                device: device, version: nil, rotate: true, scope: scope, store: store, records: records, masterKey: masterKey, context: context, metrics: metrics
+                device: device, version: nil, rotate: true, scope: scope, store: store, records: records, masterKey: masterKey, context: context,
+                rotationsPerHour: rotationsPerHour, metrics: metrics
             )
         }
     }
@@ -123,7 +124,7 @@ enum DataKeyRoutes {
 
     static func answer(
         device deviceKeyID: String, version: Int64?, rotate rotating: Bool, scope: DataKeyScope, store: any RegistrationStore, records: StoreKeyProvider,
-        masterKey: ServerMasterKey, context: HTTPSignatureContext, metrics: ServerMetrics
+        masterKey: ServerMasterKey, context: HTTPSignatureContext, rotationsPerHour: Int?, metrics: ServerMetrics
     ) async throws -> Response {
         // The record the signature check just read (at most the key cache's age old: a user an admin
         // linked the device to counts within that time, as a revocation does).
@@ -134,6 +135,17 @@ enum DataKeyRoutes {
         guard let owner = owner(of: device, scope: scope) else { return noUser(deviceKeyID) }
         if let version, version < 1 {
             return RegistrationServer.problem(.badRequest, "invalid-request", "version must be 1 or more, found \(version)")
+        }
+        if rotating, let limit = rotationsPerHour {
+            let now = Int64(Date().timeIntervalSince1970)
+            let recent = try await store.recentDataKeys(owner: owner, since: now - 3600)
+            if recent.count >= limit {
+                metrics.rateLimited("data-key-rotations")
+                return RegistrationServer.tooManyRequests(
+                    retryAfter: RegistrationServer.secondsUntilHourEnds(since: recent.oldest, now: now),
+                    "\(recent.count) versions of this data key were made in the last hour, the most allowed"
+                )
+            }
         }
         // One read for the floor, the newest and the asked version (the newest when none is named).
         let lookup = try await store.lookUpDataKey(owner: owner, version: rotating ? nil : version)

@@ -88,6 +88,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
                                 PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "%SERIAL%", with: "BIGSERIAL PRIMARY KEY")), logger: logger
                             )
                         }
+                        if index + 1 == RegistrationSQL.userIdentityMigration { try await userIdentityStep(on: connection) }
                         try await connection.query("INSERT INTO coffer_schema (version) VALUES (\(Int64(index + 1)))", logger: logger)
                         try await connection.query("COMMIT", logger: logger)
                     } catch {
@@ -103,14 +104,128 @@ public final class PostgresRegistrationStore: RegistrationStore {
         }
     }
 
-    /// Registers `key`, or returns the key already registered with the same public key or id.
-    public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
-        try await client.query("""
-            INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key)
-            VALUES (\(key.keyID), \(key.algorithm.rawValue), \(key.publicKey), \(key.secret), \(key.createdAt), \(key.encryptionKey))
-            ON CONFLICT (key_id) DO NOTHING
-            """, logger: logger)
-        return try await self.key(id: key.keyID) ?? key
+    /// Migration 6's step in Swift (addresses' keys; sign-up links recorded and undone), inside its transaction.
+    private func userIdentityStep(on connection: PostgresConnection) async throws {
+        var taken = Set<String>()
+        for try await key in try await connection.query("SELECT email_key FROM coffer_users WHERE email_key IS NOT NULL", logger: logger).decode(String.self) {
+            taken.insert(key)
+        }
+        var users: [(id: Int64, email: String)] = []
+        for try await (id, email) in try await connection.query("SELECT id, email FROM coffer_users WHERE email_key IS NULL ORDER BY id", logger: logger).decode((Int64, String).self) {
+            users.append((id, email))
+        }
+        for (id, key) in RegistrationSQL.emailKeys(for: users, taken: taken) {
+            try await connection.query("UPDATE coffer_users SET email_key = \(key) WHERE id = \(id)", logger: logger)
+        }
+        try await connection.query(try Self.query(RegistrationSQL.recordSignUpLinks, [Int64(Date().timeIntervalSince1970)]), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: RegistrationSQL.unlinkSignUps), logger: logger)
+    }
+
+    /// Registers a key in one transaction that locks the token's row first (`FOR UPDATE`): the
+    /// registrations spending one token run one after the other, and of two inserts of one key the
+    /// second waits for the first and then finds it.
+    public func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection -> KeyRegistration in
+            var tokenID: String?
+            if let token {
+                let rows = try await connection.query(
+                    try Self.query(RegistrationSQL.validToken + " FOR UPDATE", [token.secretHash, token.now, token.platform]), logger: logger
+                )
+                for try await id in rows.decode(String.self) { tokenID = id }
+                guard tokenID != nil else { return .invalidToken }
+            }
+            if let existing = try await Self.keys(connection.query(try Self.selectKey(key.keyID), logger: logger)).first { return .exists(existing) }
+            let inserted = try await connection.query(
+                try Self.query(
+                    RegistrationSQL.insertKey + " RETURNING key_id",
+                    [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]
+                ),
+                logger: logger
+            )
+            var stored = false
+            for try await _ in inserted.decode(String.self) { stored = true }
+            guard stored else {
+                // Another transaction inserted it meanwhile (this insert waited for its commit).
+                guard let existing = try await Self.keys(connection.query(try Self.selectKey(key.keyID), logger: logger)).first else {
+                    throw CofferCoreError(.ioFailure, "PostgreSQL neither inserted nor found the key \(key.keyID)")
+                }
+                return .exists(existing)
+            }
+            try await connection.query(
+                try Self.event(KeyEvent(keyID: key.keyID, at: key.createdAt, kind: .registered, actor: "key:" + key.keyID, detail: key.algorithm.rawValue)),
+                logger: logger
+            )
+            if let tokenID {
+                var spent = false
+                for try await _ in try await connection.query(try Self.query(RegistrationSQL.spendToken + " RETURNING token_id", [tokenID]), logger: logger).decode(String.self) {
+                    spent = true
+                }
+                guard spent else { throw CofferCoreError(.ioFailure, "the registration token's use was not recorded") }
+            }
+            return .registered(try await Self.keys(connection.query(try Self.selectKey(key.keyID), logger: logger)).first ?? key)
+        }
+    }
+
+    private static func selectKey(_ keyID: String) throws -> PostgresQuery {
+        try query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1", [keyID])
+    }
+
+    private static func event(_ event: KeyEvent) throws -> PostgresQuery {
+        try query(RegistrationSQL.insertEvent, [event.keyID, event.at, event.kind.rawValue, event.actor, event.detail])
+    }
+
+    /// Sets the device's encryption key and writes its event, in one transaction that locks the key's row.
+    public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection -> EncryptionKeyChange? in
+            let locked = try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1 FOR UPDATE", [keyID])
+            guard let before = try await Self.keys(connection.query(locked, logger: logger)).first else { return nil }
+            guard before.encryptionKey != encryptionKey else { return EncryptionKeyChange(key: before, previous: before.encryptionKey) }
+            try await connection.query(try Self.query(RegistrationSQL.setEncryptionKey, [encryptionKey, keyID]), logger: logger)
+            let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
+            try await connection.query(try Self.event(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail)), logger: logger)
+            let after = try await Self.keys(connection.query(try Self.selectKey(keyID), logger: logger)).first ?? before
+            return EncryptionKeyChange(key: after, previous: before.encryptionKey)
+        }
+    }
+
+    /// The key's history, newest first.
+    public func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] {
+        let rows = try await client.query(try Self.query(RegistrationSQL.events, [keyID, Int64(limit)]), logger: logger)
+        var events: [KeyEvent] = []
+        for try await (keyID, at, kind, actor, detail) in rows.decode((String, Int64, String, String, String?).self) {
+            if let kind = KeyEvent.Kind(rawValue: kind) { events.append(KeyEvent(keyID: keyID, at: at, kind: kind, actor: actor, detail: detail)) }
+        }
+        return events
+    }
+
+    /// Events of one kind since a time.
+    public func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity {
+        try await activity(try Self.query(RegistrationSQL.recentEvents, [keyID, kind.rawValue, time]))
+    }
+
+    /// Data-key versions made since a time.
+    public func recentDataKeys(owner: String, since time: Int64) async throws -> RecentActivity {
+        try await activity(try Self.query(RegistrationSQL.recentDataKeys, [owner, time]))
+    }
+
+    private func activity(_ query: PostgresQuery) async throws -> RecentActivity {
+        for try await (count, oldest) in try await client.query(query, logger: logger).decode((Int64, Int64?).self) {
+            return RecentActivity(count: Int(count), oldest: oldest)
+        }
+        return RecentActivity(count: 0, oldest: nil)
+    }
+
+    /// Users by address, or all.
+    public func users(email: String?, limit: Int) async throws -> [RegisteredUser] {
+        let query = try email.map { try Self.query(RegistrationSQL.usersByEmail, [UserFields.emailKey($0), $0, Int64(limit)]) }
+            ?? Self.query(RegistrationSQL.allUsers, [Int64(limit)])
+        var users: [RegisteredUser] = []
+        for try await (id, email, name, keyID, createdAt) in try await client.query(query, logger: logger).decode((Int64, String, String, String, Int64).self) {
+            users.append(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt))
+        }
+        return users
     }
 
     /// The key registered under `id`, or nil.
@@ -126,7 +241,11 @@ public final class PostgresRegistrationStore: RegistrationStore {
     private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?, Int64?)
 
     private func keys(where clause: String, _ values: [any PostgresEncodable & Sendable]) async throws -> [RegisteredKey] {
-        let rows = try await client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger)
+        try await Self.keys(client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger))
+    }
+
+    /// The key records of rows of ``RegistrationSQL/keyColumns``.
+    private static func keys(_ rows: PostgresRowSequence) async throws -> [RegisteredKey] {
         var keys: [RegisteredKey] = []
         for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey, userID) in rows.decode(KeyRow.self) {
             guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { continue }
@@ -185,10 +304,20 @@ public final class PostgresRegistrationStore: RegistrationStore {
         try await client.query(try Self.query(RegistrationSQL.raiseFloor, [owner, version]), logger: logger)
     }
 
-    /// Changes a key's state (never out of `revoked`); the stored record afterwards, nil for no such key.
-    public func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
-        try await client.query(try Self.query(RegistrationSQL.setState, [state.rawValue, keyID]), logger: logger)
-        return try await key(id: keyID)
+    /// Changes a key's state (never out of `revoked`) and writes its event, in one transaction that
+    /// locks the key's row; the stored record afterwards, nil for no such key.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection -> RegisteredKey? in
+            let locked = try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1 FOR UPDATE", [keyID])
+            guard let before = try await Self.keys(connection.query(locked, logger: logger)).first else { return nil }
+            try await connection.query(try Self.query(RegistrationSQL.setState, [state.rawValue, keyID]), logger: logger)
+            let after = try await Self.keys(connection.query(try Self.selectKey(keyID), logger: logger)).first
+            if let after, after.state != before.state {
+                try await connection.query(try Self.event(KeyEvent(keyID: keyID, at: time, kind: .state, actor: actor, detail: after.state.rawValue)), logger: logger)
+            }
+            return after
+        }
     }
 
     /// Records a use of the key (only ever moves `last_used_at` forward).
@@ -241,20 +370,13 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
-    /// Adds a user; nil when the email is already registered.
+    /// Adds a user; nil when the address is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
-        // One statement, so the user and the link are made together or not at all.
-        let rows = try await client.query("""
-            WITH inserted AS (
-                INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (\(email), \(name), \(keyID), \(createdAt))
-                ON CONFLICT (email) DO NOTHING RETURNING id
-            ), linked AS (
-                UPDATE coffer_keys SET user_id = (SELECT id FROM inserted) WHERE key_id = \(keyID) AND user_id IS NULL AND EXISTS (SELECT 1 FROM inserted)
-            )
-            SELECT id FROM inserted
-            """, logger: logger)
+        let rows = try await client.query(
+            try Self.query(RegistrationSQL.insertUser + " RETURNING id", [email, UserFields.emailKey(email), name, keyID, createdAt]), logger: logger
+        )
         for try await id in rows.decode(Int64.self) {
-            return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+            return RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt)
         }
         return nil
     }
@@ -273,27 +395,33 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= \(replay.now)
                 RETURNING id
             ), inserted AS (
-                INSERT INTO coffer_users (email, name, key_id, created_at)
-                SELECT \(email), \(name), \(keyID), \(createdAt) WHERE EXISTS (SELECT 1 FROM replay)
-                ON CONFLICT (email) DO NOTHING RETURNING id
-            ), linked AS (
-                UPDATE coffer_keys SET user_id = (SELECT id FROM inserted) WHERE key_id = \(keyID) AND user_id IS NULL AND EXISTS (SELECT 1 FROM inserted)
+                INSERT INTO coffer_users (email, email_key, name, key_id, created_at)
+                SELECT \(email), \(UserFields.emailKey(email)), \(name), \(keyID), \(createdAt) WHERE EXISTS (SELECT 1 FROM replay)
+                ON CONFLICT DO NOTHING RETURNING id
             )
             SELECT (SELECT COUNT(*) FROM replay), (SELECT id FROM inserted)
             """, logger: logger)
         for try await (recorded, id) in rows.decode((Int64, Int64?).self) {
             guard recorded > 0 else { return .replayed }
             guard let id else { return .emailExists }
-            return .inserted(RegisteredUser(id: id, email: email, name: name, keyID: keyID))
+            return .inserted(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt))
         }
         throw CofferCoreError(.ioFailure, "PostgreSQL answered the user insert with no row")
     }
 
-    /// Links a key to a user; the record afterwards, nil when either is unknown.
-    public func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
-        let rows = try await client.query(try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID]), logger: logger)
-        for try await _ in rows.decode(String.self) { return try await key(id: keyID) }
-        return nil
+    /// Links a key to a user and writes its event, in one transaction; the record afterwards, nil when
+    /// either is unknown.
+    public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection -> RegisteredKey? in
+            var linked = false
+            for try await _ in try await connection.query(try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID]), logger: logger).decode(String.self) {
+                linked = true
+            }
+            guard linked else { return nil }
+            try await connection.query(try Self.event(KeyEvent(keyID: keyID, at: time, kind: .user, actor: actor, detail: "linked to user \(userID)")), logger: logger)
+            return try await Self.keys(connection.query(try Self.selectKey(keyID), logger: logger)).first
+        }
     }
 
     public func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {

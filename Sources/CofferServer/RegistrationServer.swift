@@ -15,9 +15,10 @@ import NIOSSL
 
 /// The registration flow behind `coffer serve`:
 ///
-/// - `POST /register` with `{"publicKey": "<PEM or JWK>"}` (and `"algorithm"` for RSA keys) answers
-///   `201 {"keyId", "algorithm"}`; with `{"algorithm": "hmac-sha256"}` it answers
-///   `201 {"keyId", "algorithm", "secret"}` — the only time that secret is sent.
+/// - `POST /register` with `{"publicKey": "<PEM or JWK>"}` (and `"algorithm"` for RSA keys), signed by
+///   that key (docs/SERVER.md, "Proof of possession"), answers `201 {"keyId", "algorithm"}`; with
+///   `{"algorithm": "hmac-sha256"}` it answers `201 {"keyId", "algorithm", "secret"}` — the only time
+///   that secret is sent.
 /// - `POST /register_user` with `{"email", "name"}` answers `201` only for a request signed by a
 ///   registered key, covering `@method`, `@target-uri` and `content-digest` and carrying `created`;
 ///   otherwise `401` with a problem-details body. A replayed request is `401` too.
@@ -55,6 +56,13 @@ public struct RegistrationServer: Sendable {
         /// How long an instance trusts a key record it read: a key disabled or revoked through any
         /// instance is refused by every other within this time. Half a second.
         public var keyRecordMaximumAge: Duration = .milliseconds(500)
+
+        /// Versions of one owner's data key that `POST /data-keys/rotate` makes per hour, counted in the
+        /// database (so across instances); nil for no limit. 10 by default.
+        public var dataKeyRotationsPerHour: Int? = 10
+        /// Changes of one key's encryption key that `POST /encryption-key` makes per hour, counted in its
+        /// history (so across instances); nil for no limit. 10 by default.
+        public var encryptionKeyChangesPerHour: Int? = 10
 
         /// The key that wraps stored data keys; nil for no data-key routes (`POST /data-keys`).
         public var masterKey: ServerMasterKey?
@@ -118,6 +126,7 @@ public struct RegistrationServer: Sendable {
             )
         }
         let uses = KeyUseRecorder(store: store)
+        let registration = RegisterRoute(store: store, mode: mode, options: options)
         router.get("health") { _, _ -> Response in
             do {
                 try await store.ping()
@@ -144,19 +153,21 @@ public struct RegistrationServer: Sendable {
                 context.logger.notice("registration refused: rate limit", metadata: ["address": .string(Self.clientAddress(context))])
                 return Self.tooManyRequests(retryAfter: wait, "too many registrations from this address")
             }
-            return try await Self.register(request, context: context, store: store, mode: mode)
+            return try await registration.respond(to: request, context: context)
         }
         let keys = StoreKeyProvider(store: store, maximumAge: options.keyRecordMaximumAge)
         let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
         let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(
             verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024, metricsFactory: options.metricsFactory
         )
+        var devices = router.group()
+        if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
+        let signedByDevices = devices.add(middleware: middleware)
+        EncryptionKeyRoute.add(to: signedByDevices, store: store, changesPerHour: options.encryptionKeyChangesPerHour, uses: uses)
         if let masterKey = options.masterKey {
-            var devices = router.group()
-            if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
             DataKeyRoutes.add(
-                to: devices.add(middleware: middleware), store: store, records: keys, masterKey: masterKey, scope: options.dataKeyScope, uses: uses,
-                metrics: metrics
+                to: signedByDevices, store: store, records: keys, masterKey: masterKey, scope: options.dataKeyScope,
+                rotationsPerHour: options.dataKeyRotationsPerHour, uses: uses, metrics: metrics
             )
         }
         var signed = router.group("register_user")
@@ -180,6 +191,12 @@ public struct RegistrationServer: Sendable {
     /// The client's IP address as the limits key it ("unknown" where the transport has none).
     static func clientAddress(_ context: HTTPSignatureContext) -> String {
         context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// Seconds until an hour has passed since `oldest` (at least 1): when a per-hour limit counted from
+    /// `oldest` lets the next one through.
+    static func secondsUntilHourEnds(since oldest: Int64?, now: Int64) -> Int {
+        Int(max(1, (oldest ?? now) + 3600 - now))
     }
 
     /// `429 Too Many Requests` with `Retry-After` and a problem body.
@@ -210,14 +227,6 @@ public struct RegistrationServer: Sendable {
 
     // MARK: - Handlers
 
-    struct RegisterBody: Decodable {
-        let publicKey: String?
-        let algorithm: String?
-        let token: String?
-        let platform: String?
-        let encryptionKey: String?
-    }
-
     /// A platform label: 1 to 32 of `a-z`, `0-9` and `-`.
     static func isPlatformLabel(_ text: String) -> Bool {
         (1...32).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
@@ -229,101 +238,6 @@ public struct RegistrationServer: Sendable {
     struct UserBody: Decodable {
         let email: String
         let name: String
-    }
-
-    static func register(_ request: Request, context: HTTPSignatureContext, store: any RegistrationStore, mode: RegistrationMode) async throws -> Response {
-        guard mode != .closed else {
-            return problem(.forbidden, "registration-closed", "this server registers no new keys")
-        }
-        var request = request
-        let data: Data
-        switch try await StrictJSON.read(&request, limit: 64 * 1024) {
-        case .bytes(let bytes): data = bytes
-        case .problem(let problem): return problem.response()
-        }
-        let body: RegisterBody
-        switch StrictJSON.decode(RegisterBody.self, from: data, allowed: ["publicKey", "algorithm", "token", "platform", "encryptionKey"]) {
-        case .value(let decoded): body = decoded
-        case .problem(let problem): return problem.response()
-        }
-        if let platform = body.platform, !isPlatformLabel(platform) {
-            return problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
-        }
-        var encryptionKey: String?
-        if let text = body.encryptionKey {
-            guard let key = try? RecipientPublicKey(importing: Array(text.utf8)) else {
-                return problem(.badRequest, "invalid-encryption-key", "encryptionKey must be an X25519 or P-256 public key (PEM)")
-            }
-            encryptionKey = Base64.encode(key.derRepresentation)
-        }
-        if mode == .token && body.token == nil {
-            return problem(.forbidden, "token-required", "this server registers keys only with a registration token from its admin (\"token\")")
-        }
-        // Spends one use of the token, once everything else about the request is known to be good.
-        func spendToken() async throws -> Response? {
-            guard mode == .token, let token = body.token else { return nil }
-            let now = Int64(Date().timeIntervalSince1970)
-            guard token.utf8.count <= 128, try await store.consumeToken(secretHash: tokenHash(token), platform: body.platform, now: now) != nil else {
-                return problem(.forbidden, "invalid-token", "the registration token is unknown, expired, used up, revoked, or for another platform")
-            }
-            return nil
-        }
-        let requested: HTTPSignatureAlgorithm?
-        if let name = body.algorithm {
-            guard let algorithm = HTTPSignatureAlgorithm(rawValue: name) else {
-                let names = HTTPSignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
-                return problem(.badRequest, "unsupported-algorithm", "'\(name)' is not one of \(names)")
-            }
-            requested = algorithm
-        } else {
-            requested = nil
-        }
-        let now = Int64(Date().timeIntervalSince1970)
-        guard let pem = body.publicKey else {
-            guard requested == .hmacSHA256 else {
-                return problem(.badRequest, "invalid-request", "send a publicKey, or algorithm hmac-sha256 for a shared secret")
-            }
-            if let refusal = try await spendToken() { return refusal }
-            let secret = try MACKey.generate()
-            let secretText = secret.withUnsafeKeyBytes { Base64.encode(Array($0)) }
-            var id = [UInt8](repeating: 0, count: 16)
-            id.withUnsafeMutableBytes { SecureRandom.fill($0) }
-            let record = RegisteredKey(
-                keyID: "h_" + Base64.encodeURLSafe(id), algorithm: .hmacSHA256, publicKey: nil, secret: secretText, createdAt: now, encryptionKey: encryptionKey
-            )
-            _ = try await store.insertKey(record)
-            context.logger.info("registered a shared secret", metadata: ["keyid": .string(record.keyID)])
-            return json(.created, ["keyId": .string(record.keyID), "algorithm": .string(record.algorithm.rawValue), "secret": .string(secretText)])
-        }
-        let key: HTTPVerificationKey
-        do {
-            let imported = try ImportedKey(importing: Array(pem.utf8)).verifyingKey
-            key = try HTTPVerificationKey(imported, algorithm: requested)
-        } catch let error as HTTPSignatureError {
-            return problem(.badRequest, "unsupported-key", error.reason)
-        } catch {
-            return problem(.badRequest, "invalid-key", "publicKey is not a usable public key: \(error)")
-        }
-        guard let verifying = key.verifyingKey else { return problem(.badRequest, "invalid-key", "publicKey is not a public key") }
-        let keyID = "k_" + Hex.encode(verifying.fingerprint.sha256.prefix(16))
-        let record = RegisteredKey(
-            keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now, encryptionKey: encryptionKey
-        )
-        let existing = try await store.key(id: keyID)
-        let stored: RegisteredKey
-        if let existing {
-            stored = existing
-        } else {
-            if let refusal = try await spendToken() { return refusal }
-            stored = try await store.insertKey(record)
-        }
-        guard stored.algorithm == record.algorithm else {
-            return problem(.conflict, "key-exists", "this key is already registered for \(stored.algorithm)")
-        }
-        if existing == nil {
-            context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
-        }
-        return json(existing == nil ? .created : .ok, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
     }
 
     static func registerUser(_ request: Request, context: HTTPSignatureContext, keyID: String, store: any RegistrationStore) async throws -> Response {
@@ -338,24 +252,26 @@ public struct RegistrationServer: Sendable {
         case .value(let fields): body = UserBody(email: fields[0], name: fields[1])
         case .problem(let problem): return problem.response()
         }
-        guard let email = UserFields.email(body.email) else {
-            return problem(.badRequest, "invalid-email", "email must be an address like ada@example.com")
-        }
-        guard UserFields.isValidName(body.name) else {
-            return problem(.badRequest, "invalid-name", "name must be 1 to 200 characters")
+        let email: String
+        let name: String
+        switch (UserFields.email(body.email), UserFields.name(body.name)) {
+        case (.success(let address), .success(let text)):
+            (email, name) = (address, text)
+        case (.failure(let refusal), _), (_, .failure(let refusal)):
+            return problem(.badRequest, refusal.reason, refusal.detail)
         }
         let createdAt = Int64(Date().timeIntervalSince1970)
         let stored: RegisteredUser?
         // Only the obligation is taken out of the verified signature (a copy of all of it retains each of
         // its strings); its label is read again only for a replay.
         if let replay = context.verifiedSignature?.replayObligation?.take() {
-            switch try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) {
+            switch try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) {
             case .inserted(let user): stored = user
             case .emailExists: stored = nil
             case .replayed: throw HTTPMessageVerifier.replayed(label: context.verifiedSignature?.label ?? "")
             }
         } else {
-            stored = try await store.insertUser(email: email, name: body.name, keyID: keyID, createdAt: createdAt)
+            stored = try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt)
         }
         guard let user = stored else {
             return problem(.conflict, "email-exists", "this email address is already registered")

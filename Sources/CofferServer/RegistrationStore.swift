@@ -1,4 +1,5 @@
 public import CofferHTTPSignatures
+import Foundation
 
 /// A key registered with the server: its id, the one algorithm it signs with, and either an SPKI public
 /// key or an HMAC secret (base64 in storage).
@@ -156,16 +157,131 @@ public struct RegistrationToken: Sendable, Hashable {
     }
 }
 
-/// A user registered through a signed request.
+/// A user registered through a signed request (docs/SERVER.md, "Users"): a claim the server does not
+/// verify, which makes no device a member until an admin links one.
 public struct RegisteredUser: Sendable, Hashable, Codable {
     /// The user's number.
     public let id: Int64
-    /// The e-mail address (unique).
+    /// The e-mail address, normalized (NFC, domain lowercased); unique compared case-insensitively.
     public let email: String
     /// The name.
     public let name: String
-    /// The key that signed the registration.
+    /// The key that signed the user up (the creator, not a member).
     public let keyID: String
+    /// When the user was signed up, UNIX seconds.
+    public let createdAt: Int64
+}
+
+/// A registration token offered with a key's registration: what ``RegistrationStore/registerKey(_:spending:)``
+/// checks and spends together with the key's insert.
+public struct TokenUse: Sendable, Hashable {
+    /// The SHA-256 of the token's secret, hex.
+    public let secretHash: String
+    /// The platform label the request gave, if any (a token bound to a platform needs the same).
+    public let platform: String?
+    /// The time the token must not have expired by, UNIX seconds.
+    public let now: Int64
+
+    /// A token offered at `now` for a request naming `platform`.
+    /// - Parameters:
+    ///   - secretHash: the SHA-256 of the token's secret, hex.
+    ///   - platform: the request's platform label, if any.
+    ///   - now: the current time, UNIX seconds.
+    public init(secretHash: String, platform: String?, now: Int64) {
+        self.secretHash = secretHash
+        self.platform = platform
+        self.now = now
+    }
+}
+
+/// What ``RegistrationStore/registerKey(_:spending:)`` did, in one transaction.
+public enum KeyRegistration: Sendable, Hashable {
+    /// The key was stored, its `registered` event written, and one use of the token (if any) spent.
+    case registered(RegisteredKey)
+    /// A key with this id was already registered (the record as stored): nothing was written and no
+    /// token spent. The token, when one was offered, is valid.
+    case exists(RegisteredKey)
+    /// The token offered is unknown, revoked, expired, used up, or bound to another platform: nothing
+    /// was written and nothing said about the key.
+    case invalidToken
+}
+
+/// One change in a key's record, kept in its history (docs/SERVER.md, "Admin API").
+public struct KeyEvent: Sendable, Hashable {
+    /// What changed.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The key was registered.
+        case registered
+        /// The device's encryption key was set or replaced (`detail`: the old and new ids).
+        case encryptionKey = "encryption-key"
+        /// An admin disabled, enabled or revoked it (`detail`: the new state).
+        case state
+        /// It was linked to a user, or unlinked (`detail` says which).
+        case user
+    }
+
+    /// The key whose record changed.
+    public let keyID: String
+    /// When, UNIX seconds.
+    public let at: Int64
+    /// What changed.
+    public let kind: Kind
+    /// Who changed it: `key:<keyId>` (the key itself), `admin:<keyId>`, or `migration`.
+    public let actor: String
+    /// What it became, for people; nil where the kind says all.
+    public let detail: String?
+
+    /// An event.
+    /// - Parameters:
+    ///   - keyID: the key whose record changed.
+    ///   - at: when, UNIX seconds.
+    ///   - kind: what changed.
+    ///   - actor: who changed it.
+    ///   - detail: what it became, if the kind does not say.
+    public init(keyID: String, at: Int64, kind: Kind, actor: String, detail: String?) {
+        self.keyID = keyID
+        self.at = at
+        self.kind = kind
+        self.actor = actor
+        self.detail = detail
+    }
+}
+
+/// How much of something happened in a window: what a limit counted across instances, and when the
+/// oldest of it happened (so a refusal can say when to try again).
+public struct RecentActivity: Sendable, Hashable {
+    /// How many.
+    public let count: Int
+    /// When the oldest happened, UNIX seconds; nil when none did.
+    public let oldest: Int64?
+
+    /// A count and the oldest time.
+    /// - Parameters:
+    ///   - count: how many.
+    ///   - oldest: the oldest one's time, UNIX seconds, if any.
+    public init(count: Int, oldest: Int64?) {
+        self.count = count
+        self.oldest = oldest
+    }
+}
+
+/// What ``RegistrationStore/setEncryptionKey(_:ofKey:at:)`` did.
+public struct EncryptionKeyChange: Sendable, Hashable {
+    /// The key's record afterwards.
+    public let key: RegisteredKey
+    /// The encryption key it had before (SPKI DER, base64), if any.
+    public let previous: String?
+    /// Whether anything changed (false when it already had this encryption key).
+    public var changed: Bool { previous != key.encryptionKey }
+
+    /// A change's outcome.
+    /// - Parameters:
+    ///   - key: the record afterwards.
+    ///   - previous: the encryption key before, if any.
+    public init(key: RegisteredKey, previous: String?) {
+        self.key = key
+        self.previous = previous
+    }
 }
 
 /// Where the registration server keeps registered keys, users and its replay cache. SQLite serves one
@@ -175,26 +291,46 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// Brings the schema to this version of Coffer's, applying each numbered migration not yet applied
     /// in order (safe to call from several instances at once: one applies, the others find it done).
     func migrate() async throws
-    /// Stores a key; when a key with the same id exists, stores nothing and returns the existing one.
-    func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey
+    /// Registers a key, in one transaction with the check and the use of `token` (docs/SERVER.md, "Who
+    /// may register"): when the token is offered and not valid, nothing is written; when a key with the
+    /// same id exists, nothing is written and no use spent; otherwise the key and its `registered`
+    /// event are stored and one use of the token spent. Of several registrations of one key at once,
+    /// across instances, exactly one stores it.
+    func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration
     /// The key with this id.
     func key(id: String) async throws -> RegisteredKey?
-    /// Stores a user and links the key that signed up to it when that key belongs to no user yet (in
-    /// one transaction); nil when the e-mail address is already registered.
+    /// Sets the device's encryption key (SPKI DER, base64) and, when it changed, writes an
+    /// `encryption-key` event by the key itself, in one transaction; nil when there is no such key.
+    func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange?
+    /// Stores a user signed up by `keyID` (its creator; no device becomes a member), under an address
+    /// already normalized (NFC, domain lowercased: what `POST /register_user` stores); nil when a user with that address,
+    /// compared case-insensitively, exists.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser?
     /// Writes a signature's replay record and, when this is its first use, stores the user as
     /// ``insertUser(email:name:keyID:createdAt:)`` does — together: the request takes effect and is
     /// remembered, or neither (a failed write leaves the request free to be sent again). A default
     /// implementation writes the two one after the other; Coffer's stores write them in one transaction.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion
+    /// The user whose address is `email` (compared as sign-up compares them), or every user when nil;
+    /// oldest first, at most `limit`.
+    func users(email: String?, limit: Int) async throws -> [RegisteredUser]
     /// Every registered key, oldest first (at most `limit`).
     func keys(limit: Int) async throws -> [RegisteredKey]
-    /// Changes a key's state and returns the record as stored afterwards; nil when there is no such
-    /// key. A revoked key stays revoked whatever is asked.
-    func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey?
-    /// Links a key (a device) to a user, whichever user it belonged to before; the record afterwards, or
-    /// nil when there is no such key or no such user.
-    func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey?
+    /// Changes a key's state and writes a `state` event by `actor` when it changed, in one
+    /// transaction; the record as stored afterwards, or nil when there is no such key. A revoked key
+    /// stays revoked whatever is asked.
+    func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey?
+    /// Makes a key (a device) a member of a user, whichever user it belonged to before, and writes a
+    /// `user` event by `actor`, in one transaction; the record afterwards, or nil when there is no such
+    /// key or no such user. Only an admin's link makes a device a member (docs/SERVER.md, "Users").
+    func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey?
+    /// The key's history, newest first (at most `limit`).
+    func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent]
+    /// The events of `kind` the key's history holds from `time` on (UNIX seconds): what per-key limits
+    /// count, across every instance.
+    func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity
+    /// The versions of the owner's data key made from `time` on (UNIX seconds).
+    func recentDataKeys(owner: String, since time: Int64) async throws -> RecentActivity
     /// Records that a signature by the key was accepted at `time` (callers do so at most once a minute).
     func recordUse(ofKey keyID: String, at time: Int64) async throws
     /// Stores a new token under the SHA-256 of its secret (hex).
@@ -238,6 +374,28 @@ public enum UserInsertion: Sendable, Hashable {
 }
 
 extension RegistrationStore {
+    /// Stores a key without a token; when a key with the same id exists, stores nothing and returns the
+    /// existing one.
+    @available(*, deprecated, renamed: "registerKey(_:spending:)", message: "registerKey checks and spends a registration token in the same transaction")
+    public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
+        switch try await registerKey(key, spending: nil) {
+        case .registered(let stored), .exists(let stored): return stored
+        case .invalidToken: return key
+        }
+    }
+
+    /// Changes a key's state on behalf of no one in particular (its event's actor is `unknown`).
+    @available(*, deprecated, renamed: "setState(_:ofKey:actor:at:)", message: "name who changed the key, for its history")
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
+        try await setState(state, ofKey: keyID, actor: "unknown", at: Int64(Date().timeIntervalSince1970))
+    }
+
+    /// Links a key to a user on behalf of no one in particular (its event's actor is `unknown`).
+    @available(*, deprecated, renamed: "linkKey(_:toUser:actor:at:)", message: "name who linked the key, for its history")
+    public func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
+        try await linkKey(keyID, toUser: userID, actor: "unknown", at: Int64(Date().timeIntervalSince1970))
+    }
+
     /// Writes the replay record, then the user: two writes, for a custom store that has no transaction
     /// holding both (a failure between them leaves the record written and no user).
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
@@ -294,7 +452,45 @@ enum RegistrationSQL {
         ],
         // 5: SQLite's replay records in commit order (``sqliteOnlyMigrations``); nothing on PostgreSQL.
         [],
+        // 6: users and keys by what was proven: addresses compared case-insensitively; each key's
+        // history. Then a step in Swift (same transaction: ``emailKeys(for:taken:)``, ``recordSignUpLinks``,
+        // ``unlinkSignUps``) fills `email_key` and undoes
+        // the links signing up made.
+        [
+            "ALTER TABLE coffer_users ADD COLUMN email_key TEXT",
+            "CREATE UNIQUE INDEX coffer_users_by_email_key ON coffer_users (email_key)",
+            "CREATE TABLE coffer_key_events (id %SERIAL%, key_id TEXT NOT NULL, at BIGINT NOT NULL, kind TEXT NOT NULL, actor TEXT NOT NULL, detail TEXT)",
+            "CREATE INDEX coffer_key_events_key ON coffer_key_events (key_id, id)",
+        ],
     ]
+
+    /// The migration after whose statements the user-identity step runs.
+    static let userIdentityMigration = 6
+
+    /// Migration 6's step, for users stored before it: which `email_key` to give each user that has none
+    /// (`users`: id and stored address, oldest first), given the keys already `taken`. Of addresses that
+    /// now compare equal the oldest user gets the key and the others keep none, so that no user is lost
+    /// and new sign-ups of the address are refused.
+    static func emailKeys(for users: [(id: Int64, email: String)], taken: Set<String>) -> [(id: Int64, key: String)] {
+        var taken = taken
+        return users.compactMap { user in
+            let key = UserFields.emailKey(user.email)
+            return taken.insert(key).inserted ? (user.id, key) : nil
+        }
+    }
+
+    /// Migration 6's step, after `email_key`: the links signing up made (a device linked to the user it
+    /// created) are recorded in the device's history ($1: the time), then undone
+    /// (``unlinkSignUps``), so that only an admin's link makes a device a member of a user.
+    static let recordSignUpLinks = """
+        INSERT INTO coffer_key_events (key_id, at, kind, actor, detail)
+        SELECT k.key_id, $1, 'user', 'migration', 'unlinked from user ' || k.user_id || ': signing up makes no device a member; an admin links it'
+        FROM coffer_keys AS k JOIN coffer_users AS u ON u.id = k.user_id AND u.key_id = k.key_id
+        """
+    static let unlinkSignUps = """
+        UPDATE coffer_keys SET user_id = NULL
+        WHERE user_id IS NOT NULL AND EXISTS (SELECT 1 FROM coffer_users AS u WHERE u.id = coffer_keys.user_id AND u.key_id = coffer_keys.key_id)
+        """
 
     /// Statements SQLite runs after the shared ones of the same migration.
     ///
@@ -329,10 +525,23 @@ enum RegistrationSQL {
         ON CONFLICT (owner) DO UPDATE SET min_version = excluded.min_version WHERE coffer_data_key_floors.min_version < excluded.min_version
         """
 
-    /// Links the key that signed a user up to that user, unless it belongs to one already.
-    static let linkFirstUser = "UPDATE coffer_keys SET user_id = $1 WHERE key_id = $2 AND user_id IS NULL"
+    /// A user, unless one with the same address (byte for byte, or compared case-insensitively) exists.
+    static let userColumns = "id, email, name, key_id, created_at"
+    static let insertUser = "INSERT INTO coffer_users (email, email_key, name, key_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"
+    static let usersByEmail = "SELECT \(userColumns) FROM coffer_users WHERE email_key = $1 OR email = $2 ORDER BY id LIMIT $3"
+    static let allUsers = "SELECT \(userColumns) FROM coffer_users ORDER BY id LIMIT $1"
     /// Links a key to a user that exists.
     static let linkKey = "UPDATE coffer_keys SET user_id = $1 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
+    /// One change in a key's history.
+    static let insertEvent = "INSERT INTO coffer_key_events (key_id, at, kind, actor, detail) VALUES ($1, $2, $3, $4, $5)"
+    static let events = "SELECT key_id, at, kind, actor, detail FROM coffer_key_events WHERE key_id = $1 ORDER BY id DESC LIMIT $2"
+    static let recentEvents = "SELECT COUNT(*), MIN(at) FROM coffer_key_events WHERE key_id = $1 AND kind = $2 AND at >= $3"
+    static let recentDataKeys = "SELECT COUNT(*), MIN(created_at) FROM coffer_data_keys WHERE owner = $1 AND created_at >= $2"
+    static let setEncryptionKey = "UPDATE coffer_keys SET encryption_key = $1 WHERE key_id = $2"
+    /// A registration token that can be spent now: its id.
+    static let validToken = "SELECT token_id FROM coffer_tokens WHERE secret_hash = $1 AND uses_left > 0 AND revoked = 0 AND expires_at > $2 AND (platform IS NULL OR platform = $3)"
+    static let spendToken = "UPDATE coffer_tokens SET uses_left = uses_left - 1 WHERE token_id = $1 AND uses_left > 0"
+    static let insertKey = "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key_id) DO NOTHING"
     /// A state change that never takes a key out of `revoked`.
     static let setState = "UPDATE coffer_keys SET state = $1 WHERE key_id = $2 AND state <> 'revoked'"
     static let recordUse = "UPDATE coffer_keys SET last_used_at = $1 WHERE key_id = $2 AND (last_used_at IS NULL OR last_used_at < $1)"

@@ -40,19 +40,111 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 for statement in statements + (RegistrationSQL.sqliteOnlyMigrations[index + 1] ?? []) {
                     try db.execute(sql: statement.replacingOccurrences(of: "%SERIAL%", with: "INTEGER PRIMARY KEY AUTOINCREMENT"))
                 }
+                if index + 1 == RegistrationSQL.userIdentityMigration { try Self.userIdentityStep(in: db) }
                 try db.execute(sql: "INSERT INTO coffer_schema (version) VALUES (?)", arguments: [index + 1])
             }
         }
     }
 
-    /// Registers `key`, or returns the key already registered with the same public key or id.
-    public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key_id) DO NOTHING",
-                arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]
-            )
-            return try Self.key(id: key.keyID, in: db) ?? key
+    /// Migration 6's step in Swift (addresses' keys; sign-up links recorded and undone), inside its transaction.
+    private static func userIdentityStep(in db: Database) throws {
+        let taken = Set(try String.fetchAll(db, sql: "SELECT email_key FROM coffer_users WHERE email_key IS NOT NULL"))
+        let users = try Row.fetchAll(db, sql: "SELECT id, email FROM coffer_users WHERE email_key IS NULL ORDER BY id").map { (id: $0[0] as Int64, email: $0[1] as String) }
+        for (id, key) in RegistrationSQL.emailKeys(for: users, taken: taken) {
+            try db.execute(sql: "UPDATE coffer_users SET email_key = ? WHERE id = ?", arguments: [key, id])
+        }
+        try db.execute(sql: sqlite(RegistrationSQL.recordSignUpLinks), arguments: [Int64(Date().timeIntervalSince1970)])
+        try db.execute(sql: RegistrationSQL.unlinkSignUps)
+    }
+
+    /// Registers a key in one savepoint of one write job: the token's check, the key's look-up, its
+    /// insert with its event, and the token's use (the database's one writer runs the job alone).
+    public func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration {
+        try await write { db in
+            var outcome = KeyRegistration.invalidToken
+            try db.inSavepoint {
+                var tokenID: String?
+                if let token {
+                    tokenID = try String.fetchOne(db, sql: Self.sqlite(RegistrationSQL.validToken), arguments: [token.secretHash, token.now, token.platform])
+                    guard tokenID != nil else { return .commit }
+                }
+                if let existing = try Self.key(id: key.keyID, in: db) {
+                    outcome = .exists(existing)
+                    return .commit
+                }
+                try db.execute(
+                    sql: Self.sqlite(RegistrationSQL.insertKey),
+                    arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]
+                )
+                try Self.insertEvent(KeyEvent(keyID: key.keyID, at: key.createdAt, kind: .registered, actor: "key:" + key.keyID, detail: key.algorithm.rawValue), in: db)
+                if let tokenID {
+                    try db.execute(sql: Self.sqlite(RegistrationSQL.spendToken), arguments: [tokenID])
+                    guard db.changesCount == 1 else { throw CofferCoreError(.ioFailure, "the registration token's use was not recorded") }
+                }
+                outcome = .registered(try Self.key(id: key.keyID, in: db) ?? key)
+                return .commit
+            }
+            return outcome
+        }
+    }
+
+    private static func insertEvent(_ event: KeyEvent, in db: Database) throws {
+        try db.execute(sql: sqlite(RegistrationSQL.insertEvent), arguments: [event.keyID, event.at, event.kind.rawValue, event.actor, event.detail])
+    }
+
+    /// Sets the device's encryption key and writes its event, in one savepoint.
+    public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
+        try await write { db in
+            var change: EncryptionKeyChange?
+            try db.inSavepoint {
+                guard let before = try Self.key(id: keyID, in: db) else { return .commit }
+                guard before.encryptionKey != encryptionKey else {
+                    change = EncryptionKeyChange(key: before, previous: before.encryptionKey)
+                    return .commit
+                }
+                try db.execute(sql: Self.sqlite(RegistrationSQL.setEncryptionKey), arguments: [encryptionKey, keyID])
+                let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
+                try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail), in: db)
+                change = EncryptionKeyChange(key: try Self.key(id: keyID, in: db) ?? before, previous: before.encryptionKey)
+                return .commit
+            }
+            return change
+        }
+    }
+
+    /// The key's history, newest first.
+    public func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.events), arguments: [keyID, limit]).compactMap { row in
+                KeyEvent.Kind(rawValue: row[2]).map { KeyEvent(keyID: row[0], at: row[1], kind: $0, actor: row[3], detail: row[4]) }
+            }
+        }
+    }
+
+    /// Events of one kind since a time.
+    public func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity {
+        try await pool.read { db in try Self.activity(db, RegistrationSQL.recentEvents, [keyID, kind.rawValue, time]) }
+    }
+
+    /// Data-key versions made since a time.
+    public func recentDataKeys(owner: String, since time: Int64) async throws -> RecentActivity {
+        try await pool.read { db in try Self.activity(db, RegistrationSQL.recentDataKeys, [owner, time]) }
+    }
+
+    private static func activity(_ db: Database, _ statement: String, _ arguments: StatementArguments) throws -> RecentActivity {
+        let row = try Row.fetchOne(db, sql: sqlite(statement), arguments: arguments)
+        return RecentActivity(count: row?[0] ?? 0, oldest: row?[1])
+    }
+
+    /// Users by address, or all.
+    public func users(email: String?, limit: Int) async throws -> [RegisteredUser] {
+        try await pool.read { db in
+            let rows = if let email {
+                try Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.usersByEmail), arguments: [UserFields.emailKey(email), email, limit])
+            } else {
+                try Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.allUsers), arguments: [limit])
+            }
+            return rows.map { RegisteredUser(id: $0[0], email: $0[1], name: $0[2], keyID: $0[3], createdAt: $0[4]) }
         }
     }
 
@@ -140,11 +232,21 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
-    /// Changes a key's state (never out of `revoked`); the stored record afterwards, nil for no such key.
-    public func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
+    /// Changes a key's state (never out of `revoked`) and writes its event, in one savepoint; the
+    /// stored record afterwards, nil for no such key.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
         try await write { db in
-            try db.execute(sql: Self.sqlite(RegistrationSQL.setState), arguments: [state.rawValue, keyID])
-            return try Self.key(id: keyID, in: db)
+            var after: RegisteredKey?
+            try db.inSavepoint {
+                guard let before = try Self.key(id: keyID, in: db) else { return .commit }
+                try db.execute(sql: Self.sqlite(RegistrationSQL.setState), arguments: [state.rawValue, keyID])
+                after = try Self.key(id: keyID, in: db)
+                if let after, after.state != before.state {
+                    try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .state, actor: actor, detail: after.state.rawValue), in: db)
+                }
+                return .commit
+            }
+            return after
         }
     }
 
@@ -196,24 +298,16 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// A shared statement in SQLite's spelling: `?1`… for PostgreSQL's `$1`….
     private static func sqlite(_ statement: String) -> String { statement.replacingOccurrences(of: "$", with: "?") }
 
-    /// Adds a user; nil when the email is already registered.
+    /// Adds a user; nil when the address is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await write { db in try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) }
     }
 
-    /// The user and its key's link, inside a write job; nil when the e-mail address is taken.
+    /// The user, inside a write job; nil when the address is taken.
     private static func insertUser(email: String, name: String, keyID: String, createdAt: Int64, in db: Database) throws -> RegisteredUser? {
-        try db.cachedStatement(sql: userInsert).execute(arguments: [email, name, keyID, createdAt])
+        try db.cachedStatement(sql: userInsert).execute(arguments: [email, UserFields.emailKey(email), name, keyID, createdAt])
         guard db.changesCount == 1 else { return nil }
-        let id = db.lastInsertedRowID
-        do {
-            try db.cachedStatement(sql: linkFirstUser).execute(arguments: [id, keyID])
-        } catch {
-            // SQLite undoes only the failing statement and the batch's other jobs commit: the user goes too.
-            try? db.execute(sql: "DELETE FROM coffer_users WHERE id = ?", arguments: [id])
-            throw error
-        }
-        return RegisteredUser(id: id, email: email, name: name, keyID: keyID)
+        return RegisteredUser(id: db.lastInsertedRowID, email: email, name: name, keyID: keyID, createdAt: createdAt)
     }
 
     /// Writes a replay record inside a write job, sweeping expired ones when `sweep`; false for a replay:
@@ -246,12 +340,19 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
-    /// Links a key to a user; the record afterwards, nil when either is unknown.
-    public func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
+    /// Links a key to a user and writes its event, in one savepoint; the record afterwards, nil when
+    /// either is unknown.
+    public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
         try await write { db in
-            try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID])
-            guard db.changesCount > 0 else { return nil }
-            return try Self.key(id: keyID, in: db)
+            var linked: RegisteredKey?
+            try db.inSavepoint {
+                try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID])
+                guard db.changesCount > 0 else { return .commit }
+                try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .user, actor: actor, detail: "linked to user \(userID)"), in: db)
+                linked = try Self.key(id: keyID, in: db)
+                return .commit
+            }
+            return linked
         }
     }
 
@@ -276,12 +377,10 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     private static let selectDataKeyVersion = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? AND version = ?"
     private static let selectNewestDataKey = "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? ORDER BY version DESC LIMIT 1"
 
-    /// In SQLite's spelling once, and a cached statement: it runs with every signed-up user.
-    private static let linkFirstUser = sqlite(RegistrationSQL.linkFirstUser)
     /// Without `RETURNING` (the row id is the connection's last insert): SQLite runs `RETURNING` as a
     /// trigger, which opens a statement journal for the statement; freeing its memory each time made the
     /// allocator hand pages back to the kernel (madvise) and fault them in again, ~6 µs a request.
-    private static let userInsert = "INSERT INTO coffer_users (email, name, key_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING"
+    private static let userInsert = sqlite(RegistrationSQL.insertUser)
 
     /// The newest migration applied (0 before any).
     public func schemaVersion() async throws -> Int {

@@ -71,7 +71,20 @@ final class MeasuredStore: RegistrationStore {
     }
 
     func migrate() async throws { try await timed("migrate") { try await store.migrate() } }
-    func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey { try await timed("insert_key") { try await store.insertKey(key) } }
+    func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration {
+        try await timed("register_key") { try await store.registerKey(key, spending: token) }
+    }
+    func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
+        try await timed("set_encryption_key") { try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time) }
+    }
+    func users(email: String?, limit: Int) async throws -> [RegisteredUser] { try await timed("users") { try await store.users(email: email, limit: limit) } }
+    func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] { try await timed("events") { try await store.events(ofKey: keyID, limit: limit) } }
+    func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity {
+        try await timed("recent_events") { try await store.recentEvents(ofKey: keyID, kind: kind, since: time) }
+    }
+    func recentDataKeys(owner: String, since time: Int64) async throws -> RecentActivity {
+        try await timed("recent_data_keys") { try await store.recentDataKeys(owner: owner, since: time) }
+    }
     func key(id: String) async throws -> RegisteredKey? { try await timed("key") { try await store.key(id: id) } }
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
         try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) }
@@ -79,12 +92,12 @@ final class MeasuredStore: RegistrationStore {
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
     }
-    func linkKey(_ keyID: String, toUser userID: Int64) async throws -> RegisteredKey? {
-        try await timed("link_key") { try await store.linkKey(keyID, toUser: userID) }
+    func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await timed("link_key") { try await store.linkKey(keyID, toUser: userID, actor: actor, at: time) }
     }
     func keys(limit: Int) async throws -> [RegisteredKey] { try await timed("keys") { try await store.keys(limit: limit) } }
-    func setState(_ state: RegisteredKey.State, ofKey keyID: String) async throws -> RegisteredKey? {
-        try await timed("set_state") { try await store.setState(state, ofKey: keyID) }
+    func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await timed("set_state") { try await store.setState(state, ofKey: keyID, actor: actor, at: time) }
     }
     func recordUse(ofKey keyID: String, at time: Int64) async throws { try await timed("record_use") { try await store.recordUse(ofKey: keyID, at: time) } }
     func insertToken(_ token: RegistrationToken, secretHash: String) async throws {

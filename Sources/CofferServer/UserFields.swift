@@ -1,40 +1,86 @@
 import Foundation
 
-/// The checks `POST /register_user` makes of its two fields, with a byte-level path for the common
-/// case: text of printable ASCII has no whitespace to trim or find beyond the space, and as many
-/// characters as bytes, so Unicode's character properties (a table look-up per character, measured at
-/// ~2 µs a request) are consulted only for other text. Both paths give the same answers
-/// (`UserFieldsTests`).
+/// Why `POST /register_user` refused a field: its problem document's reason and detail.
+struct UserFieldRefusal: Error, Hashable {
+    /// `invalid-email`, `invalid-name`, or `invalid-request` for a character no name or address holds.
+    let reason: String
+    let detail: String
+
+    static let email = UserFieldRefusal(reason: "invalid-email", detail: "email must be an address like ada@example.com")
+    static let name = UserFieldRefusal(reason: "invalid-name", detail: "name must be 1 to 200 characters")
+
+    /// A control, format or separator character in `field`.
+    static func character(_ scalar: Unicode.Scalar, in field: String) -> UserFieldRefusal {
+        let code = String(format: "U+%04X", scalar.value)
+        let name = scalar.properties.name ?? scalar.properties.nameAlias ?? "a control character"
+        return UserFieldRefusal(
+            reason: "invalid-request",
+            detail: "\(field) holds \(code) (\(name)): names and addresses are text for people, without control, format or line-separator characters"
+        )
+    }
+}
+
+/// The checks and the normalization `POST /register_user` applies to its two fields (docs/SERVER.md,
+/// "Users"), with a byte-level path for the common case: printable ASCII holds no control or format
+/// character, is its own NFC, and has as many characters as bytes, so Unicode's character properties (a
+/// table look-up per character, measured at ~2 µs a request) are consulted only for other text. Both
+/// paths give the same answers (`UserFieldsTests`).
 enum UserFields {
-    /// The address, trimmed of spaces at its ends, when it has the shape `local@domain` (something on
-    /// each side of an `@`, no whitespace, at most 254 characters); nil otherwise.
-    static func email(_ text: String) -> String? {
+    /// The address normalized — Unicode NFC, trimmed of spaces at its ends, the domain after the last
+    /// `@` lowercased — when it has the shape `local@domain` (something on each side of an `@`, no
+    /// whitespace, at most 254 characters) and no control, format or separator character.
+    static func email(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
         if bytes.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            guard bytes.count <= 254, let at = bytes.firstIndex(of: UInt8(ascii: "@")), at != bytes.startIndex,
-                  bytes.index(after: at) != bytes.endIndex else { return nil }
-            return text
+            guard bytes.count <= 254, let at = bytes.lastIndex(of: UInt8(ascii: "@")), bytes.firstIndex(of: UInt8(ascii: "@")) != bytes.startIndex,
+                  bytes.index(after: at) != bytes.endIndex else { return .failure(.email) }
+            let domain = bytes[bytes.index(after: at)...]
+            guard domain.contains(where: { (0x41...0x5A).contains($0) }) else { return .success(text) }
+            return .success(String(decoding: bytes[...at] + domain.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self))
         }
         return anyEmail(text)
     }
 
     /// ``email(_:)`` through character properties, for any text.
-    static func anyEmail(_ text: String) -> String? {
-        let email = text.trimmingCharacters(in: .whitespaces)
-        guard email.count <= 254, let at = email.firstIndex(of: "@"), at != email.startIndex, email.index(after: at) != email.endIndex,
-              !email.contains(where: { $0.isWhitespace }) else { return nil }
-        return email
+    static func anyEmail(_ text: String) -> Result<String, UserFieldRefusal> {
+        if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "email")) }
+        let email = text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
+        guard email.count <= 254, let at = email.lastIndex(of: "@"), email.first != "@", email.index(after: at) != email.endIndex,
+              !email.contains(where: { $0.isWhitespace }) else { return .failure(.email) }
+        return .success(String(email[...at]) + email[email.index(after: at)...].lowercased())
     }
 
-    /// Whether a name has 1 to 200 characters.
-    static func isValidName(_ text: String) -> Bool {
+    /// What addresses are compared by: the normalized address lowercased, so that addresses differing
+    /// only in case are one user. Stored as `coffer_users.email_key`, unique.
+    static func emailKey(_ normalized: String) -> String {
+        normalized.precomposedStringWithCanonicalMapping.lowercased()
+    }
+
+    /// The name in NFC when it has 1 to 200 characters and no control, format or separator character.
+    static func name(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
-        if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) { return !bytes.isEmpty && bytes.count <= 200 }
-        return isAnyValidName(text)
+        if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return !bytes.isEmpty && bytes.count <= 200 ? .success(text) : .failure(.name)
+        }
+        return anyName(text)
     }
 
-    /// ``isValidName(_:)`` through character counting, for any text.
-    static func isAnyValidName(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 200
+    /// ``name(_:)`` through character properties, for any text.
+    static func anyName(_ text: String) -> Result<String, UserFieldRefusal> {
+        if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "name")) }
+        let name = text.precomposedStringWithCanonicalMapping
+        return !name.isEmpty && name.count <= 200 ? .success(name) : .failure(.name)
+    }
+
+    /// The first character that has no place in text for people: a control character (C0, DEL, C1:
+    /// newlines, tabs, NUL), a format character (the bidirectional overrides and isolates, zero-width
+    /// characters, the byte-order mark…), or a line or paragraph separator.
+    static func hostileScalar(in text: String) -> Unicode.Scalar? {
+        text.unicodeScalars.first { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
     }
 }

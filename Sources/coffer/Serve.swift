@@ -12,24 +12,31 @@ struct Serve: ParsableCommand {
         abstract: "Run the registration server: apps register keys, then sign their requests (RFC 9421).",
         discussion: """
             Routes:
-              POST /register        {"publicKey": "<PEM or JWK>"} → 201 {"keyId", "algorithm"}
+              POST /register        {"publicKey": "<PEM or JWK>"}, signed by that key (RFC 9421, with
+                                    created and a nonce: proof that the caller holds it; 'coffer
+                                    server register' signs it) → 201 {"keyId", "algorithm"}
                                     (RSA keys add "algorithm": "rsa-pss-sha512" or "rsa-v1_5-sha256")
                                     {"algorithm": "hmac-sha256"} → 201 {"keyId", "algorithm", "secret"}
                                     — the only time the secret is ever sent
               POST /register_user   {"email", "name"}, signed by a registered key, covering @method,
                                     @target-uri and content-digest, with created → 201; otherwise 401
-                                    with a problem-details body saying why; a replayed request is 401
+                                    with a problem-details body saying why; a replayed request is 401.
+                                    The address is not verified: the user makes no device a member
+              POST /encryption-key  {"encryptionKey": PEM}, signed by a registered key: sets the key
+                                    its data keys are sealed to (logged, kept in the key's history)
               GET  /health          200 {"status": "ok"} when the database answers
               GET  /ready           200 when the database answers with every migration applied
               POST /data-keys       signed by a device that registered an "encryptionKey" (X25519 or \
             P-256): its 256-bit data key sealed to that key with HPKE (needs --master-key-file); \
-            POST /data-keys/rotate makes a new version. With --data-key-scope user the key is the \
-            user's, shared by the devices it signed up with or an admin linked (coffer server keys link)
+            POST /data-keys/rotate makes a new version (at most --rotate-limit versions an hour). With \
+            --data-key-scope user the key is the user's, shared by the devices an admin linked to the \
+            user (coffer server keys link) once the backend verified who the user is
 
             The allow-list: --admin-key PUB (repeatable; a public key file, EC or Ed25519) names the \
             admins. Their RFC 9421-signed requests (keyid = the key's Coffer key id) may list, disable, \
-            enable and revoke registered keys and issue registration tokens (GET/POST /admin/…, \
-            docs/SERVER.md). --registration open|token|closed says who may POST /register: token \
+            enable and revoke registered keys, link devices to users and issue registration tokens \
+            (GET/POST /admin/…, docs/SERVER.md); to anyone else, every /admin/ path answers 404 as a \
+            path that does not exist. --registration open|token|closed says who may POST /register: token \
             (the default with an admin key) needs {"token": …} from an admin, closed registers \
             nobody, open (the default without one) lets anyone register — a warning says so at start. \
             A disabled or revoked key is refused by every instance within a second (401 key-revoked).
@@ -97,6 +104,12 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("failure-limit"), help: ArgumentHelp("Failed signature checks per client address per minute before 429 (0: no limit).", valueName: "n"))
     var failureLimit: Int = 60
 
+    @Option(name: .customLong("rotate-limit"), help: ArgumentHelp("Versions of one data key made per hour before POST /data-keys/rotate is 429 (0: no limit).", valueName: "n"))
+    var rotateLimit: Int = 10
+
+    @Option(name: .customLong("encryption-key-limit"), help: ArgumentHelp("Changes of one key's encryption key per hour before POST /encryption-key is 429 (0: no limit).", valueName: "n"))
+    var encryptionKeyLimit: Int = 10
+
     @Option(name: .customLong("admin-key"), help: ArgumentHelp("An admin's public key file (EC or Ed25519; repeatable).", valueName: "file"))
     var adminKeys: [String] = []
 
@@ -125,7 +138,9 @@ struct Serve: ParsableCommand {
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0 to 65535") }
         if !(1...3600).contains(headerTimeout) { throw ValidationError("--header-timeout must be 1 to 3600 seconds") }
-        if registerLimit < 0 || failureLimit < 0 { throw ValidationError("--register-limit and --failure-limit must be 0 (no limit) or more") }
+        if registerLimit < 0 || failureLimit < 0 || rotateLimit < 0 || encryptionKeyLimit < 0 {
+            throw ValidationError("--register-limit, --failure-limit, --rotate-limit and --encryption-key-limit must be 0 (no limit) or more")
+        }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
         if let metricsPort, metricsPort != 0, metricsPort == port { throw ValidationError("--metrics-port must differ from --port: metrics never go on the public port") }
@@ -177,6 +192,8 @@ struct Serve: ParsableCommand {
         options.headerTimeout = .seconds(headerTimeout)
         options.registrationsPerMinute = registerLimit == 0 ? nil : registerLimit
         options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
+        options.dataKeyRotationsPerHour = rotateLimit == 0 ? nil : rotateLimit
+        options.encryptionKeyChangesPerHour = encryptionKeyLimit == 0 ? nil : encryptionKeyLimit
         options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: PasswordOptions()).verifyingKey }
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)

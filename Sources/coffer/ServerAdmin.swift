@@ -9,19 +9,22 @@ import Foundation
 struct ServerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "server",
-        abstract: "Administer a running 'coffer serve': its allow-list of keys and its registration tokens.",
+        abstract: "Talk to a running 'coffer serve': a device registers and fetches its data key; an admin keeps the allow-list, users and tokens.",
         discussion: """
-            Each command is one RFC 9421-signed request to the server's admin API (docs/SERVER.md), \
-            signed with -k ADMIN_KEY: a private key whose public half the server was started with \
-            (--admin-key). Its keyid is its Coffer key id, so none needs typing.
+            Each command is one RFC 9421-signed request (docs/SERVER.md). A device's commands \
+            (register, set-encryption-key, data-key) sign with the device's own key; the admin's \
+            (keys, users, tokens) with -k ADMIN_KEY, a private key whose public half the server was \
+            started with (--admin-key). Key ids follow from the keys, so none needs typing.
 
             Examples:
+              coffer server register --server https://api.example -k device.key \\
+                  --encryption-key device-x25519.pub --token-file token.txt
               coffer server keys list --server https://api.example -k admin.key
-              coffer server keys revoke k_3f… --server https://api.example -k admin.key
+              coffer server users list --email ada@example.com --server https://api.example -k admin.key
               coffer server tokens create --uses 10 --platform ios --server \\
                   https://api.example -k admin.key
             """,
-        subcommands: [ServerKeys.self, ServerTokens.self, ServerDataKey.self]
+        subcommands: [ServerRegister.self, ServerSetEncryptionKey.self, ServerDataKey.self, ServerKeys.self, ServerUsers.self, ServerTokens.self]
     )
 }
 
@@ -60,7 +63,12 @@ struct AdminOptions: ParsableArguments {
                 return try await body(client)
             } catch {
                 let hint: String? = switch error.problemReason {
-                case "unknown-key" where error.status == 401: "the server does not know -k as an admin: start it with --admin-key for this key's public half"
+                case "not-found" where error.status == 404:
+                    """
+                    the server answers 404 to everything under /admin/ that is not verified as an admin's request: \
+                    check --server, that the server was started with --admin-key for -k's public half, and the clocks; \
+                    the server's log says why ('admin request refused')
+                    """
                 case "replayed": "send the command again: each signed request is accepted once"
                 default: nil
                 }
@@ -73,26 +81,31 @@ struct AdminOptions: ParsableArguments {
 struct ServerKeys: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "List registered keys; disable, enable or revoke one (revocation is final); link one to a user.",
+        abstract: "List registered keys or one key's history; disable, enable or revoke one (revocation is final); link one to a user.",
         discussion: """
             A disabled or revoked key is refused by every server instance within a second (401 \
-            key-revoked). link ties a device's key to a user (coffer serve --data-key-scope user): \
-            the device then gets that user's data key, shared by the user's devices.
+            key-revoked). link makes a device's key a member of a user (coffer serve --data-key-scope \
+            user): the device then gets that user's data key, shared by the user's devices. Only this \
+            link makes a device a member; signing up does not. Link after your backend has verified, by \
+            its own sign-in, that the user is the one on that device: find the user with 'coffer server \
+            users list --email ADDRESS' by the address you verified, never one the device claims. events \
+            lists what changed a key's record (registered, encryption-key, state, user), newest first.
 
             Examples:
               coffer server keys list --server URL -k admin.key
+              coffer server keys events k_3f… --server URL -k admin.key
               coffer server keys disable k_3f… --server URL -k admin.key
               coffer server keys link k_3f… --user 42 --server URL -k admin.key
             """
     )
 
-    @Argument(help: ArgumentHelp("list, disable, enable, revoke or link.", valueName: "action"))
+    @Argument(help: ArgumentHelp("list, events, disable, enable, revoke or link.", valueName: "action"))
     var action: String
 
     @Argument(help: ArgumentHelp("The key id (for every action but list).", valueName: "keyid"))
     var keyID: String?
 
-    @Option(help: ArgumentHelp("The user to link the key to (for link): the id POST /register_user answered.", valueName: "id"))
+    @Option(help: ArgumentHelp("The user to link the key to (for link): its id, from 'coffer server users list'.", valueName: "id"))
     var user: Int64?
 
     @OptionGroup var admin: AdminOptions
@@ -100,10 +113,10 @@ struct ServerKeys: ParsableCommand {
     func validate() throws {
         if action == "list" {
             if keyID != nil { throw ValidationError("list takes no key id") }
-        } else if AdminClient.KeyAction(rawValue: action) != nil || action == "link" {
+        } else if AdminClient.KeyAction(rawValue: action) != nil || action == "link" || action == "events" {
             if keyID == nil { throw ValidationError("\(action) needs the key id") }
         } else {
-            throw ValidationError("the action is list, disable, enable, revoke or link, not '\(action)'")
+            throw ValidationError("the action is list, events, disable, enable, revoke or link, not '\(action)'")
         }
         if (action == "link") != (user != nil) {
             throw ValidationError(action == "link" ? "link needs --user ID" : "--user is for link")
@@ -114,6 +127,17 @@ struct ServerKeys: ParsableCommand {
         if let keyID, let user, action == "link" {
             let record = try admin.run { client async throws(ServerClientError) in try await client.link(key: keyID, toUser: user) }
             if admin.json { try JSONLines.write(record) } else { Terminal.writeLine("\(record.keyId) user \(record.userId.map(String.init) ?? "none")") }
+            return
+        }
+        if let keyID, action == "events" {
+            let events = try admin.run { client async throws(ServerClientError) in try await client.events(ofKey: keyID) }
+            if admin.json {
+                for event in events { try JSONLines.write(event) }
+                return
+            }
+            for event in events {
+                Terminal.writeLine("\(formatTimestamp(event.at))  \(event.kind)  by \(event.actor)\(event.detail.map { "  \($0)" } ?? "")")
+            }
             return
         }
         if let keyID, let change = AdminClient.KeyAction(rawValue: action) {
@@ -128,9 +152,54 @@ struct ServerKeys: ParsableCommand {
         }
         for key in keys {
             let used = key.lastUsedAt.map { formatTimestamp($0) } ?? "never used"
-            Terminal.writeLine("\(key.keyId)  \(key.algorithm)  \(key.state)  registered \(formatTimestamp(key.createdAt))  last used \(used)")
+            let extras = [key.userId.map { "user \($0)" }, key.encryptionKeyId.map { "encryption key \($0)" }].compactMap { $0 }
+            Terminal.writeLine(
+                "\(key.keyId)  \(key.algorithm)  \(key.state)  registered \(formatTimestamp(key.createdAt))  last used \(used)" + extras.map { "  " + $0 }.joined()
+            )
         }
         if keys.isEmpty { Terminal.writeError("no keys are registered\n") }
+    }
+}
+
+struct ServerUsers: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "List the users devices signed up, or find the one with an address.",
+        discussion: """
+            The server verifies no address: a user is what a device claimed when it signed up, and its \
+            creator (keyId) is no member of it. Look the user up by the address your backend verified, \
+            then link the device with 'coffer server keys link KEYID --user ID'. Addresses compare as \
+            the server compares them at sign-up (NFC, case ignored).
+
+            Examples:
+              coffer server users list --email ada@example.com --server URL -k admin.key
+              coffer server users list --server URL -k admin.key --json
+            """
+    )
+
+    @Argument(help: ArgumentHelp("list.", valueName: "action"))
+    var action: String
+
+    @Option(help: ArgumentHelp("Only the user with this address.", valueName: "address"))
+    var email: String?
+
+    @OptionGroup var admin: AdminOptions
+
+    func validate() throws {
+        guard action == "list" else { throw ValidationError("the action is list, not '\(action)'") }
+    }
+
+    func run() throws {
+        let email = email
+        let users = try admin.run { client async throws(ServerClientError) in try await client.users(email: email) }
+        if admin.json {
+            for user in users { try JSONLines.write(user) }
+            return
+        }
+        for user in users {
+            Terminal.writeLine("\(user.id)  \(user.email)  \(user.name.debugDescription)  signed up \(formatTimestamp(user.createdAt)) by \(user.keyId)")
+        }
+        if users.isEmpty { Terminal.writeError(email == nil ? "no users\n" : "no user has that address\n") }
     }
 }
 
@@ -216,17 +285,18 @@ struct ServerDataKey: ParsableCommand {
         commandName: "data-key",
         abstract: "Fetch (or rotate) this device's data key from a server and keep it in the keychain or a 0600 file.",
         discussion: """
-            The device signs with its registered key (-k, --keyid) and opens the answer with the \
+            The device signs with its registered key (-k; --keyid only for a key registered under \
+            another id, such as a shared secret's) and opens the answer with the \
             private half of the encryption key it registered (-i, X25519 or P-256). The key is never \
             printed: --keychain-tag stores it in the keychain (after-first-unlock, this device only; \
             unlocked through 'coffer keychain unlock' or its password), -o writes it to a new 0600 file. \
             'coffer encrypt --keychain-key TAG' then encrypts with it.
 
             Examples:
-              coffer server data-key fetch --server URL -k device.key --keyid k_… -i \\
-                  device-x25519.key --keychain-tag com.example.data
-              coffer server data-key rotate --server URL -k device.key --keyid k_… -i \\
-                  device-x25519.key -o data-v2.key
+              coffer server data-key fetch --server URL -k device.key \\
+                  -i device-x25519.key --keychain-tag com.example.data
+              coffer server data-key rotate --server URL -k device.key \\
+                  -i device-x25519.key -o data-v2.key
             """
     )
 
@@ -239,8 +309,8 @@ struct ServerDataKey: ParsableCommand {
     @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("The device's registered private key.", valueName: "file"))
     var key: String
 
-    @Option(name: .customLong("keyid"), help: ArgumentHelp("The key id the server gave the device.", valueName: "id"))
-    var keyID: String
+    @Option(name: .customLong("keyid"), help: ArgumentHelp("The key id the server gave the device (default: the id it registers -k as).", valueName: "id"))
+    var keyID: String?
 
     @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp("The private half of the device's encryption key.", valueName: "file"))
     var identity: String
@@ -270,7 +340,7 @@ struct ServerDataKey: ParsableCommand {
         let recipient = try readIdentity(identity) { try keychain.password.read(prompt: "Password for \(identity): ") }
         let signer: HTTPMessageSigner
         do {
-            signer = HTTPMessageSigner(key: try HTTPSigningKey(signing), keyID: keyID)
+            signer = HTTPMessageSigner(key: try HTTPSigningKey(signing), keyID: keyID ?? signing.verifyingKey.fingerprint.registeredKeyID)
         } catch {
             throw CommandFailure("this key cannot sign HTTP requests: \(error.reason)")
         }
@@ -285,7 +355,7 @@ struct ServerDataKey: ParsableCommand {
             do throws(ServerClientError) {
                 return rotating ? try await client.rotate() : try await client.fetch(version: version)
             } catch {
-                throw CommandFailure(error.reason, hint: error.problemReason == "no-encryption-key" ? "register the device again with \"encryptionKey\"" : nil)
+                throw CommandFailure(error.reason, hint: error.problemReason == "no-encryption-key" ? "give the device one: coffer server set-encryption-key --encryption-key PUB" : nil)
             }
         }
         if let keychainTag {

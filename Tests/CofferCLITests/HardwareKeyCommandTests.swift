@@ -142,8 +142,12 @@ struct HardwareKeyCommandTests {
         )
         #expect(created.status == 0, "\(created.standardError)")
         let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
-        let registered = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)", "token": "\#(token)"}"#], environment: environment, in: folder)
+        // The device's key on the token proves possession of itself: the registration is signed on the token.
+        _ = try folder.write(token + "\n", to: "token.txt")
+        let registered = try await coffer(
+            ["server", "register", "--server", base, "-k", "pkcs11:token=release;object=device", "--password-file", "pin.txt", "--token-file", "token.txt", "--json"],
+            environment: environment, in: folder
+        )
         #expect(registered.status == 0, "\(registered.output)\(registered.standardError)")
         let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
         let signedUp = try await coffer(

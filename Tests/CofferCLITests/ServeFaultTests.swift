@@ -27,8 +27,7 @@ struct ServeFaultTests {
         #expect(try await coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
         let database = folder.path("server.sqlite")
         var (server, base) = try await Self.serve(database, in: folder)
-        let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
-        let registered = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)"}"#], in: folder)
+        let registered = try await coffer(["server", "register", "--server", base, "-k", "device.key", "--json"], in: folder)
         #expect(registered.status == 0, "\(registered.standardError)")
         let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
         func signUp(_ email: String) async throws -> CommandResult {
@@ -73,8 +72,7 @@ struct ServeFaultTests {
         let port = try #require(ready.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
         let base = "http://127.0.0.1:\(port)"
         // Registering a key writes an info line.
-        let pem = try String(contentsOfFile: folder.path("device.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
-        let registered = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)"}"#], in: folder)
+        let registered = try await coffer(["server", "register", "--server", base, "-k", "device.key"], in: folder)
         #expect(registered.status == 0, "\(registered.standardError)")
         let health = try await coffer(["request", base + "/health"], in: folder)
         #expect(health.status == 0 && health.standardError.contains("HTTP 200"), "\(health.standardError)")

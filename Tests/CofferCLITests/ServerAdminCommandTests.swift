@@ -28,31 +28,40 @@ struct ServerAdminCommandTests {
         let base = "http://127.0.0.1:\(port)"
         let admin = ["--server", base, "-k", "admin.key"]
 
-        let pem = try String(contentsOfFile: folder.path("app.pub"), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
-        let refused = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)"}"#], in: folder)
-        #expect(refused.status == 1 && refused.output.contains("token-required"), "\(refused.output)")
+        let device = ["server", "register", "--server", base, "-k", "app.key"]
+        let refused = try await coffer(device, in: folder)
+        #expect(refused.status != 0 && refused.standardError.contains("token") && refused.standardError.contains("hint:"), "\(refused.standardError)")
 
         let created = try await coffer(["server", "tokens", "create", "--uses", "1"] + admin, in: folder)
         #expect(created.status == 0, "\(created.standardError)")
         let token = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.hasPrefix("rt_"))
-        let registered = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(pem)", "token": "\#(token)"}"#], in: folder)
-        #expect(registered.status == 0, "\(registered.output)")
+        _ = try folder.write(token + "\n", to: "token.txt")
+        let registered = try await coffer(device + ["--token-file", "token.txt", "--json"], in: folder)
+        #expect(registered.status == 0, "\(registered.standardError)")
         let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+        // Again, with the spent token: the key is registered, but a token that no longer holds is refused
+        // for it as for a new key; without --json the key id alone is printed.
+        let spent = try await coffer(device + ["--token-file", "token.txt"], in: folder)
+        #expect(spent.status != 0 && spent.standardError.contains("invalid-token"), "\(spent.standardError)")
 
         let again = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"algorithm": "hmac-sha256", "token": "\#(token)"}"#], in: folder)
         #expect(again.status == 1 && again.output.contains("invalid-token"), "one use: \(again.output)")
 
-        let user = ["request", "-k", "app.key", "--keyid", keyID, "-X", "POST", base + "/register_user"]
-        #expect(try await coffer(user + ["-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder).status == 0)
+        let signUp = ["request", "-k", "app.key", "--keyid", keyID, "-X", "POST", base + "/register_user"]
+        #expect(try await coffer(signUp + ["-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder).status == 0)
 
         let listed = try await coffer(["server", "keys", "list", "--json"] + admin, in: folder)
         #expect(listed.status == 0)
         let entry = try #require(listed.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         #expect(entry["keyId"] as? String == keyID && entry["state"] as? String == "active")
 
-        // Signing a user up linked the key to it (user 1); link moves a device to a user that exists.
-        #expect(entry["userId"] as? Int == 1, "\(entry)")
+        // Signing a user up made the key no member of it; the admin finds the user by its address and
+        // links the device.
+        #expect(entry["userId"] == nil || entry["userId"] is NSNull, "\(entry)")
+        let found = try await coffer(["server", "users", "list", "--email", "ADA@Example.com", "--json"] + admin, in: folder)
+        let user = found.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(found.status == 0 && user?["id"] as? Int == 1 && user?["keyId"] as? String == keyID, "\(found.output)\(found.standardError)")
         let linked = try await coffer(["server", "keys", "link", keyID, "--user", "1", "--json"] + admin, in: folder)
         let linkedEntry = linked.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(linked.status == 0 && linkedEntry?["userId"] as? Int == 1, "\(linked.output)")
@@ -61,9 +70,13 @@ struct ServerAdminCommandTests {
         let noUser = try await coffer(["server", "keys", "link", keyID] + admin, in: folder)
         #expect(noUser.status != 0 && noUser.standardError.contains("--user"), "\(noUser.standardError)")
 
+        let history = try await coffer(["server", "keys", "events", keyID] + admin, in: folder)
+        #expect(history.status == 0 && history.lines.count == 2, "\(history.output)\(history.standardError)")
+        #expect(history.lines.first?.contains("user  by admin:") == true && history.lines.last?.contains("registered  by key:\(keyID)") == true, "\(history.output)")
+
         let revoked = try await coffer(["server", "keys", "revoke", keyID] + admin, in: folder)
         #expect(revoked.output == "\(keyID) revoked\n", "\(revoked.standardError)")
-        let after = try await coffer(user + ["-d", #"{"email": "bob@example.com", "name": "Bob"}"#], in: folder)
+        let after = try await coffer(signUp + ["-d", #"{"email": "bob@example.com", "name": "Bob"}"#], in: folder)
         #expect(after.status == 1 && after.output.contains("key-revoked"), "\(after.output)")
         let enable = try await coffer(["server", "keys", "enable", keyID] + admin, in: folder)
         #expect(enable.status != 0 && enable.standardError.contains("revocation is final"), "\(enable.standardError)")
@@ -95,13 +108,22 @@ struct ServerAdminCommandTests {
         let port = try #require(log.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last.map(String.init))
         let base = "http://127.0.0.1:\(port)"
 
-        let pem = { (name: String) in try String(contentsOfFile: folder.path(name), encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n") }
-        let registered = try await coffer(["request", "-X", "POST", base + "/register", "-d", #"{"publicKey": "\#(try pem("device.pub"))", "encryptionKey": "\#(try pem("device-x25519.pub"))"}"#], in: folder)
-        #expect(registered.status == 0, "\(registered.output)")
-        let keyID = try #require((try JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+        // Registered without an encryption key first: no data key, and the hint says how to add one.
+        let registered = try await coffer(["server", "register", "--server", base, "-k", "device.key"], in: folder)
+        #expect(registered.status == 0 && registered.output.hasPrefix("k_"), "\(registered.standardError)")
+        let device = ["--server", base, "-k", "device.key", "-i", "device-x25519.key"]
+        let none = try await coffer(["server", "data-key", "fetch"] + device + ["-o", "none.key"], in: folder)
+        #expect(none.status != 0 && none.standardError.contains("set-encryption-key"), "\(none.standardError)")
+        // Registering again to add it is refused, with the way to do it.
+        let readding = try await coffer(["server", "register", "--server", base, "-k", "device.key", "--encryption-key", "device-x25519.pub"], in: folder)
+        #expect(readding.status != 0 && readding.standardError.contains("encryption-key-mismatch") && readding.standardError.contains("set-encryption-key"), "\(readding.standardError)")
+        let set = try await coffer(["server", "set-encryption-key", "--server", base, "-k", "device.key", "--encryption-key", "device-x25519.pub", "--json"], in: folder)
+        let change = set.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(set.status == 0 && change?["changed"] as? Bool == true, "\(set.output)\(set.standardError)")
+        let again = try await coffer(["server", "register", "--server", base, "-k", "device.key", "--encryption-key", "device-x25519.pub"], in: folder)
+        #expect(again.status == 0 && again.standardError.contains("already registered"), "\(again.standardError)")
         _ = try folder.write("keychain password\n", to: "kc.pass")
         _ = try folder.write("secret notes\n", to: "notes.txt")
-        let device = ["--server", base, "-k", "device.key", "--keyid", keyID, "-i", "device-x25519.key"]
 
         for keychain in ["first.db", "reinstalled.db"] {
             #expect(try await coffer(["keychain", "create", "--keychain", keychain, "--password-file", "kc.pass", "--scrypt-log-n", "10"], in: folder).status == 0)

@@ -62,6 +62,11 @@ struct OpenAPIContractTests {
 
     static func json(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    /// A registration's signer: the key it registers, under the id it is registered as.
+    static func proof(_ key: SigningKey, algorithm: HTTPSignatureAlgorithm? = nil) throws -> HTTPMessageSigner {
+        HTTPMessageSigner(key: try HTTPSigningKey(key, algorithm: algorithm), keyID: key.verifyingKey.fingerprint.registeredKeyID)
+    }
+
     static func pem(_ der: [UInt8]) -> String {
         PEMArmor.encode(der, label: "PUBLIC KEY").replacingOccurrences(of: "\n", with: "\\n")
     }
@@ -102,16 +107,19 @@ struct OpenAPIContractTests {
             let token = try #require(issued.json?["token"]?.string)
             let tokenID = try #require(issued.json?["tokenId"]?.string)
             let deviceBody = Self.json(#"{"publicKey": "\#(Self.pem(deviceKey.verifyingKey.derRepresentation))", "encryptionKey": "\#(Self.pem(identity.publicKey.derRepresentation))", "token": "\#(token)", "platform": "ios"}"#)
-            let registered = try await contract.send(.post, "/register", to: base, body: deviceBody, expect: 201)
-            try await contract.send(.post, "/register", to: base, body: deviceBody, expect: 200)
+            // Unsigned: no proof that the caller holds the key.
+            try await contract.send(.post, "/register", to: base, body: deviceBody, expect: 401)
+            let proof = try Self.proof(deviceKey)
+            let registered = try await contract.send(.post, "/register", to: base, body: deviceBody, signer: proof, expect: 201)
+            try await contract.send(.post, "/register", to: base, body: deviceBody, signer: proof, expect: 200)
             let deviceID = try #require(registered.json?["keyId"]?.string)
             let signers = Signers(admin: admin, device: HTTPMessageSigner(key: try HTTPSigningKey(deviceKey), keyID: deviceID))
             let rsa = try SigningKey.generate(.rsa2048)
             let rsaPEM = Self.pem(rsa.verifyingKey.derRepresentation)
-            try await contract.send(.post, "/register", to: base, body: Self.json(#"{"publicKey": "\#(rsaPEM)", "algorithm": "rsa-pss-sha512", "token": "\#(token)", "platform": "ios"}"#), expect: 201)
-            try await contract.send(.post, "/register", to: base, body: Self.json(#"{"publicKey": "\#(rsaPEM)", "algorithm": "rsa-v1_5-sha256", "token": "\#(token)", "platform": "ios"}"#), expect: 409)
+            try await contract.send(.post, "/register", to: base, body: Self.json(#"{"publicKey": "\#(rsaPEM)", "algorithm": "rsa-pss-sha512", "token": "\#(token)", "platform": "ios"}"#), signer: try Self.proof(rsa, algorithm: .rsaPSSSHA512), expect: 201)
+            try await contract.send(.post, "/register", to: base, body: Self.json(#"{"publicKey": "\#(rsaPEM)", "algorithm": "rsa-v1_5-sha256", "token": "\#(token)", "platform": "ios"}"#), signer: try Self.proof(rsa, algorithm: .rsaV1_5SHA256), expect: 409)
             let plainKey = try SigningKey.generate(.p256)
-            let plain = try await contract.send(.post, "/register", to: base, body: Self.json(#"{"publicKey": "\#(Self.pem(plainKey.verifyingKey.derRepresentation))", "token": "\#(token)", "platform": "ios"}"#), expect: 201)
+            let plain = try await contract.send(.post, "/register", to: base, body: Self.json(#"{"publicKey": "\#(Self.pem(plainKey.verifyingKey.derRepresentation))", "token": "\#(token)", "platform": "ios"}"#), signer: try Self.proof(plainKey), expect: 201)
             let plainID = try #require(plain.json?["keyId"]?.string)
             let plainSigner = HTTPMessageSigner(key: try HTTPSigningKey(plainKey), keyID: plainID)
 
@@ -119,6 +127,11 @@ struct OpenAPIContractTests {
             let user = Self.json(#"{"email": "ada@example.com", "name": "Ada"}"#)
             try await contract.send(.post, "/register_user", to: base, body: user, signer: signers.device, expect: 201)
             try await contract.send(.post, "/register_user", to: base, body: user, signer: signers.device, expect: 409)
+
+            // The device's encryption key: set (here, to the one it has), or refused when it is not a key.
+            let sameKey = Self.json(#"{"encryptionKey": "\#(Self.pem(identity.publicKey.derRepresentation))"}"#)
+            try await contract.send(.post, "/encryption-key", to: base, body: sameKey, signer: signers.device, expect: 200)
+            try await contract.send(.post, "/encryption-key", to: base, body: Self.json(#"{"encryptionKey": "not a key"}"#), signer: signers.device, expect: 400)
 
             // Data keys.
             try await contract.send(.post, "/data-keys", to: base, body: Self.json("{}"), signer: signers.device, expect: 200)
@@ -134,6 +147,10 @@ struct OpenAPIContractTests {
 
             // The allow-list.
             try await contract.send(.get, "/admin/keys", to: base, signer: admin, expect: 200)
+            try await contract.send(.get, "/admin/keys/{keyId}/events", path: "/admin/keys/\(deviceID)/events", to: base, signer: admin, expect: 200)
+            try await contract.send(.get, "/admin/keys/{keyId}/events", path: "/admin/keys/k_unknown/events", to: base, signer: admin, expect: 404)
+            try await contract.send(.get, "/admin/users", to: base, signer: admin, expect: 200)
+            try await contract.send(.get, "/admin/users", path: "/admin/users?email=ADA%40example.com", to: base, signer: admin, expect: 200)
             try await contract.send(.get, "/admin/tokens", to: base, signer: admin, expect: 200)
             for action in ["disable", "enable", "revoke"] {
                 let template = "/admin/keys/{keyId}/\(action)"
@@ -148,14 +165,16 @@ struct OpenAPIContractTests {
             try await contract.send(.post, "/admin/tokens/{tokenId}/revoke", path: "/admin/tokens/t_unknown/revoke", to: base, signer: admin, expect: 404)
 
             // What every signed route refuses, as the document lists it: no signature, a body over the
-            // limit, a body that is not JSON, a field the route does not know.
+            // limit, a body that is not JSON, a field the route does not know. The admin routes answer
+            // the first two as a path that does not exist.
             for (method, template) in document.signedOperations {
                 let statuses = document.statuses(method, template)
                 let path = Self.path(template, keyID: deviceID, tokenID: tokenID)
                 let method = HTTPRequest.Method(rawValue: method) ?? .post
                 let signer = signers.for(template)
-                try await contract.send(method, template, path: path, to: base, body: Self.json("{}"), expect: 401)
-                try await contract.send(method, template, path: path, to: base, body: Array(repeating: 0x20, count: 70 * 1024), signer: signer, expect: 413)
+                let hidden = template.hasPrefix("/admin/")
+                try await contract.send(method, template, path: path, to: base, body: Self.json("{}"), expect: hidden ? 404 : 401)
+                try await contract.send(method, template, path: path, to: base, body: Array(repeating: 0x20, count: 70 * 1024), signer: signer, expect: hidden ? 404 : 413)
                 if statuses.contains(415) {
                     try await contract.send(method, template, path: path, to: base, body: Self.json("{}"), contentType: "text/plain", signer: signer, expect: 415)
                 }
@@ -172,7 +191,7 @@ struct OpenAPIContractTests {
             try await store.close()
             try await contract.send(.get, "/health", to: base, expect: 503)
             try await contract.send(.get, "/ready", to: base, expect: 503)
-            try await contract.send(.post, "/register", to: base, body: deviceBody, expect: 503)
+            try await contract.send(.post, "/register", to: base, body: deviceBody, signer: proof, expect: 503)
             for (method, template) in document.signedOperations {
                 let method = HTTPRequest.Method(rawValue: method) ?? .post
                 let path = Self.path(template, keyID: deviceID, tokenID: tokenID)
@@ -212,7 +231,7 @@ struct OpenAPIContractTests {
             try await contract.send(.post, "/register_user", to: base, body: Self.json("{}"), expect: 401)
             for (method, template) in document.signedOperations {
                 let path = Self.path(template, keyID: "k_any", tokenID: "t_any")
-                try await contract.send(HTTPRequest.Method(rawValue: method) ?? .post, template, path: path, to: base, signer: admin, expect: 429)
+                try await contract.send(HTTPRequest.Method(rawValue: method) ?? .post, template, path: path, to: base, signer: admin, expect: template.hasPrefix("/admin/") ? 404 : 429)
             }
         }
 

@@ -51,9 +51,9 @@ struct OperationsTests {
         #expect(Self.sample(text, #"coffer_signature_refusals_total{reason="replayed"}"#) == 1)
         #expect(Self.sample(text, #"coffer_rate_limited_total{limit="registration"}"#) == 1)
         #expect(Self.sample(text, #"coffer_data_keys_issued_total{kind="fetched"}"#) == 1)
-        // Three signed requests: the data key's records its use on its own; the user and its replay are
-        // each one write that holds the replay record with the user.
-        #expect(Self.sample(text, #"coffer_store_seconds_count{operation="record_first_use"}"#) == 1, "the data-key request")
+        // Four signed requests: the registration's proof and the data key's record their use on their
+        // own; the user and its replay are each one write that holds the replay record with the user.
+        #expect(Self.sample(text, #"coffer_store_seconds_count{operation="record_first_use"}"#) == 2, "the registration and the data-key request")
         #expect(Self.sample(text, #"coffer_store_seconds_count{operation="insert_user"}"#) == 2, "the user, and its replay")
     }
 

@@ -27,8 +27,11 @@ struct RegistrationProofTests {
     }
 
     /// The body of a `POST /register` for `key`.
-    static func body(_ key: SigningKey, encryption: RecipientPublicKey? = nil, token: String? = nil, platform: String? = nil) -> String {
+    static func body(
+        _ key: SigningKey, encryption: RecipientPublicKey? = nil, token: String? = nil, platform: String? = nil, algorithm: HTTPSignatureAlgorithm? = nil
+    ) -> String {
         var fields = [#""publicKey": "\#(jsonPEM(key.verifyingKey.derRepresentation))""#]
+        if let algorithm { fields.append(#""algorithm": "\#(algorithm.rawValue)""#) }
         if let encryption { fields.append(#""encryptionKey": "\#(jsonPEM(encryption.derRepresentation))""#) }
         if let token { fields.append(#""token": "\#(token)""#) }
         if let platform { fields.append(#""platform": "\#(platform)""#) }
@@ -42,15 +45,19 @@ struct RegistrationProofTests {
 
     /// `POST /register` with `json`, signed by `signer` as RFC 9421 and the server demand (method,
     /// target URI, content digest; created and a nonce), under `keyID`.
-    static func signedRegistration(_ base: String, json: String, signer: SigningKey, keyID: String) async throws -> Server.Reply {
-        try await Server.send(AllowList.signed(.post, base, "/register", json: json, key: signer, keyID: keyID))
+    static func signedRegistration(
+        _ base: String, json: String, signer: SigningKey, keyID: String, algorithm: HTTPSignatureAlgorithm? = nil
+    ) async throws -> Server.Reply {
+        try await Server.send(AllowList.signed(.post, base, "/register", json: json, key: signer, keyID: keyID, algorithm: algorithm))
     }
 
     /// Registers `key` the way a client that proves possession does.
     static func register(
-        _ key: SigningKey, at base: String, encryption: RecipientPublicKey? = nil, token: String? = nil, platform: String? = nil
+        _ key: SigningKey, at base: String, encryption: RecipientPublicKey? = nil, token: String? = nil, platform: String? = nil,
+        algorithm: HTTPSignatureAlgorithm? = nil
     ) async throws -> Server.Reply {
-        try await signedRegistration(base, json: body(key, encryption: encryption, token: token, platform: platform), signer: key, keyID: registeredKeyID(key))
+        let json = body(key, encryption: encryption, token: token, platform: platform, algorithm: algorithm)
+        return try await signedRegistration(base, json: json, signer: key, keyID: registeredKeyID(key), algorithm: algorithm)
     }
 
     static func dataKeyOptions(admin: SigningKey, registration: RegistrationMode = .open) throws -> RegistrationServer.Options {

@@ -52,10 +52,9 @@ struct RegistrationServerTests {
         return try HTTPClient.clientRequest(request, body: override ?? body)
     }
 
-    /// Registers `key`'s public half with the server at `base`.
+    /// Registers `key`'s public half with the server at `base`, signed by the key (proof of possession).
     static func register(_ key: SigningKey, at base: String) async throws -> Reply {
-        let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
-        return try await post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+        try await RegistrationProofTests.register(key, at: base)
     }
 
     /// Runs `body` against a live server over `store`.
@@ -167,9 +166,11 @@ struct RegistrationServerTests {
             try await other.write { try $0.execute(sql: "CREATE TRIGGER refuse_users BEFORE INSERT ON coffer_users BEGIN SELECT RAISE(ABORT, 'refused by the test'); END") }
             let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
             let request = try Self.signedUserRequest(base, signer: signer, email: "ada@example.com")
+            // The registration's proof of possession has its record already.
+            let records = try await other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM coffer_replay_log") }
             let failed = try await Self.send(request)
             #expect(failed.status == 503, "\(failed.text)")
-            #expect(try await other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM coffer_replay_log") } == 0, "no replay record is left")
+            #expect(try await other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM coffer_replay_log") } == records, "no replay record is left")
 
             try await other.write { try $0.execute(sql: "DROP TRIGGER refuse_users") }
             let again = try await Self.send(request)
@@ -201,8 +202,8 @@ struct RegistrationServerTests {
     }
 
     /// What no route takes is a problem document too: a served path asked with another method is `405`
-    /// with `Allow` (a captured segment such as an admin key id fits any value), any other path `404`.
-    /// Before, both were a bare `404` with an empty body.
+    /// with `Allow`, any other path `404`. Before, both were a bare `404` with an empty body. The admin
+    /// API's paths answer another method `404` like an unknown path: only an admin learns they exist.
     @Test func unmatchedRequestsGetProblemDocuments() async throws {
         let directory = try TemporaryDirectory()
         let store = try await Self.sqliteStore(directory)
@@ -210,8 +211,7 @@ struct RegistrationServerTests {
         options.adminKeys = [try SigningKey.generate(.ed25519).verifyingKey]
         try await Self.withServer(store: store, options: options) { base in
             for (method, path, allow) in [
-                ("GET", "/register_user", "POST"), ("DELETE", "/health", "GET"), ("PUT", "/register", "POST"),
-                ("GET", "/admin/keys/k-123/disable", "POST"), ("DELETE", "/admin/tokens", "GET, POST"),
+                ("GET", "/register_user", "POST"), ("DELETE", "/health", "GET"), ("PUT", "/register", "POST"), ("GET", "/encryption-key", "POST"),
             ] {
                 var request = HTTPClientRequest(url: base + path)
                 request.method = .init(rawValue: method)
@@ -226,6 +226,12 @@ struct RegistrationServerTests {
             for path in ["/nothing-here", "/register_user/extra", "/admin/keys/k-123/melt"] {
                 let reply = try await Self.send(HTTPClientRequest(url: base + path))
                 #expect(reply.status == 404 && reply.json["reason"] as? String == "not-found", "\(path): \(reply.text)")
+            }
+            for (method, path) in [("GET", "/admin/keys/k-123/disable"), ("DELETE", "/admin/tokens")] {
+                var request = HTTPClientRequest(url: base + path)
+                request.method = .init(rawValue: method)
+                let reply = try await Self.send(request)
+                #expect(reply.status == 404 && reply.json["reason"] as? String == "not-found", "\(method) \(path): \(reply.text)")
             }
         }
     }
@@ -278,12 +284,11 @@ struct RegistrationServerTests {
                 #expect(health.status == .ok)
 
                 let key = try SigningKey.generate(.ed25519)
-                var register = HTTPClientRequest(url: base + "/register")
-                register.method = .POST
-                register.headers.add(name: "Content-Type", value: "application/json")
-                let pem = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
-                register.body = .bytes(ByteBuffer(string: #"{"publicKey": "\#(pem)"}"#))
-                let registered = try await client.execute(register, timeout: .seconds(120))
+                // The registration is signed by the key it registers, for the https URL clients reach.
+                var register = HTTPRequest(method: .post, scheme: "https", authority: "localhost:\(port)", path: "/register")
+                register.headerFields[.contentType] = "application/json"
+                let proof = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: key.verifyingKey.fingerprint.registeredKeyID)
+                let registered = try await client.execute(signing: register, body: Array(RegistrationProofTests.body(key).utf8), with: proof)
                 let reply = try await registered.body.collect(upTo: 1 << 16)
                 let keyID = try #require((try JSONSerialization.jsonObject(with: Data(reply.readableBytesView)) as? [String: Any])?["keyId"] as? String)
 
@@ -332,7 +337,8 @@ struct RegistrationServerTests {
     @Test func badRegistrationsAreRefusedWithReasons() async throws {
         let directory = try TemporaryDirectory()
         let store = try await Self.sqliteStore(directory)
-        let rsa = try SigningKey.generate(.rsa2048).verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+        let rsaKey = try SigningKey.generate(.rsa2048)
+        let rsa = rsaKey.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
         try await Self.withServer(store: store) { base in
             let cases: [(String, Int, String)] = [
                 ("not json", 400, "invalid-request"),
@@ -346,8 +352,8 @@ struct RegistrationServerTests {
                 #expect(reply.status == status, "\(json)")
                 #expect(reply.json["reason"] as? String == reason, "\(json)")
             }
-            let withAlgorithm = try await Self.post(base, "/register", json: #"{"publicKey": "\#(rsa)", "algorithm": "rsa-pss-sha512"}"#)
-            #expect(withAlgorithm.status == 201)
+            let withAlgorithm = try await RegistrationProofTests.register(rsaKey, at: base, algorithm: .rsaPSSSHA512)
+            #expect(withAlgorithm.status == 201, "\(withAlgorithm.text)")
         }
         try await store.close()
     }
@@ -404,8 +410,7 @@ struct RegistrationServerTests {
         let key = try SigningKey.generate(.p256)
         let email = "pg-\(UUID().uuidString)@example.com"
         let keyID: String = try await Self.withServer(store: first) { base in
-            let publicKey = key.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
-            let registered = try await Self.post(base, "/register", json: #"{"publicKey": "\#(publicKey)"}"#)
+            let registered = try await Self.register(key, at: base)
             #expect(registered.status == 201 || registered.status == 200)
             return try #require(registered.json["keyId"] as? String)
         }

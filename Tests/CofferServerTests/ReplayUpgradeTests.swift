@@ -33,7 +33,7 @@ struct ReplayUpgradeTests {
     static func check(_ store: any RegistrationStore) async throws {
         let now: Int64 = 1_800_000_000
         let keyID = "k_upgrade_" + Hex.encode(try SecureRandom.bytes(count: 8))
-        _ = try await store.insertKey(RegisteredKey(keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: "AAAA", createdAt: now))
+        _ = try await store.registerKey(RegisteredKey(keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: "AAAA", createdAt: now), spending: nil)
         // A fresh digest per run: PostgreSQL's tables outlive the test.
         let digest = Hex.encode(try SecureRandom.bytes(count: 32))
         let identifier = "800000006b49d1f0" + digest

@@ -28,7 +28,7 @@ struct SQLiteStoreTests {
     @Test func aFailingWriteFailsAloneInItsBatch() async throws {
         let directory = try TemporaryDirectory()
         let store = try await DatabaseLocation.sqlite(path: directory.path("store.sqlite")).openForTest("test")
-        _ = try await store.insertKey(RegisteredKey(keyID: "k1", algorithm: .hmacSHA256, publicKey: nil, secret: "AAAA", createdAt: 1))
+        _ = try await store.registerKey(RegisteredKey(keyID: "k1", algorithm: .hmacSHA256, publicKey: nil, secret: "AAAA", createdAt: 1), spending: nil)
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<100 {
                 group.addTask {

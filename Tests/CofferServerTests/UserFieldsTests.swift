@@ -26,18 +26,36 @@ struct UserFieldsTests {
         let random = (0..<2_000).map { Self.printableASCII(length: $0 % 300) }
         for text in Self.edges + random {
             #expect(UserFields.email(text) == UserFields.anyEmail(text), "email \(text.debugDescription)")
-            #expect(UserFields.isValidName(text) == UserFields.isAnyValidName(text), "name \(text.debugDescription)")
+            #expect(UserFields.name(text) == UserFields.anyName(text), "name \(text.debugDescription)")
         }
     }
 
-    @Test func addressesAndNames() {
-        #expect(UserFields.email("ada@example.com") == "ada@example.com")
-        #expect(UserFields.email("  ada@example.com ") == "ada@example.com", "spaces at the ends are trimmed")
-        #expect(UserFields.email("ada @example.com") == nil)
-        #expect(UserFields.email("ada@") == nil)
-        #expect(UserFields.isValidName("Ada"))
-        #expect(!UserFields.isValidName(""))
-        #expect(UserFields.isValidName(String(repeating: "é", count: 200)))
-        #expect(!UserFields.isValidName(String(repeating: "x", count: 201)))
+    @Test func addressesAreNormalizedAndNamesChecked() {
+        #expect(UserFields.email("ada@example.com") == .success("ada@example.com"))
+        #expect(UserFields.email("Ada@Example.COM") == .success("Ada@example.com"), "the domain is lowercased, the local part kept")
+        #expect(UserFields.email("  ada@example.com ") == .success("ada@example.com"), "spaces at the ends are trimmed")
+        #expect(UserFields.email("jose\u{301}@EXAMPLE.com") == .success("jos\u{E9}@example.com"), "NFC")
+        #expect(UserFields.email("ada @example.com") == .failure(.email))
+        #expect(UserFields.email("ada@") == .failure(.email))
+        #expect(UserFields.emailKey("Ada@example.com") == UserFields.emailKey("ADA@EXAMPLE.COM"))
+        #expect(UserFields.emailKey("jose\u{301}@example.com") == UserFields.emailKey("JOS\u{C9}@example.com"))
+        #expect(UserFields.name("Ada") == .success("Ada"))
+        #expect(UserFields.name("") == .failure(.name))
+        #expect(UserFields.name(String(repeating: "é", count: 200)) == .success(String(repeating: "é", count: 200)))
+        #expect(UserFields.name(String(repeating: "e\u{301}", count: 200)) == .success(String(repeating: "\u{E9}", count: 200)), "NFC")
+        #expect(UserFields.name(String(repeating: "x", count: 201)) == .failure(.name))
+    }
+
+    /// Control, format and separator characters are refused in both fields, naming the character.
+    @Test(arguments: ["\u{0}", "\n", "\r", "\t", "\u{7F}", "\u{85}", "\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}", "\u{2028}", "\u{2029}"])
+    func hostileCharactersAreRefused(character: String) throws {
+        let scalar = try #require(character.unicodeScalars.first)
+        for (field, result) in [("name", UserFields.name("Ad\(character)a")), ("email", UserFields.email("ad\(character)a@example.com"))] {
+            guard case .failure(let refusal) = result else {
+                Issue.record("\(field) with U+\(String(scalar.value, radix: 16)) was accepted")
+                continue
+            }
+            #expect(refusal.reason == "invalid-request" && refusal.detail.contains(String(format: "U+%04X", scalar.value)), "\(refusal)")
+        }
     }
 }

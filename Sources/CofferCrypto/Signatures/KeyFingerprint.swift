@@ -29,6 +29,11 @@ public struct KeyFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// long enough (64 bits) that two keys in one keyring will not share it by accident.
     public var keyID: String { Hex.encode(sha256.prefix(8)) }
 
+    /// The id a Coffer registration server (`coffer serve`) registers this public key under: `k_` and
+    /// the first 16 bytes of the fingerprint in hex. A client knows it before registering, and signs its
+    /// registration with it as `keyid` (docs/SERVER.md, "Proof of possession").
+    public var registeredKeyID: String { "k_" + Hex.encode(sha256.prefix(16)) }
+
     /// Thirty digits in six groups of five (about 100 bits), the way secure messengers show safety numbers:
     /// each group is five bytes of the fingerprint read as a number, modulo 100,000.
     public var readAloud: String {

@@ -1,0 +1,86 @@
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferHTTPSignatures
+import CofferHummingbird
+import Foundation
+import Hummingbird
+import HTTPTypes
+
+/// How a device's encryption key is named to people and in its history: the first 8 bytes of the
+/// SHA-256 of its SubjectPublicKeyInfo, hex (``KeyFingerprint/keyID``).
+enum EncryptionKeyIdentity {
+    /// The id of a stored encryption key (SPKI DER, base64); nil for none or one that does not decode.
+    static func id(ofStored base64: String?) -> String? {
+        guard let base64, let der = try? Base64.decode(base64) else { return nil }
+        return KeyFingerprint(subjectPublicKeyInfo: der).keyID
+    }
+
+    /// A change's `detail` in the key's history: `none → 0a1b…`, `0a1b… → 2c3d…`.
+    static func change(from before: String?, to after: String) -> String {
+        "\(id(ofStored: before) ?? "none") → \(id(ofStored: after) ?? "?")"
+    }
+
+    /// The SPKI DER (base64, as stored) of an X25519 or P-256 public key given as PEM or DER; nil for
+    /// anything else.
+    static func stored(fromPEM text: String) -> String? {
+        guard let key = try? RecipientPublicKey(importing: Array(text.utf8)) else { return nil }
+        return Base64.encode(key.derRepresentation)
+    }
+
+    static let invalid = ProblemDetails(
+        status: .badRequest, reason: "invalid-encryption-key", detail: "encryptionKey must be an X25519 or P-256 public key (PEM)"
+    )
+}
+
+/// `POST /encryption-key` (docs/SERVER.md, "A device's encryption key"): a device, signing with its
+/// registered key, adds or replaces the key its data keys are sealed to; each change is logged and kept
+/// in the key's history, at most ``RegistrationServer/Options/encryptionKeyChangesPerHour`` an hour.
+enum EncryptionKeyRoute {
+    struct Body: Decodable { let encryptionKey: String }
+
+    struct Answer: Encodable {
+        let keyId: String
+        let encryptionKeyId: String
+        let changed: Bool
+    }
+
+    static func add(to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, changesPerHour: Int?, uses: KeyUseRecorder) {
+        group.post("encryption-key") { request, context -> Response in
+            guard let keyID = context.verifiedSignature?.keyID else { return RegistrationServer.problem(.unauthorized, "missing-signature", "the request is not signed") }
+            try await uses.noteUse(of: keyID)
+            var request = request
+            let data: Data
+            switch try await StrictJSON.read(&request, limit: 4096) {
+            case .bytes(let bytes): data = bytes
+            case .problem(let problem): return problem.response()
+            }
+            let body: Body
+            switch StrictJSON.decode(Body.self, from: data, allowed: ["encryptionKey"]) {
+            case .value(let decoded): body = decoded
+            case .problem(let problem): return problem.response()
+            }
+            guard let stored = EncryptionKeyIdentity.stored(fromPEM: body.encryptionKey) else { return EncryptionKeyIdentity.invalid.response() }
+            let now = Int64(Date().timeIntervalSince1970)
+            if let limit = changesPerHour {
+                let recent = try await store.recentEvents(ofKey: keyID, kind: .encryptionKey, since: now - 3600)
+                if recent.count >= limit {
+                    return RegistrationServer.tooManyRequests(
+                        retryAfter: RegistrationServer.secondsUntilHourEnds(since: recent.oldest, now: now),
+                        "this key's encryption key changed \(recent.count) times in the last hour, the most allowed"
+                    )
+                }
+            }
+            guard let change = try await store.setEncryptionKey(stored, ofKey: keyID, at: now) else {
+                return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
+            }
+            let id = EncryptionKeyIdentity.id(ofStored: stored) ?? ""
+            if change.changed {
+                context.logger.notice("a device changed its encryption key", metadata: [
+                    "keyid": .string(keyID), "from": .string(EncryptionKeyIdentity.id(ofStored: change.previous) ?? "none"), "to": .string(id),
+                ])
+            }
+            return AdminRoutes.encoded(.ok, Answer(keyId: keyID, encryptionKeyId: id, changed: change.changed))
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferHTTPSignatures
+import CofferHummingbird
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Metrics
+
+/// `POST /register` (docs/SERVER.md, "Public routes", "Proof of possession", "Who may register"): a
+/// public key is registered only by a request its private key signed, and the token's check, the key's
+/// look-up and insert and the token's use are one transaction of the store.
+struct RegisterRoute: Sendable {
+    let store: any RegistrationStore
+    let mode: RegistrationMode
+    /// What a proof must satisfy: method, target URI and content digest covered; `created` and a nonce.
+    let policy: HTTPSignaturePolicy
+    /// The scheme and authority clients sign (see ``RegistrationServer/Options``).
+    let scheme: String
+    let authority: String?
+    let metricsFactory: any MetricsFactory
+
+    init(store: any RegistrationStore, mode: RegistrationMode, options: RegistrationServer.Options) {
+        self.store = store
+        self.mode = mode
+        var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
+        policy.requiresCreated = true
+        policy.requiresNonce = true
+        policy.maximumAge = options.maximumAge
+        self.policy = policy
+        scheme = options.scheme
+        authority = options.authority
+        metricsFactory = options.metricsFactory
+    }
+
+    struct Body: Decodable {
+        let publicKey: String?
+        let algorithm: String?
+        let token: String?
+        let platform: String?
+        let encryptionKey: String?
+    }
+
+    func respond(to request: Request, context: HTTPSignatureContext) async throws -> Response {
+        guard mode != .closed else {
+            return RegistrationServer.problem(.forbidden, "registration-closed", "this server registers no new keys")
+        }
+        var request = request
+        let data: Data
+        switch try await StrictJSON.read(&request, limit: 64 * 1024) {
+        case .bytes(let bytes): data = bytes
+        case .problem(let problem): return problem.response()
+        }
+        let body: Body
+        switch StrictJSON.decode(Body.self, from: data, allowed: ["publicKey", "algorithm", "token", "platform", "encryptionKey"]) {
+        case .value(let decoded): body = decoded
+        case .problem(let problem): return problem.response()
+        }
+        if let platform = body.platform, !RegistrationServer.isPlatformLabel(platform) {
+            return RegistrationServer.problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
+        }
+        var encryptionKey: String?
+        if let text = body.encryptionKey {
+            guard let stored = EncryptionKeyIdentity.stored(fromPEM: text) else { return EncryptionKeyIdentity.invalid.response() }
+            encryptionKey = stored
+        }
+        var requested: HTTPSignatureAlgorithm?
+        if let name = body.algorithm {
+            guard let algorithm = HTTPSignatureAlgorithm(rawValue: name) else {
+                let names = HTTPSignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
+                return RegistrationServer.problem(.badRequest, "unsupported-algorithm", "'\(name.prefix(64))' is not one of \(names)")
+            }
+            requested = algorithm
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        var token: TokenUse?
+        if mode == .token {
+            guard let secret = body.token else {
+                return RegistrationServer.problem(
+                    .forbidden, "token-required", "this server registers keys only with a registration token from its admin (\"token\")"
+                )
+            }
+            guard secret.utf8.count <= 128 else { return Self.invalidToken }
+            token = TokenUse(secretHash: RegistrationServer.tokenHash(secret), platform: body.platform, now: now)
+        }
+        guard let text = body.publicKey else {
+            guard requested == .hmacSHA256 else {
+                return RegistrationServer.problem(.badRequest, "invalid-request", "send a publicKey, or algorithm hmac-sha256 for a shared secret")
+            }
+            return try await registerSharedSecret(token: token, encryptionKey: encryptionKey, now: now, context: context)
+        }
+        let key: HTTPVerificationKey
+        do {
+            let imported = try ImportedKey(importing: Array(text.utf8)).verifyingKey
+            key = try HTTPVerificationKey(imported, algorithm: requested)
+        } catch let error as HTTPSignatureError {
+            return RegistrationServer.problem(.badRequest, "unsupported-key", error.reason)
+        } catch {
+            return RegistrationServer.problem(.badRequest, "invalid-key", "publicKey is not a usable public key: \(error)")
+        }
+        guard let verifying = key.verifyingKey else { return RegistrationServer.problem(.badRequest, "invalid-key", "publicKey is not a public key") }
+        let keyID = verifying.fingerprint.registeredKeyID
+        if let refusal = await refusal(ofProof: request.head, body: data, keyID: keyID, key: key, context: context) { return refusal }
+
+        let record = RegisteredKey(
+            keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now, encryptionKey: encryptionKey
+        )
+        switch try await store.registerKey(record, spending: token) {
+        case .invalidToken:
+            return Self.invalidToken
+        case .registered:
+            context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
+            return RegistrationServer.json(.created, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
+        case .exists(let stored):
+            guard stored.state != .revoked else {
+                return RegistrationServer.problem(.conflict, "key-revoked", "this key is revoked, and revocation is final: register a new key")
+            }
+            guard stored.algorithm == record.algorithm else {
+                return RegistrationServer.problem(.conflict, "key-exists", "this key is already registered for \(stored.algorithm)")
+            }
+            if let encryptionKey, encryptionKey != stored.encryptionKey {
+                let recorded = EncryptionKeyIdentity.id(ofStored: stored.encryptionKey).map { "another encryption key (\($0))" } ?? "no encryption key"
+                return RegistrationServer.problem(
+                    .conflict, "encryption-key-mismatch",
+                    "this key is registered with \(recorded); a registered key's encryption key changes only through POST /encryption-key, signed by the key"
+                )
+            }
+            return RegistrationServer.json(.ok, ["keyId": .string(keyID), "algorithm": .string(stored.algorithm.rawValue)])
+        }
+    }
+
+    /// A new HMAC secret under a fresh random key id: nothing anyone could register ahead of its owner.
+    private func registerSharedSecret(token: TokenUse?, encryptionKey: String?, now: Int64, context: HTTPSignatureContext) async throws -> Response {
+        let secret = try MACKey.generate()
+        let secretText = secret.withUnsafeKeyBytes { Base64.encode(Array($0)) }
+        let record = RegisteredKey(
+            keyID: "h_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 16)), algorithm: .hmacSHA256, publicKey: nil, secret: secretText,
+            createdAt: now, encryptionKey: encryptionKey
+        )
+        switch try await store.registerKey(record, spending: token) {
+        case .invalidToken:
+            return Self.invalidToken
+        case .exists:
+            // 128 random bits met an existing id: say nothing of it, and let the client try again.
+            throw CofferCoreError(.ioFailure, "a fresh shared-secret key id was already registered")
+        case .registered:
+            context.logger.info("registered a shared secret", metadata: ["keyid": .string(record.keyID)])
+            return RegistrationServer.json(.created, ["keyId": .string(record.keyID), "algorithm": .string(record.algorithm.rawValue), "secret": .string(secretText)])
+        }
+    }
+
+    static var invalidToken: Response {
+        RegistrationServer.problem(.forbidden, "invalid-token", "the registration token is unknown, expired, used up, revoked, or for another platform")
+    }
+
+    /// The answer refusing the request's proof of possession, or nil when the request is signed by the
+    /// key it registers, as ``policy`` demands, under `keyID`, and is not a replay.
+    func refusal(ofProof head: HTTPRequest, body: Data, keyID: String, key: HTTPVerificationKey, context: HTTPSignatureContext) async -> Response? {
+        guard head.headerFields[.signature] != nil || head.headerFields[.signatureInput] != nil else {
+            count("proof-required")
+            context.logger.info("registration refused", metadata: ["reason": "proof-required"])
+            return ProblemDetails(
+                status: .unauthorized, reason: "proof-required",
+                title: "The registration must be signed by the key it registers",
+                detail: """
+                    sign this request with the private key of publicKey (RFC 9421): cover "@method" "@target-uri" "content-digest", \
+                    with created, nonce and keyid "\(keyID)" (docs/SERVER.md, "Proof of possession")
+                    """
+            ).response(headers: [.wwwAuthenticate: "Signature"])
+        }
+        var head = head
+        if head.scheme != scheme { head.scheme = scheme }
+        if let authority, head.authority != authority { head.authority = authority }
+        let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys([keyID: key]), replayCache: store)
+        do {
+            _ = try await verifier.verify(head, body: body.isEmpty ? nil : Array(body))
+            return nil
+        } catch {
+            count(error.code.rawValue)
+            context.logger.info("registration refused", metadata: ["reason": .string(error.code.rawValue)])
+            if error.code == .unknownKey {
+                let named = HTTPSignatureError(.unknownKey, "a registration is signed under the id its key is registered as: keyid \"\(keyID)\"")
+                return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: .unauthorized, error: named)
+            }
+            return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: error.code == .unavailable ? .serviceUnavailable : .unauthorized, error: error)
+        }
+    }
+
+    private func count(_ reason: String) {
+        Metrics.Counter(label: "coffer_signature_refusals_total", dimensions: [("reason", reason)], factory: metricsFactory).increment()
+    }
+}
