@@ -12,7 +12,8 @@ struct HelpSnapshotTests {
     @Test(arguments: [
         "", "hash", "hmac", "random", "gravatar", "speed", "key", "key generate", "key show", "key convert", "sign", "verify",
         "encrypt", "decrypt", "inspect", "kdf calibrate", "keychain", "keychain add", "keychain get", "keychain unlock", "keychain export", "keychain import", "password",
-        "password hash", "password verify", "http", "http sign", "http verify", "request", "serve", "server", "server keys", "server tokens", "server data-key",
+        "password hash", "password verify", "http", "http sign", "http verify", "request", "serve", "server", "server register", "server set-encryption-key", "server keys", "server users", "server tokens",
+        "server data-key",
     ])
     func helpText(subcommand: String) async throws {
         let arguments = subcommand.split(separator: " ").map(String.init) + ["--help"]

@@ -191,7 +191,9 @@ struct RegistrationProofTests {
         try await Server.withServer(store: first, options: options) { one in
             try await Server.withServer(store: second, options: options) { two in
                 // One key, eight copies at once (each its own proof), a token of four uses.
-                let token = try await AllowList.issueToken(one, admin: admin, json: #"{"uses": 4}"#)
+                let issued = try await AllowList.admin(.post, one, "/admin/tokens", json: #"{"uses": 4}"#, as: admin)
+                let token = try #require(issued.json["token"] as? String, "\(issued.text)")
+                let tokenID = try #require(issued.json["tokenId"] as? String)
                 let key = try SigningKey.generate(.ed25519)
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for index in 0..<8 {
@@ -201,7 +203,7 @@ struct RegistrationProofTests {
                 }
                 #expect(statuses.filter { $0 == 201 }.count == 1 && statuses.filter { $0 == 200 }.count == 7, "\(statuses.sorted())")
                 let listed = try await AllowList.admin(.get, one, "/admin/tokens", as: admin)
-                let entry = (listed.json["tokens"] as? [[String: Any]] ?? []).first
+                let entry = (listed.json["tokens"] as? [[String: Any]] ?? []).first { $0["tokenId"] as? String == tokenID }
                 #expect(entry?["usesLeft"] as? Int == 3, "\(listed.text)")
 
                 // The registered key with a token that does not exist: refused as a new key would be.
