@@ -13,6 +13,8 @@ public struct PKCS11Error: CofferError {
         public static let moduleNotLoaded = Code(rawValue: "module-not-loaded")
         /// No slot holds a token with the label (or serial) asked for.
         public static let tokenNotFound = Code(rawValue: "token-not-found")
+        /// A URI matches more than one token, or more than one key: nothing is used, and no PIN is sent.
+        public static let ambiguousMatch = Code(rawValue: "ambiguous-match")
         /// The PIN is wrong, locked, or expired.
         public static let pinIncorrect = Code(rawValue: "pin-incorrect")
         /// No key on the token matches (label, id, or the URI's attributes).
