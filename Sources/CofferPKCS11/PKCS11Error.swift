@@ -17,6 +17,8 @@ public struct PKCS11Error: CofferError {
         public static let ambiguousMatch = Code(rawValue: "ambiguous-match")
         /// The PIN is wrong, locked, or expired.
         public static let pinIncorrect = Code(rawValue: "pin-incorrect")
+        /// The PIN file a URI's `pin-source` names cannot be read, or its first line is empty.
+        public static let pinSourceUnreadable = Code(rawValue: "pin-source-unreadable")
         /// No key on the token matches (label, id, or the URI's attributes).
         public static let keyNotFound = Code(rawValue: "key-not-found")
         /// The key exists but may not do this (no `CKA_SIGN`, a mechanism the token lacks).

@@ -107,18 +107,11 @@ public final class PKCS11Module: @unchecked Sendable {
         return slots
     }
 
-    /// The slot whose token has this label.
-    /// - Throws: ``PKCS11Error`` `.tokenNotFound`, listing the labels there are.
+    /// The slot whose token has this label: ``slot(matching:)`` for `pkcs11:token=LABEL`.
+    /// - Throws: ``PKCS11Error`` `.tokenNotFound`, listing the tokens there are; `.ambiguousMatch` when
+    ///   two tokens have the label (name one by its serial with ``slot(matching:)``).
     public func slot(tokenLabel label: String) throws(PKCS11Error) -> PKCS11Slot {
-        let slots = try slots()
-        guard let slot = slots.first(where: { $0.token?.label == label }) else {
-            let present = slots.compactMap { $0.token.map { "'\($0.label)'" } }
-            throw PKCS11Error(
-                .tokenNotFound,
-                "no token labelled '\(label)' in '\(path)'" + (present.isEmpty ? " (it has no token at all)" : "; there are \(present.joined(separator: ", "))")
-            )
-        }
-        return slot
+        try slot(matching: PKCS11URI(token: label))
     }
 
     /// Initialises the token in `slot` (erasing it), names it `label`, and sets the security officer's
@@ -163,25 +156,15 @@ public final class PKCS11Module: @unchecked Sendable {
     /// Opens a read-write session with the token in `slot`, logged in with `pin` when one is given.
     public func openSession(slot: PKCS11Slot, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11Session {
         var handle: CK_SESSION_HANDLE = 0
-        let label = slot.token?.label
-        try call("C_OpenSession", token: label) { $0.C_OpenSession?(CK_SLOT_ID(slot.identifier), CK_FLAGS(CKF_SERIAL_SESSION | CKF_RW_SESSION), nil, nil, &handle) }
-        let session = PKCS11Session(module: self, handle: handle, tokenLabel: label ?? "slot \(slot.identifier)")
+        try call("C_OpenSession", token: slot.token?.label) { $0.C_OpenSession?(CK_SLOT_ID(slot.identifier), CK_FLAGS(CKF_SERIAL_SESSION | CKF_RW_SESSION), nil, nil, &handle) }
+        let session = PKCS11Session(module: self, handle: handle, slot: slot)
         if let pin { try session.logIn(pin: pin, as: CK_USER_TYPE(CKU_USER)) }
         return session
     }
 
-    /// Opens a session with the token labelled `tokenLabel`, logged in with `pin`.
+    /// Opens a session with the token labelled `tokenLabel`, logged in with `pin`; refused, before the
+    /// PIN is sent, when two tokens have the label (see ``slot(tokenLabel:)``).
     public func openSession(tokenLabel: String, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11Session {
         try openSession(slot: try slot(tokenLabel: tokenLabel), pin: pin)
-    }
-
-    /// The private key a `pkcs11:` URI names (its `token` and `object` and/or `id`), in a session logged in
-    /// with `pin`: how an app opens a key the keychain keeps a reference to (`storedSigningKey(tag:)`).
-    /// - Throws: ``PKCS11Error`` `.malformedURI` when the URI names no token or key, and the errors of
-    ///   ``openSession(tokenLabel:pin:)`` and ``PKCS11Session/privateKey(label:id:)``.
-    public func privateKey(_ uri: PKCS11URI, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11PrivateKey {
-        guard let token = uri.token else { throw PKCS11Error(.malformedURI, "the URI names no token (token=…)") }
-        guard uri.object != nil || uri.id != nil else { throw PKCS11Error(.malformedURI, "the URI names no key (object=… or id=…)") }
-        return try openSession(tokenLabel: token, pin: pin).privateKey(label: uri.object, id: uri.id)
     }
 }

@@ -195,7 +195,8 @@ extension SoftHSMTests {
             let session = try SoftHSM.session()
             let key = try session.generateKeyPair(.p256, label: "uri key/1", id: [0x01, 0xA0])
             let uri = key.uri
-            #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);object=uri%20key/1;id=%01%A0;type=private")
+            let token = try #require(session.slot.token)
+            #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);manufacturer=SoftHSM%20project;model=SoftHSM%20v2;serial=\(token.serialNumber);object=uri%20key%2F1;id=%01%A0;type=private")
             let parsed = try PKCS11URI(uri.description)
             #expect(try session.privateKey(label: parsed.object, id: parsed.id).publicKey == key.publicKey)
             // The module opens it from the URI alone (as an app does with a keychain reference), and the
