@@ -88,7 +88,7 @@ struct KeyList: ParsableCommand {
     @OptionGroup(title: "PIN (with --token)")
     var passwords: PasswordOptions
 
-    @Flag(help: "One JSON object: tokens (label, manufacturer, model, serial) and keys (label, id, type, keyID, uri).")
+    @Flag(help: "One JSON object: tokens (label, manufacturer, model, serial, slot, uri) and keys (label, id, type, keyID, uri).")
     var json = false
 
     func run() throws {
@@ -107,11 +107,11 @@ struct KeyList: ParsableCommand {
         }
         // Uninitialised tokens (SoftHSM's free slot) have no label to name them by.
         let tokens = slots.compactMap { slot in
-            slot.token.flatMap { $0.isInitialized ? $0 : nil }.map { TokenReport(slot: slot.identifier, label: $0.label, manufacturer: $0.manufacturer, model: $0.model, serial: $0.serialNumber) }
+            slot.token.flatMap { $0.isInitialized ? $0 : nil }.map { TokenReport(slot: slot.identifier, label: $0.label, manufacturer: $0.manufacturer, model: $0.model, serial: $0.serialNumber, uri: PKCS11URI(identifying: $0).description) }
         }
         if json { return try JSONLines.write(TokenListReport(tokens: tokens, keys: tokenLabelOrURI == nil ? nil : keys)) }
         for token in tokens {
-            Terminal.writeLine("token '\(token.label)'  \(token.manufacturer) \(token.model), serial \(token.serial), slot \(token.slot)")
+            Terminal.writeLine("token '\(token.label)'  \(token.manufacturer) \(token.model), serial \(token.serial), slot \(token.slot)  \(token.uri)")
         }
         if tokens.isEmpty { Terminal.writeLine("no token in '\(module.path)'") }
         for key in keys {
@@ -134,6 +134,8 @@ struct TokenReport: Encodable {
     let manufacturer: String
     let model: String
     let serial: String
+    /// What `--token` takes to name this token alone (label, manufacturer, model, serial).
+    let uri: String
 }
 
 /// A key in `key list --json`.

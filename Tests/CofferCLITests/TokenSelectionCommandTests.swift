@@ -143,6 +143,13 @@ struct TokenSelectionCommandTests {
             environment: twins.environment, in: twins.folder
         )
         #expect(listed.status == 0 && listed.output.contains(secondURI) && !listed.output.contains(firstURI), "\(listed.output)\(listed.standardError)")
+        // The token's URI that key list prints is what --token takes.
+        let tokens = try await coffer(["key", "list", "--json"], environment: twins.environment, in: twins.folder)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(tokens.standardOutput)) as? [String: Any])
+        let tokenURI = try #require((report["tokens"] as? [[String: Any]])?.first { $0["serial"] as? String == twins.second.serial }?["uri"] as? String)
+        #expect(tokenURI == "pkcs11:token=release;manufacturer=SoftHSM%20project;model=SoftHSM%20v2;serial=\(twins.second.serial)")
+        let byTokenURI = try await coffer(["key", "list", "--token", tokenURI, "--password-file", twins.second.pinFile], environment: twins.environment, in: twins.folder)
+        #expect(byTokenURI.status == 0 && byTokenURI.output.contains(secondURI), "\(byTokenURI.output)\(byTokenURI.standardError)")
         #expect(try await twins.tokensAWrongPINReached() == [])
 
         // --token names a token: a key's attributes there are refused, not ignored.
