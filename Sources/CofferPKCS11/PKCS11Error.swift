@@ -13,8 +13,12 @@ public struct PKCS11Error: CofferError {
         public static let moduleNotLoaded = Code(rawValue: "module-not-loaded")
         /// No slot holds a token with the label (or serial) asked for.
         public static let tokenNotFound = Code(rawValue: "token-not-found")
+        /// A URI matches more than one token, or more than one key: nothing is used, and no PIN is sent.
+        public static let ambiguousMatch = Code(rawValue: "ambiguous-match")
         /// The PIN is wrong, locked, or expired.
         public static let pinIncorrect = Code(rawValue: "pin-incorrect")
+        /// The PIN file a URI's `pin-source` names cannot be read, or its first line is empty.
+        public static let pinSourceUnreadable = Code(rawValue: "pin-source-unreadable")
         /// No key on the token matches (label, id, or the URI's attributes).
         public static let keyNotFound = Code(rawValue: "key-not-found")
         /// The key exists but may not do this (no `CKA_SIGN`, a mechanism the token lacks).

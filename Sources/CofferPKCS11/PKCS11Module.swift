@@ -21,6 +21,8 @@ import Foundation
 public final class PKCS11Module: @unchecked Sendable {
     /// The module file as given.
     public let path: String
+    /// What the module says of itself (`C_GetInfo`), read once when it is loaded.
+    public let library: PKCS11LibraryInfo
     let functions: UnsafeMutablePointer<CK_FUNCTION_LIST>
     /// Serialises calls into the module, which PKCS #11 lets be used from several threads only with
     /// its own locking; one lock per module keeps every module safe.
@@ -29,8 +31,9 @@ public final class PKCS11Module: @unchecked Sendable {
     nonisolated(unsafe) private static var loaded: [String: PKCS11Module] = [:]
     private static let loadLock = NSLock()
 
-    private init(path: String, functions: UnsafeMutablePointer<CK_FUNCTION_LIST>) {
+    private init(path: String, library: PKCS11LibraryInfo, functions: UnsafeMutablePointer<CK_FUNCTION_LIST>) {
         self.path = path
+        self.library = library
         self.functions = functions
     }
 
@@ -64,7 +67,10 @@ public final class PKCS11Module: @unchecked Sendable {
         guard initialized == CKR_OK || initialized == CKR_CRYPTOKI_ALREADY_INITIALIZED else {
             throw PKCS11Error.failed("C_Initialize", initialized)
         }
-        let module = PKCS11Module(path: path, functions: list)
+        var info = CK_INFO()
+        let described = list.pointee.C_GetInfo?(&info) ?? CK_RV(CKR_FUNCTION_NOT_SUPPORTED)
+        guard described == CKR_OK else { throw PKCS11Error.failed("C_GetInfo", described) }
+        let module = PKCS11Module(path: path, library: PKCS11LibraryInfo(info), functions: list)
         loaded[path] = module
         return module
     }
@@ -96,106 +102,69 @@ public final class PKCS11Module: @unchecked Sendable {
                 try call("C_GetTokenInfo") { $0.C_GetTokenInfo?(identifier, &tokenInfo) }
                 token = PKCS11Token(tokenInfo)
             }
-            slots.append(PKCS11Slot(identifier: UInt(identifier), description: Self.text(slotInfo.slotDescription), token: token))
+            slots.append(PKCS11Slot(identifier: UInt(identifier), info: slotInfo, token: token))
         }
         return slots
     }
 
-    /// The slot whose token has this label.
-    /// - Throws: ``PKCS11Error`` `.tokenNotFound`, listing the labels there are.
+    /// The slot whose token has this label: ``slot(matching:)`` for `pkcs11:token=LABEL`.
+    /// - Throws: ``PKCS11Error`` `.tokenNotFound`, listing the tokens there are; `.ambiguousMatch` when
+    ///   two tokens have the label (name one by its serial with ``slot(matching:)``).
     public func slot(tokenLabel label: String) throws(PKCS11Error) -> PKCS11Slot {
-        let slots = try slots()
-        guard let slot = slots.first(where: { $0.token?.label == label }) else {
-            let present = slots.compactMap { $0.token.map { "'\($0.label)'" } }
-            throw PKCS11Error(
-                .tokenNotFound,
-                "no token labelled '\(label)' in '\(path)'" + (present.isEmpty ? " (it has no token at all)" : "; there are \(present.joined(separator: ", "))")
-            )
-        }
-        return slot
+        try slot(matching: PKCS11URI(token: label))
     }
 
     /// Initialises the token in `slot` (erasing it), names it `label`, and sets the security officer's
     /// and the user's PINs: what `softhsm2-util --init-token` and `pkcs11-tool --init-token --init-pin` do.
-    public func initializeToken(slot: PKCS11Slot, label: String, securityOfficerPIN: [UInt8], userPIN: [UInt8]) throws(PKCS11Error) {
+    ///
+    /// The PINs go to that token alone, even when other tokens have the same label: the token is found
+    /// again afterwards (a module may move it to another slot id) as the one with the label whose serial
+    /// no other slot had before.
+    /// - Returns: the slot the initialised token is in now.
+    /// - Throws: ``PKCS11Error`` `.unsupported` for a label longer than the token's 32-byte field;
+    ///   `.tokenNotFound` or `.ambiguousMatch` when the token cannot be told apart afterwards (no PIN
+    ///   is then sent); the module's failures.
+    @discardableResult
+    public func initializeToken(slot: PKCS11Slot, label: String, securityOfficerPIN: [UInt8], userPIN: [UInt8]) throws(PKCS11Error) -> PKCS11Slot {
+        guard label.utf8.count <= 32 else { throw PKCS11Error(.unsupported, "a token's label is at most 32 bytes; '\(label)' is \(label.utf8.count)") }
         var padded = [CK_UTF8CHAR](repeating: 0x20, count: 32)
-        for (index, byte) in label.utf8.prefix(32).enumerated() { padded[index] = byte }
+        for (index, byte) in label.utf8.enumerated() { padded[index] = byte }
+        let others = Set(try slots().compactMap { $0.identifier == slot.identifier ? nil : $0.token?.serialField })
         var soPIN = securityOfficerPIN
+        defer { for index in soPIN.indices { soPIN[index] = 0 } }
         try call("C_InitToken", token: label) { list in
             soPIN.withUnsafeMutableBufferPointer { pin in padded.withUnsafeMutableBufferPointer { list.C_InitToken?(CK_SLOT_ID(slot.identifier), pin.baseAddress, CK_ULONG(pin.count), $0.baseAddress) } }
         }
-        let session = try openSession(slot: try self.slot(tokenLabel: label), pin: nil)
+        let initialized = try slots().filter { found in
+            guard let token = found.token, token.isInitialized, token.labelField.matches(Array(label.utf8)) else { return false }
+            return !others.contains(token.serialField)
+        }
+        guard initialized.count == 1, let token = initialized.first else {
+            throw PKCS11Error(
+                initialized.isEmpty ? .tokenNotFound : .ambiguousMatch,
+                "after C_InitToken, \(initialized.count) tokens labelled '\(label)' are new in '\(path)'; no PIN was set"
+            )
+        }
+        let session = try openSession(slot: token, pin: nil)
         try session.logIn(pin: securityOfficerPIN, as: CK_USER_TYPE(CKU_SO))
         var user = userPIN
+        defer { for index in user.indices { user[index] = 0 } }
         try call("C_InitPIN", token: label) { list in user.withUnsafeMutableBufferPointer { list.C_InitPIN?(session.handle, $0.baseAddress, CK_ULONG($0.count)) } }
+        return token
     }
 
     /// Opens a read-write session with the token in `slot`, logged in with `pin` when one is given.
     public func openSession(slot: PKCS11Slot, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11Session {
         var handle: CK_SESSION_HANDLE = 0
-        let label = slot.token?.label
-        try call("C_OpenSession", token: label) { $0.C_OpenSession?(CK_SLOT_ID(slot.identifier), CK_FLAGS(CKF_SERIAL_SESSION | CKF_RW_SESSION), nil, nil, &handle) }
-        let session = PKCS11Session(module: self, handle: handle, tokenLabel: label ?? "slot \(slot.identifier)")
+        try call("C_OpenSession", token: slot.token?.label) { $0.C_OpenSession?(CK_SLOT_ID(slot.identifier), CK_FLAGS(CKF_SERIAL_SESSION | CKF_RW_SESSION), nil, nil, &handle) }
+        let session = PKCS11Session(module: self, handle: handle, slot: slot)
         if let pin { try session.logIn(pin: pin, as: CK_USER_TYPE(CKU_USER)) }
         return session
     }
 
-    /// Opens a session with the token labelled `tokenLabel`, logged in with `pin`.
+    /// Opens a session with the token labelled `tokenLabel`, logged in with `pin`; refused, before the
+    /// PIN is sent, when two tokens have the label (see ``slot(tokenLabel:)``).
     public func openSession(tokenLabel: String, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11Session {
         try openSession(slot: try slot(tokenLabel: tokenLabel), pin: pin)
-    }
-
-    /// The private key a `pkcs11:` URI names (its `token` and `object` and/or `id`), in a session logged in
-    /// with `pin`: how an app opens a key the keychain keeps a reference to (`storedSigningKey(tag:)`).
-    /// - Throws: ``PKCS11Error`` `.malformedURI` when the URI names no token or key, and the errors of
-    ///   ``openSession(tokenLabel:pin:)`` and ``PKCS11Session/privateKey(label:id:)``.
-    public func privateKey(_ uri: PKCS11URI, pin: [UInt8]?) throws(PKCS11Error) -> PKCS11PrivateKey {
-        guard let token = uri.token else { throw PKCS11Error(.malformedURI, "the URI names no token (token=…)") }
-        guard uri.object != nil || uri.id != nil else { throw PKCS11Error(.malformedURI, "the URI names no key (object=… or id=…)") }
-        return try openSession(tokenLabel: token, pin: pin).privateKey(label: uri.object, id: uri.id)
-    }
-
-    /// A blank-padded fixed-size PKCS #11 text field as a string.
-    static func text<Field>(_ field: Field) -> String {
-        withUnsafeBytes(of: field) { bytes in
-            var end = bytes.endIndex
-            while end > bytes.startIndex, bytes[end - 1] == 0x20 || bytes[end - 1] == 0 { end -= 1 }
-            return String(decoding: bytes[..<end], as: UTF8.self)
-        }
-    }
-}
-
-/// A slot of a module, and the token in it.
-public struct PKCS11Slot: Sendable, Hashable {
-    /// The module's number for the slot (`CK_SLOT_ID`): stable only while the module is loaded.
-    public let identifier: UInt
-    /// The slot's description (a reader's name, for a card).
-    public let description: String
-    /// The token in the slot, if there is one.
-    public let token: PKCS11Token?
-}
-
-/// What a token says of itself (`CK_TOKEN_INFO`).
-public struct PKCS11Token: Sendable, Hashable {
-    /// The label given when the token was initialised.
-    public let label: String
-    /// The manufacturer, as the token names it.
-    public let manufacturer: String
-    /// The model.
-    public let model: String
-    /// The serial number.
-    public let serialNumber: String
-    /// Whether the token has been initialised (has a label and PINs).
-    public let isInitialized: Bool
-    /// Whether the user must log in (a PIN) before using private objects.
-    public let requiresLogin: Bool
-
-    init(_ info: CK_TOKEN_INFO) {
-        label = PKCS11Module.text(info.label)
-        manufacturer = PKCS11Module.text(info.manufacturerID)
-        model = PKCS11Module.text(info.model)
-        serialNumber = PKCS11Module.text(info.serialNumber)
-        isInitialized = info.flags & CKF_TOKEN_INITIALIZED != 0
-        requiresLogin = info.flags & CKF_LOGIN_REQUIRED != 0
     }
 }

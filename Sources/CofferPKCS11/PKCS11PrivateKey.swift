@@ -122,9 +122,13 @@ public struct PKCS11PrivateKey: Sendable {
         get throws(PKCS11Error) { try session.boolAttribute(CKA_SIGN, of: handle) ?? false }
     }
 
-    /// The key's RFC 7512 URI, which names it for `coffer` (`-k pkcs11:…`) and for other tools.
+    /// The key's RFC 7512 URI, which names it for `coffer` (`-k pkcs11:…`) and for other tools: its
+    /// token by label, manufacturer, model and serial, and the key by label and id, so that it selects
+    /// this key alone while tokens of one label are plugged in side by side.
     public var uri: PKCS11URI {
-        PKCS11URI(token: session.tokenLabel, object: label, id: id, type: "private")
+        var uri = session.slot.token.map(PKCS11URI.init(identifying:)) ?? PKCS11URI(token: session.tokenLabel)
+        (uri.object, uri.id, uri.type) = (label, id, "private")
+        return uri
     }
 }
 

@@ -48,14 +48,16 @@ public enum PKCS11KeyType: Sendable, Hashable, CustomStringConvertible {
 public final class PKCS11Session: @unchecked Sendable {
     /// The module the session belongs to.
     public let module: PKCS11Module
+    /// The slot the session was opened with, and what its token said of itself then.
+    public let slot: PKCS11Slot
     /// The token's label, for messages.
-    public let tokenLabel: String
+    public var tokenLabel: String { slot.token?.label ?? "in slot \(slot.identifier)" }
     let handle: CK_SESSION_HANDLE
 
-    init(module: PKCS11Module, handle: CK_SESSION_HANDLE, tokenLabel: String) {
+    init(module: PKCS11Module, handle: CK_SESSION_HANDLE, slot: PKCS11Slot) {
         self.module = module
         self.handle = handle
-        self.tokenLabel = tokenLabel
+        self.slot = slot
     }
 
     deinit {
@@ -144,16 +146,13 @@ public final class PKCS11Session: @unchecked Sendable {
     }
 
     /// The one private key with this label (and id, when given).
-    /// - Throws: ``PKCS11Error`` `.keyNotFound` when there is none; `.unsupported` when several match.
+    /// - Throws: ``PKCS11Error`` `.keyNotFound` when there is none; `.ambiguousMatch` when several
+    ///   match, naming each one's label and id.
     public func privateKey(label: String?, id: [UInt8]? = nil) throws(PKCS11Error) -> PKCS11PrivateKey {
-        let keys = try privateKeys(label: label, id: id)
-        guard let key = keys.first else {
+        guard let handle = try theOnlyObject(class: CKO_PRIVATE_KEY, named: PKCS11URI(object: label, id: id)) else {
             throw PKCS11Error(.keyNotFound, "no private key\(label.map { " labelled '\($0)'" } ?? "")\(id.map { " with id \(Hex.encode($0))" } ?? "") on token '\(tokenLabel)'")
         }
-        guard keys.count == 1 else {
-            throw PKCS11Error(.unsupported, "\(keys.count) private keys labelled '\(label ?? "")' on token '\(tokenLabel)'; name one by its id as well")
-        }
-        return key
+        return try privateKey(handle: handle)
     }
 
     func findObjects(class objectClass: UInt, label: String?, id: [UInt8]?) throws(PKCS11Error) -> [CK_OBJECT_HANDLE] {
@@ -210,8 +209,13 @@ public final class PKCS11Session: @unchecked Sendable {
             throw PKCS11Error(.unsupported, "the key '\(label)' on token '\(tokenLabel)' has no key type")
         }
         // The public half: the public-key object with the same id (a private key object need not carry
-        // its point or modulus).
-        let publicObject = try findObjects(class: CKO_PUBLIC_KEY, label: nil, id: id).first
+        // its point or modulus); of several with the id, the one with the same label too, or none.
+        var publicObjects = try findObjects(class: CKO_PUBLIC_KEY, label: nil, id: id)
+        if publicObjects.count > 1 { publicObjects = try findObjects(class: CKO_PUBLIC_KEY, label: label, id: id) }
+        guard publicObjects.count <= 1 else {
+            throw PKCS11Error(.ambiguousMatch, "\(publicObjects.count) public keys on token '\(tokenLabel)' have the label '\(label)' and id \(Hex.encode(id)); which is the key's public half is not known")
+        }
+        let publicObject = publicObjects.first
         let verifyingKey: VerifyingKey
         let type: PKCS11KeyType
         do {
@@ -259,9 +263,10 @@ public final class PKCS11Session: @unchecked Sendable {
 
     /// The public key of a key pair on the token, read from its public-key object by label and/or id:
     /// no login needed (public objects are readable by anyone with the token).
-    /// - Throws: ``PKCS11Error`` `.keyNotFound` when no public key matches.
+    /// - Throws: ``PKCS11Error`` `.keyNotFound` when no public key matches; `.ambiguousMatch` when
+    ///   several do.
     public func publicKey(label: String?, id: [UInt8]? = nil) throws(PKCS11Error) -> VerifyingKey {
-        guard let object = try findObjects(class: CKO_PUBLIC_KEY, label: label, id: id).first else {
+        guard let object = try theOnlyObject(class: CKO_PUBLIC_KEY, named: PKCS11URI(object: label, id: id)) else {
             throw PKCS11Error(.keyNotFound, "no public key\(label.map { " labelled '\($0)'" } ?? "")\(id.map { " with id \(Hex.encode($0))" } ?? "") on token '\(tokenLabel)'")
         }
         // Read as a private key's public half is: the same object serves both.

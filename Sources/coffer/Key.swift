@@ -59,14 +59,19 @@ struct KeyGenerate: ParsableCommand {
 
             With --pkcs11-module, --token and --label the key pair is made on a PKCS #11 token (p256, \
             p384, ed25519 where the token has CKM_EDDSA, rsa2048/3072/4096): the private key is sensitive and not extractable, and is named by \
-            the pkcs11: URI printed, which -k takes wherever it takes a key file. The PIN comes from \
-            --password-file, --password-env or a prompt.
+            the pkcs11: URI printed (the token's label, manufacturer, model and serial; the key's label \
+            and id), which -k takes wherever it takes a key file. --token is the token's label or its \
+            pkcs11: URI, and must match exactly one token: where two have the label, name one by its \
+            serial ('coffer key list' shows it). The PIN comes from --password-file, --password-env, \
+            the URI's pin-source or a prompt, and is sent only to the token selected.
 
             Examples:
               coffer key generate -o release.key --public release.pub
               coffer key generate -t p256 -o api.key --encrypt --password-file pass.txt
               coffer key generate --pkcs11-module /usr/lib/softhsm/libsofthsm2.so \\
                   --token release -t p256 --label signing-2026 --password-file pin.txt
+              coffer key generate --token 'pkcs11:token=release;serial=d9d99d8799fe0a55' \\
+                  -t p256 --label signing-2026 --password-file pin.txt
             """
     )
 
@@ -102,7 +107,7 @@ struct KeyGenerate: ParsableCommand {
 
     func validate() throws {
         if token.isGiven {
-            guard token.tokenLabel != nil, token.label != nil else { throw ValidationError("a key on a token needs --token LABEL and --label NAME") }
+            guard token.tokenLabelOrURI != nil, token.label != nil else { throw ValidationError("a key on a token needs --token LABEL (or a token's pkcs11: URI) and --label NAME") }
             if outputPath != nil || encrypt { throw ValidationError("a key made on a token stays there: -o and --encrypt do not apply (--public FILE writes its public key)") }
             return
         }

@@ -454,23 +454,20 @@ struct KeychainAdd: ParsableCommand {
     /// and the keychain keeps its pkcs11: URI under the tag — never key material.
     private func addTokenKeyReference(_ text: String, tag: String, accessibility: Accessibility) throws {
         let uri = try HardwareKeys.failing { () throws(PKCS11Error) in try PKCS11URI(text) }
-        guard let token = uri.token, uri.object != nil || uri.id != nil else {
-            throw CommandFailure("'\(text)' must name a token and a key (token=…;object=… or id=…)")
-        }
         let module = try HardwareKeys.module(pkcs11Module, uri: uri)
-        let publicKey = try HardwareKeys.failing { () throws(PKCS11Error) in
-            try module.openSession(tokenLabel: token, pin: nil).publicKey(label: uri.object, id: uri.id)
-        }
-        var canonical = uri
-        canonical.type = "private"
+        let found = try HardwareKeys.failing { () throws(PKCS11Error) in try module.publicKey(uri) }
+        let publicKey = found.verifyingKey
+        // The reference names the key exactly (its token's serial, its id), and keeps where the module is.
+        var exact = found.uri
+        (exact.modulePath, exact.moduleName, exact.pinSource) = (uri.modulePath, uri.moduleName, uri.pinSource)
         let keychain = try options.openUnlocked()
         do {
-            try keychain.addTokenKeyReference(canonical.description, publicKey: publicKey, tag: tag, label: label, accessibility: accessibility)
+            try keychain.addTokenKeyReference(exact.description, publicKey: publicKey, tag: tag, label: label, accessibility: accessibility)
         } catch {
             guard error.code == KeychainError.Code.duplicateItem else { throw error }
             throw CommandFailure("\(Article.indefinite("\(publicKey.algorithm)")) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
         }
-        Terminal.writeError("stored a reference to \(publicKey.algorithm) key \(publicKey.fingerprint.keyID) on token '\(token)' under tag '\(tag)'\n")
+        Terminal.writeError("stored a reference to \(publicKey.algorithm) key \(publicKey.fingerprint.keyID) on token '\(exact.token ?? "")' (serial \(exact.serial ?? "")) under tag '\(tag)'\n")
     }
 }
 

@@ -43,7 +43,8 @@ struct HardwareKeyCommandTests {
         #expect(generated.status == 0, "\(generated.standardError)")
         #expect(generated.output.contains("on token 'release'") && generated.output.contains("sensitive and not extractable"))
         let uri = try #require(generated.lines.first { $0.contains("uri:") }?.components(separatedBy: "uri:").last?.trimmingCharacters(in: .whitespaces))
-        #expect(uri.hasPrefix("pkcs11:token=release;object=signing;id=%") && uri.hasSuffix(";type=private"))
+        // The token by label, manufacturer, model and serial; the key by label and id.
+        #expect(uri.hasPrefix("pkcs11:token=release;manufacturer=SoftHSM%20project;model=SoftHSM%20v2;serial=") && uri.contains(";object=signing;id=%") && uri.hasSuffix(";type=private"), "\(uri)")
 
         let listed = try await coffer(["key", "list", "--token", "release", "--password-file", "pin.txt", "--json"], environment: environment, in: folder)
         #expect(listed.status == 0 && listed.output.contains(uri), "\(listed.output)\(listed.standardError)")
@@ -81,6 +82,8 @@ struct HardwareKeyCommandTests {
             environment: environment, in: folder
         )
         #expect(referenced.status == 0 && referenced.standardError.contains("reference to \(type == "p256" ? "P-256" : "Ed25519") key"), "\(referenced.standardError)")
+        // The reference names the key exactly: the token by its serial, the key by its id.
+        #expect(referenced.standardError.contains("on token 'release' (serial "), "\(referenced.standardError)")
         let items = try await coffer(["keychain", "list", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder)
         #expect(items.output.contains("com.example.signing"), "\(items.output)")
 
@@ -103,10 +106,10 @@ struct HardwareKeyCommandTests {
         #expect(missingModule.status == 2 && missingModule.standardError.contains("--pkcs11-module"), "\(missingModule.standardError)")
 
         let missingToken = try await coffer(["sign", "-k", "pkcs11:token=other;object=k", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
-        #expect(missingToken.status == 2 && missingToken.standardError.contains("no token labelled 'other'") && missingToken.standardError.contains("'release'"), "\(missingToken.standardError)")
+        #expect(missingToken.status == 2 && missingToken.standardError.contains("matches token=other: 'release' (serial ") && missingToken.standardError.contains("has token 'release', not 'other'"), "\(missingToken.standardError)")
 
         let missingKey = try await coffer(["sign", "-k", "pkcs11:token=release;object=gone", "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
-        #expect(missingKey.status == 2 && missingKey.standardError.contains("no private key labelled 'gone' on token 'release'"), "\(missingKey.standardError)")
+        #expect(missingKey.status == 2 && missingKey.standardError.contains("no private key matches object=gone on token 'release' (serial "), "\(missingKey.standardError)")
 
         let leaky = try await coffer(["sign", "-k", "pkcs11:token=release;object=k?pin-value=123456", "x.txt"], environment: environment, in: folder)
         #expect(leaky.status == 2 && leaky.standardError.contains("pin-value") && !leaky.standardError.contains("123456"), "\(leaky.standardError)")

@@ -103,6 +103,24 @@ extension SoftHSMTests {
             #expect(!error.reason.contains("000000") && !error.reason.contains("123456"))
         }
 
+        /// Tokens may share a label: each is initialised with its own PINs, and none receives another's.
+        /// (The security officer's PIN was sent to whichever token of the label enumerated first.)
+        @Test func tokensOfOneLabelAreEachInitialisedWithTheirOwnPINs() throws {
+            let module = try SoftHSM.module.get()
+            let label = SoftHSM.uniqueLabel("same")
+            for index in 1...3 {
+                let free = try #require(try module.slots(withTokenOnly: false).first { $0.token?.isInitialized == false })
+                try module.initializeToken(slot: free, label: label, securityOfficerPIN: Array("so-\(index)".utf8), userPIN: Array("pin-\(index)".utf8))
+            }
+            let tokens = try module.slots().filter { $0.token?.label == label }
+            #expect(tokens.count == 3 && Set(tokens.compactMap { $0.token?.serialNumber }).count == 3)
+            // Exactly one of the three user PINs opens each token.
+            for slot in tokens {
+                let opening = (1...3).filter { index in (try? module.openSession(slot: slot, pin: Array("pin-\(index)".utf8))) != nil }
+                #expect(opening.count == 1, "token \(slot.token?.serialNumber ?? "") opens with PINs \(opening)")
+            }
+        }
+
         @Test func notAModuleAndNoFileAreTypedErrors() throws {
             let missing = try #require(throws: PKCS11Error.self) { try PKCS11Module.load("/nonexistent/libpkcs11.so") }
             #expect(missing.code == .moduleNotLoaded)
@@ -177,7 +195,8 @@ extension SoftHSMTests {
             let session = try SoftHSM.session()
             let key = try session.generateKeyPair(.p256, label: "uri key/1", id: [0x01, 0xA0])
             let uri = key.uri
-            #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);object=uri%20key/1;id=%01%A0;type=private")
+            let token = try #require(session.slot.token)
+            #expect(uri.description == "pkcs11:token=\(SoftHSM.tokenLabel);manufacturer=SoftHSM%20project;model=SoftHSM%20v2;serial=\(token.serialNumber);object=uri%20key%2F1;id=%01%A0;type=private")
             let parsed = try PKCS11URI(uri.description)
             #expect(try session.privateKey(label: parsed.object, id: parsed.id).publicKey == key.publicKey)
             // The module opens it from the URI alone (as an app does with a keychain reference), and the

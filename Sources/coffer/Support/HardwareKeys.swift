@@ -4,53 +4,77 @@ import CofferCrypto
 import CofferPKCS11
 import Foundation
 
-/// Keys on PKCS #11 tokens wherever a private key file is taken: `-k pkcs11:token=…;object=…`.
-/// The module comes from `--pkcs11-module`, the URI's `module-path`, or `$COFFER_PKCS11_MODULE`; the
-/// PIN from the password options (a prompt, `--password-file`, `--password-env`) or the URI's
-/// `pin-source=file:…`, never from the command line.
+/// Keys on PKCS #11 tokens wherever a private key file is taken: `-k pkcs11:token=…;object=…`, and
+/// tokens wherever `--token` is taken (a label or a token's `pkcs11:` URI). The module comes from
+/// `--pkcs11-module`, the URI's `module-path`, or `$COFFER_PKCS11_MODULE`; the PIN from the URI's
+/// `pin-source=file:…` or the password options (a prompt, `--password-file`, `--password-env`), never
+/// from the command line, and only once the URI has selected exactly one token.
 enum HardwareKeys {
     static let moduleVariable = "COFFER_PKCS11_MODULE"
 
     static func isURI(_ text: String) -> Bool { text.lowercased().hasPrefix("pkcs11:") }
 
-    /// The module to load, in that order: the option, the URI's module-path, the environment.
-    static func module(_ option: String?, uri: PKCS11URI? = nil) throws -> PKCS11Module {
-        guard let path = option ?? uri?.modulePath ?? ProcessInfo.processInfo.environment[moduleVariable] else {
+    /// The module to load, in that order: the option, the URI's module-path, the environment; checked
+    /// against the URI's module-path and module-name before it is loaded.
+    static func module(_ option: String?, uri: PKCS11URI = PKCS11URI()) throws -> PKCS11Module {
+        guard let path = option ?? uri.modulePath ?? ProcessInfo.processInfo.environment[moduleVariable] else {
             throw CommandFailure(
                 "a pkcs11: key needs the token's PKCS #11 module",
                 hint: "pass --pkcs11-module PATH (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so; OpenSC: /usr/lib/x86_64-linux-gnu/opensc-pkcs11.so) or set \(moduleVariable)"
             )
         }
-        return try failing { () throws(PKCS11Error) in try PKCS11Module.load(path) }
+        return try failing { () throws(PKCS11Error) in try PKCS11Module.load(path, for: uri) }
     }
 
-    /// The token's PIN: from the URI's pin-source file, or as a password is read.
-    static func pin(for token: String, uri: PKCS11URI?, passwords: PasswordOptions) throws -> [UInt8] {
-        if let source = uri?.pinSource {
-            guard source.hasPrefix("file:") else {
-                throw CommandFailure("pin-source '\(source)' is not a file: URI", hint: "use pin-source=file:/path/to/pin, or give the PIN with --password-file")
-            }
-            var file = try KeyFile(contentsOf: String(source.dropFirst("file:".count)))
-            defer { file.wipe() }
-            return Array(file.bytes.prefix { $0 != 0x0A && $0 != 0x0D })
+    /// What `--token` names: a token's `pkcs11:` URI, or a label.
+    static func tokenURI(_ value: String) throws -> PKCS11URI {
+        guard isURI(value) else { return PKCS11URI(token: value) }
+        let uri = try failing { () throws(PKCS11Error) in try PKCS11URI(value) }
+        guard !uri.namesObject else {
+            throw CommandFailure("--token names a token, and '\(value)' names an object too (object=, id= or type=)", hint: "leave the key's attributes out of --token")
         }
-        return try passwords.read(prompt: "PIN for token '\(token)': ")
+        return uri
     }
 
-    /// The private key a `pkcs11:` URI names, in a logged-in session.
+    /// The token `uri` selects (exactly one) and a session with it, logged in with its PIN.
+    static func session(_ uri: PKCS11URI, in module: PKCS11Module, passwords: PasswordOptions) throws -> PKCS11Session {
+        let slot = try failing { () throws(PKCS11Error) in try module.slot(matching: uri) }
+        var pin = try pin(for: slot, uri: uri, passwords: passwords)
+        defer { SecretBytes.wipe(&pin) }
+        return try failing { () throws(PKCS11Error) in try module.openSession(slot: slot, pin: pin) }
+    }
+
+    /// The PIN of the token in `slot`: from the URI's pin-source file (warning when other users may
+    /// read it), or as a password is read.
+    static func pin(for slot: PKCS11Slot, uri: PKCS11URI, passwords: PasswordOptions) throws -> [UInt8] {
+        guard var file = try failing({ () throws(PKCS11Error) in try uri.pinFile() }) else {
+            let token = slot.token.map { "'\($0.label)' (serial \($0.serialNumber))" } ?? "in slot \(slot.identifier)"
+            return try passwords.read(prompt: "PIN for token \(token): ")
+        }
+        defer { file.wipe() }
+        guard passwords.passwordFile == nil && passwords.passwordEnvironmentVariable == nil else {
+            throw CommandFailure("the URI's pin-source and --password-file/--password-env both give the PIN", hint: "pass one of them")
+        }
+        if file.isExposedToOtherUsers {
+            let mode = String(file.permissions ?? 0, radix: 8)
+            Terminal.warn("the PIN file '\(file.path)' can be read or changed by other users (mode \(mode)); run: chmod 600 '\(file.path)'")
+        }
+        return file.pin
+    }
+
+    /// The private key a `pkcs11:` URI names, in a logged-in session: the token is selected first (two
+    /// that match are refused), then the PIN is read and sent to that token alone.
     static func privateKey(_ text: String, module option: String?, passwords: PasswordOptions) throws -> PKCS11PrivateKey {
         let uri = try failing { () throws(PKCS11Error) in try PKCS11URI(text) }
         guard uri.type == nil || uri.type == "private" else {
             throw CommandFailure("'\(text)' names a \(uri.type ?? "") object; signing needs type=private")
         }
-        guard let token = uri.token else { throw CommandFailure("'\(text)' names no token", hint: "add token=LABEL to the URI ('coffer key list' shows them)") }
-        guard uri.object != nil || uri.id != nil else { throw CommandFailure("'\(text)' names no key", hint: "add object=LABEL or id=%… to the URI") }
+        guard uri.object != nil || uri.id != nil else { throw CommandFailure("'\(text)' names no key", hint: "add object=LABEL or id=%… to the URI ('coffer key list --token …' shows them)") }
         let module = try module(option, uri: uri)
-        var pin = try pin(for: token, uri: uri, passwords: passwords)
+        let slot = try failing { () throws(PKCS11Error) in try module.slot(matching: uri) }
+        var pin = try pin(for: slot, uri: uri, passwords: passwords)
         defer { SecretBytes.wipe(&pin) }
-        return try failing { () throws(PKCS11Error) in
-            try module.openSession(tokenLabel: token, pin: pin).privateKey(label: uri.object, id: uri.id)
-        }
+        return try failing { () throws(PKCS11Error) in try module.privateKey(uri, in: slot, pin: pin) }
     }
 
     /// Runs `body`, turning a token's error into the command's: a wrong PIN is a failed check (exit 1).
