@@ -95,7 +95,7 @@ struct ServerRegister: ParsableCommand {
     @Option(name: .customLong("encryption-key"), help: ArgumentHelp("The X25519 or P-256 public key data keys are sealed to.", valueName: "file"))
     var encryptionKey: String?
 
-    @Option(help: ArgumentHelp("A registration token (visible to other users in the process list: prefer --token-file).", valueName: "token"))
+    @Option(help: ArgumentHelp("A registration token from the server's admin, rt_… (visible in the process list: prefer --token-file).", valueName: "token"))
     var token: String?
 
     @Option(name: .customLong("token-file"), help: ArgumentHelp("Read the registration token from this file's first line.", valueName: "file"))
