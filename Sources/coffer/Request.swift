@@ -22,7 +22,8 @@ struct RequestCommand: ParsableCommand {
             (a private CA, a self-signed server) instead of the system roots; --pin PIN (repeatable) \
             requires the server's validated chain to contain one of these SPKI pins ('coffer pin of', \
             'coffer pin fetch'). Pins are checked after chain and host-name validation, never instead of \
-            it, through the same evaluation as the library's AsyncHTTPClient integration.
+            it, for the URL's host (not for the names the server's certificate carries), through the \
+            library's AsyncHTTPClient integration bound to that host.
 
             Examples:
               coffer request -X POST -d '{"algorithm": "hmac-sha256"}' \\
@@ -75,8 +76,8 @@ struct RequestCommand: ParsableCommand {
         }
     }
 
-    /// The evaluator for --ca and --pin, or nil for the system's default TLS.
-    private func pinningEvaluator() throws -> PinningEvaluator? {
+    /// The client configuration for --ca and --pin, bound to the URL's host; nil for the system's default TLS.
+    private func pinnedConfiguration() throws -> HTTPClient.Configuration? {
         guard ca != nil || !pins.isEmpty else { return nil }
         let anchors = try ca.map(readCertificates)
         if let anchors, anchors.isEmpty { throw CommandFailure("'\(ca ?? "")' holds no certificate") }
@@ -84,7 +85,8 @@ struct RequestCommand: ParsableCommand {
             let parsed = try pins.map { text throws(PinningError) in try Pin(text) }
             let host = try ServerAddress(url).host
             let rules = parsed.isEmpty ? [] : [try HostPins(host: host, pins: parsed, allowingSinglePin: true)]
-            return PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
+            let evaluator = PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
+            return try .pinned(by: evaluator, host: host)
         } catch let error as PinningError {
             throw CommandFailure(error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
         }
@@ -111,7 +113,7 @@ struct RequestCommand: ParsableCommand {
         let (timeout, include, usedCA) = (timeout, include, ca != nil)
         let host = request.authority.map { String($0.split(separator: ":").first ?? Substring($0)) } ?? "the server"
         let port = request.authority.flatMap { $0.split(separator: ":").dropFirst().first.flatMap { Int($0) } } ?? (request.scheme == "https" ? 443 : 80)
-        let client = try pinningEvaluator().map { HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: $0)) }
+        let client = try pinnedConfiguration().map { HTTPClient(eventLoopGroupProvider: .singleton, configuration: $0) }
         defer { if let client { try? runBlocking { try await client.shutdown() } } }
         let status: Int = try runBlocking {
             let response: HTTPClientResponse
