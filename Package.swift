@@ -292,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "CofferHTTPClientTests",
             dependencies: [
-                "CofferHTTPClient", "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting", "CofferTestSupport",
+                "CofferHTTPClient", "CofferHummingbird", "CofferPinning", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting", "CofferTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

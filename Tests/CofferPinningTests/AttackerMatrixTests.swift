@@ -244,4 +244,35 @@ struct AttackerMatrixTests {
             #expect(try await !Self.asyncHTTPClientAccepts(port: port, host: "other.example.test", configuration: bound))
         }
     }
+
+    /// A pinned host over plain http has no certificate to check: a client bound to it refuses the
+    /// connection before the request is sent (a downgrade is not a way around the pins).
+    @Test func aPinnedHostOverPlainHTTPIsRefused() async throws {
+        let server = try await LoopbackHTTPServer { _ in .init(status: 200) }
+        let bound = try HTTPClient.Configuration.pinned(by: scene.evaluator(), host: "127.0.0.1")
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: bound)
+        let refusal = await #expect(throws: PinningError.self) {
+            _ = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: .seconds(120))
+        }
+        try await client.shutdown()
+        try await server.shutdown()
+        #expect(refusal?.code == .pinMismatch, "\(String(describing: refusal))")
+        #expect(server.received.isEmpty)
+    }
+
+    /// A bound client does not follow a redirect (its new host would be checked under the bound host's
+    /// rule): the 3xx comes back, and the other origin receives nothing.
+    @Test func aBoundClientReturnsARedirect() async throws {
+        let target = try await LoopbackHTTPServer { _ in .init(status: 200) }
+        let redirecting = try await LoopbackHTTPServer { _ in .redirect(302, to: "http://localhost:\(target.port)/") }
+        // 127.0.0.1 has no rule here: plain http to it is allowed.
+        let unpinnedAddress = PinningEvaluator(policy: try PinningPolicy(hosts: [HostPins(host: Self.pinnedHost, pins: [scene.pin(scene.realLeaf), scene.backup])]))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: unpinnedAddress, host: "127.0.0.1"))
+        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(redirecting.port)/"), timeout: .seconds(120))
+        try await client.shutdown()
+        try await redirecting.shutdown()
+        try await target.shutdown()
+        #expect(response.status.code == 302)
+        #expect(target.received.isEmpty)
+    }
 }

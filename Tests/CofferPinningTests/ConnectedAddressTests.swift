@@ -53,6 +53,7 @@ struct ConnectedAddressTests {
         try .pinned(by: evaluator)
     }
 
+    @available(*, deprecated, message: "also tests the deprecated host-less configuration")
     @Test func asyncHTTPClientRefusesItWhereItAcceptsTheRealLeaf() async throws {
         let evaluator = try evaluator()
         let impostorServer = try await LoopbackTLSServer(chain: [impostor.der, pki.intermediate.der], privateKeyPEM: impostor.privateKey.pemRepresentation)
