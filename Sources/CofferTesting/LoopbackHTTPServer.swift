@@ -1,7 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
 /// A plain HTTP/1.1 server on 127.0.0.1 (an ephemeral port) that answers each request as `respond` says
 /// and records every request it received, for tests of what an HTTP client sends where: redirects to
@@ -79,16 +78,10 @@ public final class LoopbackHTTPServer: Sendable {
     public init(respond: @escaping @Sendable (Request) -> Answer) async throws {
         let requests = NIOLockedValueBox<[Request]>([])
         self.requests = requests
-        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try child.pipeline.syncOperations.addHandler(RecordingResponder(requests: requests, respond: respond))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        port = channel.localAddress?.port ?? 0
+        (channel, port) = try await Loopback.listen(on: "127.0.0.1") { child in
+            try child.pipeline.syncOperations.configureHTTPServerPipeline()
+            try child.pipeline.syncOperations.addHandler(RecordingResponder(requests: requests, respond: respond))
+        }
     }
 
     /// Stops listening.

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOPosix
 import NIOSSL
 
 /// A TLS server on a loopback address (127.0.0.1 by default, or `::1`; an ephemeral port) that serves a
@@ -19,17 +18,10 @@ public final class LoopbackTLSServer: Sendable {
         )
         configuration.minimumTLSVersion = .tlsv12
         let context = try NIOSSLContext(configuration: configuration)
-        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    try child.pipeline.syncOperations.addHandler(FixedHTTPResponder())
-                }
-            }
-            .bind(host: host, port: 0).get()
-        port = channel.localAddress?.port ?? 0
+        (channel, port) = try await Loopback.listen(on: host) { child in
+            try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            try child.pipeline.syncOperations.addHandler(FixedHTTPResponder())
+        }
     }
 
     /// Stops listening.

@@ -41,22 +41,16 @@ struct RequestCommandTests {
     /// host asked for; the real leaf does.
     @Test func aCertificateForAnotherNameCarryingTheAddressFailsThePin() async throws {
         let folder = try TemporaryDirectory()
-        let pki = try TestPKI(name: "Request")
-        let real = try pki.issueServerCertificate(for: ["localhost"])
-        let impostor = try pki.issueServerCertificate(commonName: "other.example", alternativeNames: ["other.example", "127.0.0.1", "::1"])
-        try folder.write(pki.root.pem, to: "ca.pem")
-        let pin = TestPKI.spkiPin(real.certificate)
-        let impostorServer = try await LoopbackTLSServer(chain: [impostor.der, pki.intermediate.der], privateKeyPEM: impostor.privateKey.pemRepresentation)
-        let realServer = try await LoopbackTLSServer(chain: [real.der, pki.intermediate.der], privateKeyPEM: real.privateKey.pemRepresentation)
-        defer {
-            Task { try? await impostorServer.shutdown() }
-            Task { try? await realServer.shutdown() }
+        let scene = try ConnectedAddressScene()
+        try folder.write(scene.pki.root.pem, to: "ca.pem")
+        let pin = TestPKI.spkiPin(scene.real.certificate)
+        try await scene.withServers { impostor, real in
+            let refused = try await coffer("request", "https://localhost:\(impostor)", "--ca", "ca.pem", "--pin", pin, in: folder)
+            #expect(refused.status == 1, "the impostor was answered: \(refused.output) \(refused.standardError)")
+            #expect(refused.output.isEmpty, "no request was sent")
+            let accepted = try await coffer("request", "https://localhost:\(real)", "--ca", "ca.pem", "--pin", pin, in: folder)
+            #expect(accepted.status == 0 && accepted.output == "ok", "\(accepted.standardError)")
         }
-        let refused = try await coffer("request", "https://localhost:\(impostorServer.port)", "--ca", "ca.pem", "--pin", pin, in: folder)
-        #expect(refused.status == 1, "the impostor was answered: \(refused.output) \(refused.standardError)")
-        #expect(refused.output.isEmpty, "no request was sent")
-        let accepted = try await coffer("request", "https://localhost:\(realServer.port)", "--ca", "ca.pem", "--pin", pin, in: folder)
-        #expect(accepted.status == 0 && accepted.output == "ok", "\(accepted.standardError)")
     }
 
     /// The attacker matrix (`AttackerMatrixTests`) through `coffer request --pin`: two trusted roots

@@ -4,7 +4,7 @@ import CofferFormats
 import CofferHTTPClient
 import CofferHTTPSignatures
 import CofferPinning
-import CofferTesting
+import CofferTestSupport
 import HTTPTypes
 import NIOCore
 import Testing
@@ -15,38 +15,16 @@ import Testing
 /// real server's connection passes.
 @Suite("Signed requests through a pinned client")
 struct PinnedSigningClientTests {
-    let pki: TestPKI
-    let real: TestPKI.Issued
-    let impostor: TestPKI.Issued
-
-    init() throws {
-        pki = try TestPKI(name: "Pinned signing")
-        real = try pki.issueServerCertificate(for: ["localhost"])
-        impostor = try pki.issueServerCertificate(commonName: "other.example", alternativeNames: ["other.example", "127.0.0.1", "::1"])
-    }
+    let scene: ConnectedAddressScene
+    init() throws { scene = try ConnectedAddressScene() }
 
     /// A client for `localhost`, pinned to the real key.
     func pinnedClient() throws -> HTTPClient {
-        let pins = [try ChainCertificate(der: real.der).publicKeyPin, try Pin(kind: .publicKey, sha256: Array(repeating: 9, count: 32))]
-        let evaluator = PinningEvaluator(policy: try PinningPolicy(hosts: [HostPins(host: "localhost", pins: pins)], trust: .only([pki.root.certificate])))
+        let pins = [try ChainCertificate(der: scene.real.der).publicKeyPin, try Pin(kind: .publicKey, sha256: Array(repeating: 9, count: 32))]
+        let evaluator = PinningEvaluator(policy: try PinningPolicy(hosts: [HostPins(host: "localhost", pins: pins)], trust: .only([scene.pki.root.certificate])))
         var configuration = try HTTPClient.Configuration.pinned(by: evaluator, host: "localhost")
         configuration.timeout.connect = .seconds(120)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-
-    /// Runs `body` with the impostor's and the real server's ports.
-    func withServers(_ body: (_ impostor: Int, _ real: Int) async throws -> Void) async throws {
-        let impostorServer = try await LoopbackTLSServer(chain: [impostor.der, pki.intermediate.der], privateKeyPEM: impostor.privateKey.pemRepresentation)
-        let realServer = try await LoopbackTLSServer(chain: [real.der, pki.intermediate.der], privateKeyPEM: real.privateKey.pemRepresentation)
-        do {
-            try await body(impostorServer.port, realServer.port)
-        } catch {
-            try? await impostorServer.shutdown()
-            try? await realServer.shutdown()
-            throw error
-        }
-        try await impostorServer.shutdown()
-        try await realServer.shutdown()
     }
 
     /// Whether `error` is a refusal by the pins or by validation for the host asked for.
@@ -60,7 +38,7 @@ struct PinnedSigningClientTests {
         let key = try SigningKey.generate(.ed25519)
         let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: "device")
         do {
-            try await withServers { impostor, real in
+            try await scene.withServers { impostor, real in
                 let request = HTTPRequest(method: .post, scheme: "https", authority: "localhost:\(impostor)", path: "/orders")
                 let refused = await #expect(throws: (any Error).self) { try await client.execute(signing: request, body: Array("{}".utf8), with: signer, timeout: .seconds(120)) }
                 #expect(Self.isPinningRefusal(refused), "\(String(describing: refused))")

@@ -13,20 +13,13 @@ import Testing
 /// `other.example`, and let the request through as unpinned.
 @Suite("Pinning: a certificate for another name carrying the connected address")
 struct ConnectedAddressTests {
-    let pki: TestPKI
-    let real: TestPKI.Issued
-    let impostor: TestPKI.Issued
-
-    init() throws {
-        pki = try TestPKI(name: "Connected address")
-        real = try pki.issueServerCertificate(commonName: "localhost", alternativeNames: ["localhost"])
-        impostor = try pki.issueServerCertificate(commonName: "other.example", alternativeNames: ["other.example", "127.0.0.1", "::1"])
-    }
+    let scene: ConnectedAddressScene
+    init() throws { scene = try ConnectedAddressScene() }
 
     /// `localhost` pinned to the real key (and a backup), the CA trusted.
     func evaluator() throws -> PinningEvaluator {
-        let pins = [try ChainCertificate(der: real.der).publicKeyPin, try Pin(kind: .publicKey, sha256: Array(repeating: 9, count: 32))]
-        return PinningEvaluator(policy: try PinningPolicy(hosts: [HostPins(host: "localhost", pins: pins)], trust: .only([pki.root.certificate])))
+        let pins = [try ChainCertificate(der: scene.real.der).publicKeyPin, try Pin(kind: .publicKey, sha256: Array(repeating: 9, count: 32))]
+        return PinningEvaluator(policy: try PinningPolicy(hosts: [HostPins(host: "localhost", pins: pins)], trust: .only([scene.pki.root.certificate])))
     }
 
     /// Whether AsyncHTTPClient with `configuration` gets an answer from `https://localhost:port/`.
@@ -47,29 +40,19 @@ struct ConnectedAddressTests {
         return answered
     }
 
-    /// The deprecated host-less configuration.
-    @available(*, deprecated, message: "tests the deprecated host-less configuration")
-    static func hostless(_ evaluator: PinningEvaluator) throws -> HTTPClient.Configuration {
-        try .pinned(by: evaluator)
-    }
-
     @available(*, deprecated, message: "also tests the deprecated host-less configuration")
     @Test func asyncHTTPClientRefusesItWhereItAcceptsTheRealLeaf() async throws {
         let evaluator = try evaluator()
-        let impostorServer = try await LoopbackTLSServer(chain: [impostor.der, pki.intermediate.der], privateKeyPEM: impostor.privateKey.pemRepresentation)
-        let realServer = try await LoopbackTLSServer(chain: [real.der, pki.intermediate.der], privateKeyPEM: real.privateKey.pemRepresentation)
-        defer {
-            Task { try? await impostorServer.shutdown() }
-            Task { try? await realServer.shutdown() }
+        try await scene.withServers { impostor, real in
+            let bound = try HTTPClient.Configuration.pinned(by: evaluator, host: "localhost")
+            #expect(try await !Self.answered(port: impostor, configuration: bound), "pinned(by:host:): the impostor was answered")
+            #expect(try await Self.answered(port: real, configuration: bound), "pinned(by:host:): the real leaf")
+            // Before issue 42 the host-less configuration answered the impostor (the test failed here).
+            #expect(try await !Self.answered(port: impostor, configuration: .pinned(by: evaluator)), "pinned(by:): the impostor was answered")
+            #expect(try await !AttackerMatrixTests.nioAccepts(port: impostor, hostname: "localhost", evaluator: evaluator), "SwiftNIO handler")
+            let probed = try await TLSProbe.check(host: "127.0.0.1", port: impostor, serverName: "localhost", evaluator: evaluator)
+            #expect(!probed.isAccepted, "coffer pin check's probe: \(probed.verdict)")
+            #expect(try await AttackerMatrixTests.nioAccepts(port: real, hostname: "localhost", evaluator: evaluator), "the real leaf, SwiftNIO handler")
         }
-        let bound = try HTTPClient.Configuration.pinned(by: evaluator, host: "localhost")
-        #expect(try await !Self.answered(port: impostorServer.port, configuration: bound), "pinned(by:host:): the impostor was answered")
-        #expect(try await Self.answered(port: realServer.port, configuration: bound), "pinned(by:host:): the real leaf")
-        // Before issue 42 the host-less configuration answered the impostor (the test failed here).
-        #expect(try await !Self.answered(port: impostorServer.port, configuration: Self.hostless(evaluator)), "pinned(by:): the impostor was answered")
-        #expect(try await !AttackerMatrixTests.nioAccepts(port: impostorServer.port, hostname: "localhost", evaluator: evaluator), "SwiftNIO handler")
-        let probed = try await TLSProbe.check(host: "127.0.0.1", port: impostorServer.port, serverName: "localhost", evaluator: evaluator)
-        #expect(!probed.isAccepted, "coffer pin check's probe: \(probed.verdict)")
-        #expect(try await AttackerMatrixTests.nioAccepts(port: realServer.port, hostname: "localhost", evaluator: evaluator), "the real leaf, SwiftNIO handler")
     }
 }
