@@ -209,6 +209,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSwift
@@ -291,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "CofferHTTPClientTests",
             dependencies: [
-                "CofferHTTPClient", "CofferHummingbird", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting", "CofferTestSupport",
+                "CofferHTTPClient", "CofferHummingbird", "CofferPinning", "CofferHTTPSignatures", "CofferCrypto", "CofferTesting", "CofferTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -114,7 +114,9 @@ public struct AdminClient: Sendable {
     ///   - server: the server's URL (`https://host[:port]`).
     ///   - key: an admin's private key (EC or Ed25519; in memory, or on a token as a `MessageSigner`), one
     ///     the server was started with.
-    ///   - client: the HTTP client (pinned, for instance); the shared one by default.
+    ///   - client: the HTTP client; the shared one by default. To pin the server, a client made with
+    ///     CofferPinning's `HTTPClient.Configuration.pinned(by:host:)` for the server's host. Redirects
+    ///     are never followed (`HTTPClient.execute(signing:body:with:timeout:)`).
     ///   - timeout: how long each exchange may take.
     /// - Throws: `CofferCoreError` for a URL that cannot be used; `HTTPSignatureError` for a key that
     ///   cannot sign HTTP requests.
@@ -212,10 +214,18 @@ enum SignedExchange {
         do {
             response = try await client.execute(signing: request, body: body, with: signer, timeout: timeout)
             bytes = try await response.body.collect(upTo: 16 << 20)
+        } catch let error as ServerClientError {
+            throw error
         } catch {
             throw ServerClientError(.unreachable, "the server did not answer: \(error)", underlying: error)
         }
         let data = Data(bytes.readableBytesView)
+        if let location = response.redirectLocation {
+            throw ServerClientError(
+                .refused, "HTTP \(response.status.code): the server redirected the request to \(location); a signed request is not followed, so nothing was sent there",
+                status: Int(response.status.code)
+            )
+        }
         guard (200..<300).contains(response.status.code) else {
             let problem = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
             throw ServerClientError(
@@ -246,6 +256,9 @@ public struct ServerClientError: CofferError {
         public static let refused = Code(rawValue: "refused")
         /// The server answered 2xx with something that is not the admin API's JSON.
         public static let unexpectedAnswer = Code(rawValue: "unexpected-answer")
+        /// The HTTP client's configuration could not be read, so a signed request could not be kept from
+        /// following redirects; nothing was sent (`HTTPClient.execute(signing:body:with:timeout:)`).
+        public static let unsupportedClient = Code(rawValue: "unsupported-client")
     }
 
     /// What kind of failure this is.

@@ -53,7 +53,9 @@ public struct DataKeyClient: Sendable {
     ///   - signer: the device's signer (registered key and key id); it must cover `@method`,
     ///     `@target-uri` and `content-digest` and add a nonce, as its defaults do.
     ///   - identity: the private half of the encryption key the device registered.
-    ///   - client: the HTTP client (pinned, for instance).
+    ///   - client: the HTTP client; the shared one by default. To pin the server, a client made with
+    ///     CofferPinning's `HTTPClient.Configuration.pinned(by:host:)` for the server's host. Redirects
+    ///     are never followed (`HTTPClient.execute(signing:body:with:timeout:)`).
     ///   - timeout: how long each exchange may take.
     /// - Throws: `CofferCoreError` for a URL that cannot be used.
     public init(server: String, signer: HTTPMessageSigner, identity: RecipientPrivateKey, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {

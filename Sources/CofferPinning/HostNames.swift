@@ -5,8 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import SwiftASN1
-import X509
 
 /// Host names as rules, requests and certificates spell them, made comparable: DNS names lowercased
 /// without a trailing dot; IP literals in one canonical text (`127.0.0.1`, `[::1]`), whether they came
@@ -17,6 +15,16 @@ enum HostNames {
         if let ip = canonicalIP(host) { return ip }
         var name = host.lowercased()
         while name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// `host` normalized, or a ``PinningError`` `.invalidPolicy` when it is not a host name or IP literal
+    /// alone (empty, or with a scheme, port or path).
+    static func validated(_ host: String) throws(PinningError) -> String {
+        let name = normalized(host)
+        guard !name.isEmpty, !name.contains("/"), !name.contains(":") || name.hasPrefix("[") else {
+            throw PinningError(.invalidPolicy, "'\(host)' is not a host name (give the name alone, without scheme, port or path)")
+        }
         return name
     }
 
@@ -50,25 +58,5 @@ enum HostNames {
         guard written != nil else { return nil }
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return family == AF_INET6 ? "[\(text)]" : text
-    }
-}
-
-extension ChainCertificate {
-    /// The DNS names of the subjectAltName extension, normalized.
-    var dnsNames: [String] {
-        guard let names = try? certificate.extensions.subjectAlternativeNames else { return [] }
-        return names.compactMap { name in
-            if case .dnsName(let dns) = name { return HostNames.normalized(dns) }
-            return nil
-        }
-    }
-
-    /// The IP addresses of the subjectAltName extension, as canonical IP literals.
-    var ipAddresses: [String] {
-        guard let names = try? certificate.extensions.subjectAlternativeNames else { return [] }
-        return names.compactMap { name in
-            if case .ipAddress(let octets) = name { return HostNames.text(of: Array(octets.bytes)) }
-            return nil
-        }
     }
 }

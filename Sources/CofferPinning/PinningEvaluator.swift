@@ -96,68 +96,75 @@ public struct PinningEvaluator: Sendable {
     }
 
     /// The one decision every integration makes — the SwiftNIO handler, AsyncHTTPClient, URLSession and
-    /// the CLI's probe — on a path that already passed chain and hostname validation (leaf first).
+    /// the CLI's probe — on a path that already passed chain validation and the identity check for the
+    /// host the client asked for (leaf first).
     ///
-    /// - When the integration knows the host the client asked for (`requestedHost`), that host's rule
-    ///   applies, or none (`notPinned`).
-    /// - When it cannot know it (AsyncHTTPClient's configuration-wide hook), the certificate is all there
-    ///   is: every rule that one of the leaf's DNS names selects applies (wildcards included), and so do
-    ///   IP-literal rules naming one of its IP subjectAltNames; all must hold. A leaf with no DNS
-    ///   subjectAltName — whose name came from its common name or an IP address, so it could stand for
-    ///   any host — is refused by a policy with rules (`unidentifiedLeaf`) unless an IP-literal rule
-    ///   selects it and holds. A leaf whose DNS names select no rule stays under normal validation
-    ///   (`notPinned`), so unpinned hosts remain reachable.
+    /// - The rule is chosen by `requestedHost`, the host the client asked for, and by nothing else: that
+    ///   host's rule applies, or none (`notPinned`). The names a certificate carries never choose or skip a
+    ///   rule: a certificate for another name that carries the connected IP address would otherwise pass
+    ///   as unpinned.
+    /// - Where the integration cannot know that host (`requestedHost` nil: the deprecated host-less
+    ///   AsyncHTTPClient configuration), no rule can be chosen: a policy with a rule that enforces at
+    ///   `date` refuses (`requestedHostUnknown`); one without lets the validated connection through.
     func decision(on path: [ChainCertificate], requestedHost: String?, at date: Date) -> (HostPins?, PinningVerdict) {
-        if let requestedHost {
-            let rule = policy.rule(for: requestedHost)
-            return (rule, rule.map { Self.verdict(of: $0, on: path, at: date) } ?? .notPinned)
+        guard let requestedHost else {
+            return policy.hosts.contains { $0.isEnforcing(at: date) } ? (nil, .requestedHostUnknown) : (nil, .notPinned)
         }
-        guard let leaf = path.first else { return (nil, .chainNotTrusted("the server sent no certificate")) }
-        let names = leaf.dnsNames
-        let addresses = leaf.ipAddresses
-        let rules = policy.hosts.filter { rule in
-            rule.isIPLiteral ? addresses.contains(rule.host) : names.contains { rule.applies(toCertificateName: $0) }
-        }
-        if names.isEmpty && !policy.hosts.isEmpty && !rules.contains(where: \.isIPLiteral) {
-            // The client may have asked for any pinned host: refuse, unless no rule would enforce now.
-            let enforcing = policy.hosts.first { $0.isEnforcing(at: date) }
-            return (enforcing ?? policy.hosts.first, enforcing == nil ? .reportOnlyMismatch : .unidentifiedLeaf)
-        }
-        let verdicts = rules.map { (rule: $0, verdict: Self.verdict(of: $0, on: path, at: date)) }
-        // The first rejecting rule decides; otherwise the first rule's verdict (or notPinned).
-        let deciding = verdicts.first { !$0.verdict.isAccepted } ?? verdicts.first
-        return (deciding?.rule, deciding?.verdict ?? .notPinned)
+        let rule = policy.rule(for: requestedHost)
+        return (rule, rule.map { Self.verdict(of: $0, on: path, at: date) } ?? .notPinned)
     }
 
-    /// Evaluates a leaf whose chain and hostname something else (BoringSSL, for AsyncHTTPClient) already
-    /// validated, without knowing which host was asked for: every rule that covers one of the leaf's DNS
-    /// names applies, and all of them must hold. The path is rebuilt from `leaf`, `intermediates` and the
-    /// policy's anchors; when it cannot be, only the leaf can match.
-    func evaluate(validatedLeaf leaf: ChainCertificate, intermediates: [ChainCertificate]) async -> PinningReport {
+    /// Evaluates a leaf that BoringSSL already validated for an AsyncHTTPClient connection (chain to the
+    /// policy's anchors, host name) on a client bound to `hostname`.
+    ///
+    /// BoringSSL's check is not enough to choose pins by: NIOSSL accepts a leaf whose IP subjectAltName
+    /// equals the connected address whatever name was asked for, and the client may have been sent to
+    /// another host. So the leaf is validated again with swift-certificates for `hostname` — the path
+    /// from the leaf, `intermediates` and the policy's anchors, and RFC 6125 identity — and `hostname`'s
+    /// rule applies to that path. When the path cannot be rebuilt (an intermediate the server sent but
+    /// `intermediates` lacks) the leaf alone can match, once its identity for `hostname` holds; a leaf
+    /// that is not valid for `hostname` is refused (`chainNotTrusted`).
+    func evaluate(validatedLeaf leaf: ChainCertificate, intermediates: [ChainCertificate], hostname: String) async -> PinningReport {
         let date = Date()
-        if let cached = cachedEvaluation(validatedLeaf: leaf.der, intermediates: intermediates, at: date) { return cached }
-        var path = [leaf]
-        var verifier = Verifier(rootCertificates: policy.rootStore) { RFC5280Policy() }
-        if case .validCertificate(let chain) = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore(intermediates.map(\.certificate))) {
-            path = anchors.chainCertificates(for: Array(chain), served: [leaf] + intermediates)
-            cache?.store(.validatedLeaf, served: [leaf] + intermediates, validated: path, hostname: "", at: date)
+        let name = HostNames.normalized(hostname)
+        if let cached = cachedEvaluation(validatedLeaf: leaf.der, intermediates: intermediates, hostname: name, at: date) { return cached }
+        let served = [leaf] + intermediates
+        switch await validate(served, hostname: name) {
+        case .success(let validated):
+            cache?.store(.validatedLeaf, served: served, validated: validated, hostname: name, at: date)
+            return finish(pinReport(host: name, served: [leaf], validated: validated, at: date))
+        case .failure(let failure):
+            guard await Self.identityHolds(for: leaf, hostname: name) else {
+                return finish(PinningReport(host: name, servedChain: [leaf], validatedChain: [], rule: policy.rule(for: name), verdict: .chainNotTrusted(failure.description), date: date))
+            }
+            return finish(pinReport(host: name, served: [leaf], validated: [leaf], at: date))
         }
-        return finish(leafReport(leaf, path: path, at: date))
     }
 
-    /// The report for a validated leaf (DER) whose path is cached, without suspending; nil otherwise.
-    func cachedEvaluation(validatedLeaf der: [UInt8], intermediates: [ChainCertificate], at date: Date) -> PinningReport? {
+    /// The report for a validated leaf (DER) whose path for `name` is cached, without suspending; nil otherwise.
+    func cachedEvaluation(validatedLeaf der: [UInt8], intermediates: [ChainCertificate], hostname name: String, at date: Date) -> PinningReport? {
         let served = [der] + intermediates.map(\.der)
-        guard let entry = cache?.entry(for: .validatedLeaf, served: served, hostname: "", at: date), let leaf = entry.served.first else { return nil }
-        return finish(leafReport(leaf, path: entry.validated, at: date))
+        guard let entry = cache?.entry(for: .validatedLeaf, served: served, hostname: name, at: date), let leaf = entry.served.first else { return nil }
+        return finish(pinReport(host: name, served: [leaf], validated: entry.validated, at: date))
     }
 
-    private func leafReport(_ leaf: ChainCertificate, path: [ChainCertificate], at date: Date) -> PinningReport {
+    /// The report for a connection whose host is unknown (the deprecated host-less AsyncHTTPClient
+    /// configuration): `leaf` as BoringSSL validated it (nil for a connection without NIOSSL's TLS),
+    /// refused by a policy that enforces a rule now.
+    func evaluateForUnknownHost(validatedLeaf leaf: ChainCertificate?) -> PinningReport {
+        let date = Date()
+        let path = leaf.map { [$0] } ?? []
         let (rule, verdict) = decision(on: path, requestedHost: nil, at: date)
-        return PinningReport(
-            host: (leaf.dnsNames + leaf.ipAddresses).joined(separator: ","), servedChain: [leaf], validatedChain: path, rule: rule,
-            verdict: verdict, date: date
-        )
+        return finish(PinningReport(host: "", servedChain: path, validatedChain: path, rule: rule, verdict: verdict, date: date))
+    }
+
+    /// The report for a connection to `hostname` that carries no TLS this integration can check (plain
+    /// http, or a TLS stack other than NIOSSL): the host's rule on an empty path, so a rule that enforces
+    /// refuses it.
+    func evaluateWithoutTLS(hostname: String) -> PinningReport {
+        let date = Date()
+        let name = HostNames.normalized(hostname)
+        return finish(pinReport(host: name, served: [], validated: [], at: date))
     }
 
     fileprivate func finish(_ outcome: PinningReport) -> PinningReport {
@@ -168,10 +175,9 @@ public struct PinningEvaluator: Sendable {
     /// Chain and hostname validation with swift-certificates.
     private func validate(_ served: [ChainCertificate], hostname: String) async -> Result<[ChainCertificate], ValidationFailure> {
         guard let leaf = served.first else { return .failure(ValidationFailure("the server sent no certificate")) }
-        let isIP = Self.isIPAddress(hostname)
         var verifier = Verifier(rootCertificates: policy.rootStore) {
             RFC5280Policy()
-            ServerIdentityPolicy(serverHostname: isIP ? nil : hostname, serverIP: isIP ? String(hostname.filter { $0 != "[" && $0 != "]" }) : nil)
+            Self.identityPolicy(for: hostname)
         }
         let intermediates = CertificateStore(served.dropFirst().map(\.certificate))
         switch await verifier.validate(leaf: leaf.certificate, intermediates: intermediates) {
@@ -182,6 +188,13 @@ public struct PinningEvaluator: Sendable {
                 ?? "no path from \(leaf.subject) (issued by \(leaf.issuer)) to a trusted root"
             return .failure(ValidationFailure(reason))
         }
+    }
+
+    /// swift-certificates' identity check for `hostname` (a DNS name, or an IP literal with or without
+    /// brackets).
+    static func identityPolicy(for hostname: String) -> ServerIdentityPolicy {
+        let isIP = isIPAddress(hostname)
+        return ServerIdentityPolicy(serverHostname: isIP ? nil : hostname, serverIP: isIP ? String(hostname.filter { $0 != "[" && $0 != "]" }) : nil)
     }
 
     struct ValidationFailure: Error, CustomStringConvertible {
@@ -215,6 +228,17 @@ public struct PinningEvaluator: Sendable {
         return rule.enforcement == .enforce ? .mismatch : .reportOnlyMismatch
     }
 
+    /// Whether `leaf` is valid for `hostname` by swift-certificates' RFC 6125 identity check alone (a DNS
+    /// name matches DNS subjectAltNames, or the common name when there are none; an IP literal matches IP
+    /// subjectAltNames), for a leaf whose chain BoringSSL already validated.
+    static func identityHolds(for leaf: ChainCertificate, hostname: String) async -> Bool {
+        var verifier = Verifier(rootCertificates: CertificateStore([leaf.certificate])) {
+            LeafIdentityPolicy(leaf: leaf.certificate, hostname: hostname)
+        }
+        if case .validCertificate = await verifier.validate(leaf: leaf.certificate, intermediates: CertificateStore()) { return true }
+        return false
+    }
+
     static func isIPAddress(_ host: String) -> Bool {
         HostNames.canonicalIP(host) != nil
     }
@@ -228,16 +252,6 @@ extension HostPins {
         if let expires, expires <= date, afterExpiry == .validateOnly { return false }
         return true
     }
-
-    /// Whether this rule covers a name from a certificate, which may be a wildcard (`*.example.com`
-    /// stands for every name one label below `example.com`).
-    func applies(toCertificateName name: String) -> Bool {
-        guard name.hasPrefix("*.") else { return covers(name) }
-        let base = String(name.dropFirst(2))
-        if covers(base) && includesSubdomains { return true }
-        guard host.hasSuffix("." + base) else { return false }
-        return !host.dropLast(base.count + 1).contains(".")
-    }
 }
 
 extension PinningEvaluator {
@@ -249,6 +263,23 @@ extension PinningEvaluator {
             return finish(PinningReport(host: name, servedChain: chain, validatedChain: [], rule: policy.rule(for: name), verdict: .chainNotTrusted(failure ?? "the system did not trust the chain"), date: date))
         }
         return finish(pinReport(host: name, served: chain, validated: chain, at: date))
+    }
+}
+
+/// swift-certificates' `ServerIdentityPolicy` for a leaf checked on its own (the leaf standing as its
+/// own anchor): the leaf's critical extensions were BoringSSL's to judge when it validated the chain,
+/// so this policy declares them handled and asks only the identity.
+struct LeafIdentityPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
+    var identity: ServerIdentityPolicy
+
+    init(leaf: Certificate, hostname: String) {
+        verifyingCriticalExtensions = leaf.extensions.filter(\.critical).map(\.oid)
+        identity = PinningEvaluator.identityPolicy(for: hostname)
+    }
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        identity.chainMeetsPolicyRequirements(chain: chain)
     }
 }
 

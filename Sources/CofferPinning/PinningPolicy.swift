@@ -90,10 +90,7 @@ public struct HostPins: Hashable, Sendable {
         enforcement: Enforcement = .enforce,
         positions: Positions = .any
     ) throws(PinningError) {
-        let name = HostNames.normalized(host)
-        guard !name.isEmpty, !name.contains("/"), !name.contains(":") || name.hasPrefix("[") else {
-            throw PinningError(.invalidPolicy, "'\(host)' is not a host name (give the name alone, without scheme, port or path)")
-        }
+        let name = try HostNames.validated(host)
         let unique = pins.reduce(into: [Pin]()) { if !$0.contains($1) { $0.append($1) } }
         guard !unique.isEmpty else { throw PinningError(.invalidPolicy, "the rule for \(name) has no pins") }
         guard unique.count >= 2 || allowingSinglePin else {

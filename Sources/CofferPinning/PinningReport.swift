@@ -19,16 +19,18 @@ public enum PinningVerdict: Hashable, Sendable, CustomStringConvertible {
     case expiredPolicy(matched: Bool)
     /// The chain or hostname did not validate; pins were not consulted. Rejected, whatever the rule says.
     case chainNotTrusted(String)
-    /// The client could not say which host it asked for (AsyncHTTPClient) and the certificate names no
-    /// DNS host — its name came from its common name or an IP address, so it could stand for any pinned
-    /// host — and no IP-literal rule selects it. Rejected by any policy with an enforcing rule.
-    case unidentifiedLeaf
+    /// The integration could not say which host the client asked for (the deprecated host-less
+    /// AsyncHTTPClient configuration, `HTTPClient.Configuration.pinned(by:knownIntermediates:)`), so no
+    /// rule could be chosen, and the policy has a rule that enforces now. Rejected: a certificate's own
+    /// names never choose the rule (a certificate for another name that carries the connected IP address
+    /// would otherwise pass as unpinned).
+    case requestedHostUnknown
 
     /// Whether the connection may proceed.
     public var isAccepted: Bool {
         switch self {
         case .notPinned, .matched, .reportOnlyMismatch, .expiredPolicy: true
-        case .mismatch, .chainNotTrusted, .unidentifiedLeaf: false
+        case .mismatch, .chainNotTrusted, .requestedHostUnknown: false
         }
     }
 
@@ -40,7 +42,7 @@ public enum PinningVerdict: Hashable, Sendable, CustomStringConvertible {
         case .reportOnlyMismatch: "no pin matched: reported only, connection allowed"
         case .expiredPolicy(let matched): "the pin rule has expired: validated only (pins \(matched ? "still match" : "no longer match"))"
         case .chainNotTrusted(let reason): "chain not trusted: \(reason)"
-        case .unidentifiedLeaf: "refused: the certificate names no DNS host (its name comes from its common name or an IP address) and no IP rule selects it, so it could stand for any pinned host"
+        case .requestedHostUnknown: "refused: the host asked for is unknown here, so no pin rule can be chosen, and the policy enforces pins"
         }
     }
 }
@@ -48,8 +50,9 @@ public enum PinningVerdict: Hashable, Sendable, CustomStringConvertible {
 /// What a report callback receives for every evaluation: enough to see why a connection passed or
 /// failed, and to collect the pins a server really serves while a policy is rolled out.
 public struct PinningReport: Sendable {
-    /// The host name the client asked for (for AsyncHTTPClient connections, the names in the validated
-    /// certificate, joined by commas, because the client does not say which one it asked for).
+    /// The host the client asked for (lowercased, IP literals in canonical form): for AsyncHTTPClient, the
+    /// host the configuration is bound to; empty when the integration cannot know it
+    /// (``PinningVerdict/requestedHostUnknown``).
     public let host: String
     /// The certificates the server presented, in its order (leaf first), with their pins.
     public let servedChain: [ChainCertificate]

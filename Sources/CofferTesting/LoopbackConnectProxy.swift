@@ -23,15 +23,9 @@ public final class LoopbackConnectProxy: Sendable {
     /// Starts a proxy tunnelling to `127.0.0.1:upstreamPort`.
     public init(upstreamPort: Int) async throws {
         let requests = self.requests
-        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(ConnectHandler(upstreamPort: upstreamPort, requests: requests))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        port = channel.localAddress?.port ?? 0
+        (channel, port) = try await Loopback.listen(on: "127.0.0.1") { child in
+            try child.pipeline.syncOperations.addHandler(ConnectHandler(upstreamPort: upstreamPort, requests: requests))
+        }
     }
 
     /// Stops listening.

@@ -1,33 +1,27 @@
 import NIOCore
-import NIOPosix
 import NIOSSL
 
-/// A TLS server on 127.0.0.1 (an ephemeral port) that serves a given chain and answers every HTTP/1.1
-/// request with `200 ok`, for tests of TLS clients. Shut it down with ``shutdown()``.
+/// A TLS server on a loopback address (127.0.0.1 by default, or `::1`; an ephemeral port) that serves a
+/// given chain and answers every HTTP/1.1 request with `200 ok`, for tests of TLS clients. Shut it down
+/// with ``shutdown()``.
 public final class LoopbackTLSServer: Sendable {
     /// The port it listens on.
     public let port: Int
     private let channel: any Channel
 
-    /// Starts a server presenting `chain` (leaf first, DER) with the leaf's private key (PEM).
-    public init(chain: [[UInt8]], privateKeyPEM: String) async throws {
+    /// Starts a server presenting `chain` (leaf first, DER) with the leaf's private key (PEM), listening
+    /// on `host` (`127.0.0.1`, or `::1` for IPv6).
+    public init(chain: [[UInt8]], privateKeyPEM: String, host: String = "127.0.0.1") async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
         )
         configuration.minimumTLSVersion = .tlsv12
         let context = try NIOSSLContext(configuration: configuration)
-        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { child in
-                child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    try child.pipeline.syncOperations.addHandler(FixedHTTPResponder())
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        port = channel.localAddress?.port ?? 0
+        (channel, port) = try await Loopback.listen(on: host) { child in
+            try child.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+            try child.pipeline.syncOperations.addHandler(FixedHTTPResponder())
+        }
     }
 
     /// Stops listening.

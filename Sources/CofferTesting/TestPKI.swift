@@ -4,6 +4,13 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SwiftASN1
 public import X509
 
@@ -64,14 +71,15 @@ public struct TestPKI: Sendable {
         self.intermediate = Issued(certificate: intermediate, privateKey: intermediateKey)
     }
 
-    /// A server certificate for `names` (DNS names and IPv4 literals) signed by the intermediate, valid
+    /// A server certificate for `names` (DNS names, IPv4 and IPv6 literals) signed by the intermediate, valid
     /// from an hour ago for `validity` seconds (negative for one that has already expired).
     public func issueServerCertificate(for names: [String], key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), validity: TimeInterval = 30 * 86_400) throws -> Issued {
         try issueServerCertificate(commonName: names.first ?? "server", alternativeNames: names, key: key, validity: validity)
     }
 
     /// A server certificate with subject `CN=commonName` and, unless `alternativeNames` is nil, a
-    /// subjectAltName extension of those names (DNS names, wildcards, IPv4 literals). Nil makes the
+    /// subjectAltName extension of those names (DNS names, wildcards, IPv4 and IPv6 literals, the
+    /// latter with or without brackets). Nil makes the
     /// certificate clients name by its common name alone, as pinning attacks use.
     public func issueServerCertificate(
         commonName: String, alternativeNames: [String]?, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), validity: TimeInterval = 30 * 86_400
@@ -90,14 +98,24 @@ public struct TestPKI: Sendable {
                 try ExtendedKeyUsage([.serverAuth])
                 if let alternativeNames {
                     SubjectAlternativeNames(alternativeNames.map { name -> GeneralName in
-                        let octets = name.split(separator: ".").compactMap { UInt8($0) }
-                        return octets.count == 4 ? .ipAddress(ASN1OctetString(contentBytes: ArraySlice(octets))) : .dnsName(name)
+                        if let octets = Self.addressBytes(name) { return .ipAddress(ASN1OctetString(contentBytes: ArraySlice(octets))) }
+                        return .dnsName(name)
                     })
                 }
             },
             issuerPrivateKey: .init(intermediate.privateKey)
         )
         return Issued(certificate: certificate, privateKey: key)
+    }
+
+    /// The 4 or 16 bytes of an IPv4 or IPv6 literal (`::1` or `[::1]`), or nil for a DNS name.
+    static func addressBytes(_ name: String) -> [UInt8]? {
+        let literal = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
+        var v4 = in_addr()
+        if inet_pton(AF_INET, literal, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, literal, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
+        return nil
     }
 
     /// The DER encoding of a certificate.

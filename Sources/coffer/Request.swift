@@ -18,11 +18,17 @@ struct RequestCommand: ParsableCommand {
             status, 1 for any other status (or a server that fails its pins), 2 when the request could \
             not be made.
 
+            A redirect is never followed (as curl without -L): the status line, then where the server \
+            pointed (its Location) on standard error, and exit 1. A signed request is signed for its \
+            URL only; sending it, its signature and its body to another address is for you to decide: \
+            run the command again with that URL.
+
             TLS as curl's --cacert and --pinnedpubkey: --ca FILE trusts only the certificates in FILE \
             (a private CA, a self-signed server) instead of the system roots; --pin PIN (repeatable) \
             requires the server's validated chain to contain one of these SPKI pins ('coffer pin of', \
             'coffer pin fetch'). Pins are checked after chain and host-name validation, never instead of \
-            it, through the same evaluation as the library's AsyncHTTPClient integration.
+            it, for the URL's host (not for the names the server's certificate carries), through the \
+            library's AsyncHTTPClient integration bound to that host.
 
             Examples:
               coffer request -X POST -d '{"algorithm": "hmac-sha256"}' \\
@@ -75,16 +81,22 @@ struct RequestCommand: ParsableCommand {
         }
     }
 
-    /// The evaluator for --ca and --pin, or nil for the system's default TLS.
-    private func pinningEvaluator() throws -> PinningEvaluator? {
-        guard ca != nil || !pins.isEmpty else { return nil }
+    /// The client configuration for --ca and --pin (bound to the URL's host), or AsyncHTTPClient's
+    /// usual one; redirects are never followed.
+    private func clientConfiguration() throws -> HTTPClient.Configuration {
+        guard ca != nil || !pins.isEmpty else {
+            var configuration = HTTPClient.Configuration.singletonConfiguration
+            configuration.redirectConfiguration = .disallow
+            return configuration
+        }
         let anchors = try ca.map(readCertificates)
         if let anchors, anchors.isEmpty { throw CommandFailure("'\(ca ?? "")' holds no certificate") }
         do {
             let parsed = try pins.map { text throws(PinningError) in try Pin(text) }
             let host = try ServerAddress(url).host
             let rules = parsed.isEmpty ? [] : [try HostPins(host: host, pins: parsed, allowingSinglePin: true)]
-            return PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
+            let evaluator = PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
+            return try .pinned(by: evaluator, host: host)
         } catch let error as PinningError {
             throw CommandFailure(error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
         }
@@ -109,14 +121,14 @@ struct RequestCommand: ParsableCommand {
         }
         let clientRequest = try HTTPClient.clientRequest(request, body: body)
         let (timeout, include, usedCA) = (timeout, include, ca != nil)
-        let host = request.authority.map { String($0.split(separator: ":").first ?? Substring($0)) } ?? "the server"
-        let port = request.authority.flatMap { $0.split(separator: ":").dropFirst().first.flatMap { Int($0) } } ?? (request.scheme == "https" ? 443 : 80)
-        let client = try pinningEvaluator().map { HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: $0)) }
-        defer { if let client { try? runBlocking { try await client.shutdown() } } }
-        let status: Int = try runBlocking {
+        let target = try ServerURL(url, defaultScheme: nil)
+        let (host, port) = (target.host, target.effectivePort)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try clientConfiguration())
+        defer { try? runBlocking { try await client.shutdown() } }
+        let (status, location): (Int, String?) = try runBlocking {
             let response: HTTPClientResponse
             do {
-                response = try await (client ?? HTTPClient.shared).execute(clientRequest, timeout: .seconds(timeout))
+                response = try await client.execute(clientRequest, timeout: .seconds(timeout))
             } catch let error as PinningError {
                 throw error
             } catch {
@@ -130,7 +142,14 @@ struct RequestCommand: ParsableCommand {
                 try chunk.withUnsafeReadableBytes { try Terminal.writeData($0) }
             }
             Terminal.flushStandardOutput()
-            return Int(response.status.code)
+            return (Int(response.status.code), response.redirectLocation)
+        }
+        if let location {
+            throw CommandFailure(
+                "the server redirected the request to \(location) (HTTP \(status)); not followed",
+                hint: signer == nil ? "to go there, run the command again with that URL" : "a signed request is signed for its URL only; to send it there, run the command again with that URL",
+                exitCode: ExitStatus.checkFailed
+            )
         }
         if !(200..<300).contains(status) { throw ExitCode(ExitStatus.checkFailed) }
     }

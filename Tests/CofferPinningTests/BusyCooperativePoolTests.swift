@@ -26,7 +26,7 @@ struct BusyCooperativePoolTests {
         let rules = [try HostPins(host: "localhost", pins: [scene.pin(scene.leaf), scene.backupPin])]
         // One evaluator each, so that neither finds the other's validation cached.
         let raw = try scene.evaluator(rules)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: scene.evaluator(rules)))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: try .pinned(by: scene.evaluator(rules), host: "localhost"))
         let port = server.port
 
         let (handshake, request) = try await CooperativePool.whileHeld {

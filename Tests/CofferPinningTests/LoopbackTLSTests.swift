@@ -68,13 +68,13 @@ struct LoopbackTLSTests {
         await #expect(throws: PinningError.self) { try await TLSProbe.servedChain(host: "127.0.0.1", port: 1, timeout: .seconds(5)) }
     }
 
-    /// `HTTPClient.Configuration.pinned(by:knownIntermediates:)` with a connect timeout for a loaded
+    /// `HTTPClient.Configuration.pinned(by:host:knownIntermediates:)` for `localhost` with a connect timeout for a loaded
     /// two-core host. Until the validation ran on `ValidationExecutor` (a task on the cooperative pool
     /// before), tests elsewhere in the run that waited synchronously for subprocesses held the pool's
     /// threads, and in CI every test of this suite finished 208 to 243 s after it started;
     /// BusyCooperativePoolTests holds that pool on purpose. What is tested here is the verdict.
     private static func pinned(by evaluator: PinningEvaluator, knownIntermediates: [ChainCertificate] = []) throws -> HTTPClient.Configuration {
-        var configuration = try HTTPClient.Configuration.pinned(by: evaluator, knownIntermediates: knownIntermediates)
+        var configuration = try HTTPClient.Configuration.pinned(by: evaluator, host: "localhost", knownIntermediates: knownIntermediates)
         configuration.timeout.connect = Self.patience
         return configuration
     }
@@ -136,9 +136,9 @@ struct LoopbackTLSTests {
     }
 }
 
-/// Connects to 127.0.0.1:`port` through `evaluator`'s SwiftNIO handler asking for `hostname`, and returns
+/// Connects to `address`:`port` through `evaluator`'s SwiftNIO handler asking for `hostname`, and returns
 /// the validated chain's length; throws when the handshake failed.
-func pinnedHandshake(port: Int, hostname: String, evaluator: PinningEvaluator) async throws -> Int {
+func pinnedHandshake(port: Int, hostname: String, address: String = "127.0.0.1", evaluator: PinningEvaluator) async throws -> Int {
     let context = try NIOSSLContext(configuration: evaluator.policy.makeTLSConfiguration())
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelInitializer { channel in
@@ -146,7 +146,7 @@ func pinnedHandshake(port: Int, hostname: String, evaluator: PinningEvaluator) a
                 try channel.pipeline.syncOperations.addHandler(try evaluator.makeClientHandler(context: context, serverHostname: hostname))
             }
         }
-        .connect(host: "127.0.0.1", port: port).get()
+        .connect(host: address, port: port).get()
     defer { channel.close(promise: nil) }
     // A write completes only after the handshake did (and fails when it failed).
     try await channel.writeAndFlush(ByteBuffer(string: "GET / HTTP/1.1\r\nhost: \(hostname)\r\n\r\n")).get()
