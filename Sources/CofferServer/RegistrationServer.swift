@@ -56,8 +56,17 @@ public struct RegistrationServer: Sendable {
         /// instance is refused by every other within this time. Half a second.
         public var keyRecordMaximumAge: Duration = .milliseconds(500)
 
-        /// The key that wraps stored data keys; nil for no data-key routes (`POST /data-keys`).
-        public var masterKey: ServerMasterKey?
+        /// The master keys this instance holds (docs/SERVER.md, "The master keyring"): they wrap stored
+        /// data keys and HMAC secrets; nil for no data-key routes (`POST /data-keys`) and HMAC secrets
+        /// stored in clear. Check them against the database before serving
+        /// (``ServerMasterKeyring/check(_:against:abandoningRecordedKeyring:now:)``); a router used
+        /// without that check makes it before its first write.
+        public var masterKeys: ServerMasterKeyring?
+        /// One master key: shorthand for ``masterKeys`` holding this key alone (nil for none).
+        public var masterKey: ServerMasterKey? {
+            get { masterKeys?.keys.first }
+            set { masterKeys = newValue.map(ServerMasterKeyring.init(holding:)) }
+        }
         /// Whose data key a device gets: its own (the default) or its user's.
         public var dataKeyScope: DataKeyScope = .device
 
@@ -101,6 +110,7 @@ public struct RegistrationServer: Sendable {
         router.add(middleware: UnavailableOnFailure())
         let store: any RegistrationStore = MeasuredStore(store, metrics: metrics)
         let mode = options.effectiveRegistration
+        let writer = options.masterKeys.map { MasterKeyWriter(keyring: $0, store: store) }
         var admins: [String: HTTPVerificationKey] = [:]
         for key in options.adminKeys {
             do {
@@ -113,7 +123,7 @@ public struct RegistrationServer: Sendable {
         let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
         if !admins.isEmpty {
             AdminRoutes.add(
-                to: router, server: self, store: store, adminKeys: admins, masterKey: options.masterKey,
+                to: router, server: self, store: store, adminKeys: admins, writer: writer,
                 failureLimit: failures.map { SignatureFailureLimit(limiter: $0, metrics: metrics) }
             )
         }
@@ -144,18 +154,18 @@ public struct RegistrationServer: Sendable {
                 context.logger.notice("registration refused: rate limit", metadata: ["address": .string(Self.clientAddress(context))])
                 return Self.tooManyRequests(retryAfter: wait, "too many registrations from this address")
             }
-            return try await Self.register(request, context: context, store: store, mode: mode)
+            return try await Self.register(request, context: context, store: store, mode: mode, writer: writer)
         }
-        let keys = StoreKeyProvider(store: store, maximumAge: options.keyRecordMaximumAge)
+        let keys = StoreKeyProvider(store: store, masterKeys: options.masterKeys, maximumAge: options.keyRecordMaximumAge)
         let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
         let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(
             verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024, metricsFactory: options.metricsFactory
         )
-        if let masterKey = options.masterKey {
+        if let writer {
             var devices = router.group()
             if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
             DataKeyRoutes.add(
-                to: devices.add(middleware: middleware), store: store, records: keys, masterKey: masterKey, scope: options.dataKeyScope, uses: uses,
+                to: devices.add(middleware: middleware), store: store, records: keys, writer: writer, scope: options.dataKeyScope, uses: uses,
                 metrics: metrics
             )
         }
@@ -231,7 +241,9 @@ public struct RegistrationServer: Sendable {
         let name: String
     }
 
-    static func register(_ request: Request, context: HTTPSignatureContext, store: any RegistrationStore, mode: RegistrationMode) async throws -> Response {
+    static func register(
+        _ request: Request, context: HTTPSignatureContext, store: any RegistrationStore, mode: RegistrationMode, writer: MasterKeyWriter?
+    ) async throws -> Response {
         guard mode != .closed else {
             return problem(.forbidden, "registration-closed", "this server registers no new keys")
         }
@@ -283,13 +295,19 @@ public struct RegistrationServer: Sendable {
             guard requested == .hmacSHA256 else {
                 return problem(.badRequest, "invalid-request", "send a publicKey, or algorithm hmac-sha256 for a shared secret")
             }
-            if let refusal = try await spendToken() { return refusal }
-            let secret = try MACKey.generate()
-            let secretText = secret.withUnsafeKeyBytes { Base64.encode(Array($0)) }
+            var secret = try MACKey.generate().withUnsafeKeyBytes { Array($0) }
+            defer { SecretBytes.wipe(&secret) }
+            let secretText = Base64.encode(secret)
             var id = [UInt8](repeating: 0, count: 16)
             id.withUnsafeMutableBytes { SecureRandom.fill($0) }
+            let keyID = "h_" + Base64.encodeURLSafe(id)
+            // Wrapped under the fleet's master key (docs/SERVER.md), before a token use is spent on it.
+            guard let stored = try await MasterKeyWriter.storedSecret(secret, keyID: keyID, writer: writer, logger: context.logger) else {
+                return MasterKeyWriter.refusal()
+            }
+            if let refusal = try await spendToken() { return refusal }
             let record = RegisteredKey(
-                keyID: "h_" + Base64.encodeURLSafe(id), algorithm: .hmacSHA256, publicKey: nil, secret: secretText, createdAt: now, encryptionKey: encryptionKey
+                keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: stored, createdAt: now, encryptionKey: encryptionKey
             )
             _ = try await store.insertKey(record)
             context.logger.info("registered a shared secret", metadata: ["keyid": .string(record.keyID)])
