@@ -21,7 +21,7 @@ struct ServerCommand: ParsableCommand {
               coffer server tokens create --uses 10 --platform ios --server \\
                   https://api.example -k admin.key
             """,
-        subcommands: [ServerKeys.self, ServerTokens.self, ServerDataKey.self]
+        subcommands: [ServerKeys.self, ServerTokens.self, ServerDataKey.self, ServerMasterKeyCommand.self]
     )
 }
 
