@@ -155,8 +155,17 @@ public struct MasterKeyRewrap: Sendable {
             pass += 1
             summary.unopenable = [:]
             let before = summary.dataKeys + summary.secrets
-            try await rewrapDataKeys(under: wrapping, pass: pass, into: &summary, progress: progress)
-            try await rewrapSecrets(under: wrapping, pass: pass, into: &summary, progress: progress)
+            let (id, size) = (wrapping.keyID, batchSize)
+            try await rewrapBatches(
+                .dataKeys, pass: pass, under: wrapping, into: &summary, progress: progress,
+                read: { try await store.dataKeys(notWrappedUnder: id, after: $0, limit: size) },
+                rewrap: { try rewrap(dataKey: $0, under: wrapping) }, write: { try await store.rewrapDataKeys($0, under: id) }
+            )
+            try await rewrapBatches(
+                .secrets, pass: pass, under: wrapping, into: &summary, progress: progress,
+                read: { try await store.secrets(notWrappedUnder: id, after: $0?.keyID, limit: size) },
+                rewrap: { try rewrap(secret: $0, under: wrapping) }, write: { try await store.rewrapSecrets($0, under: id) }
+            )
             // A dry run writes nothing, so another pass would find the same rows.
             if dryRun || summary.dataKeys + summary.secrets == before { break }
         }
@@ -177,61 +186,69 @@ public struct MasterKeyRewrap: Sendable {
         return key
     }
 
-    private func rewrapDataKeys(under wrapping: ServerMasterKey, pass: Int, into summary: inout Summary, progress: (Progress) throws -> Void) async throws {
-        var after: StoredDataKey?
+    /// What re-wrapping one stored row gives: its value under the wrapping key, or the label it is
+    /// counted under as unopenable (a master key id, or a description in parentheses).
+    private enum Rewrapped {
+        case replacement(String, fromClear: Bool)
+        case unopenable(String)
+    }
+
+    /// One pass over one kind of row: batches read after the previous batch's last row, each re-wrapped
+    /// and written (counted only, in a dry run), then reported.
+    private func rewrapBatches<Row: Sendable & Hashable>(
+        _ kind: Kind, pass: Int, under wrapping: ServerMasterKey, into summary: inout Summary, progress: (Progress) throws -> Void,
+        read: (Row?) async throws -> [Row], rewrap: (Row) throws -> Rewrapped, write: ([MasterKeyRewrite<Row>]) async throws -> Int
+    ) async throws {
+        var after: Row?
         var unopenable = 0
         while true {
-            let rows = try await store.dataKeys(notWrappedUnder: wrapping.keyID, after: after, limit: batchSize)
+            let rows = try await read(after)
             guard let last = rows.last else { return }
             after = last
-            var changes: [MasterKeyRewrite<StoredDataKey>] = []
+            var changes: [MasterKeyRewrite<Row>] = []
+            var fromClear = 0
             for row in rows {
-                let context = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID)
-                guard var bytes = keyring.key(id: row.masterKeyID)?.unwrap(row.wrapped, context: context) else {
-                    summary.unopenable[row.masterKeyID, default: 0] += 1
+                switch try rewrap(row) {
+                case .replacement(let value, let clear):
+                    changes.append(MasterKeyRewrite(row: row, replacement: value))
+                    if clear { fromClear += 1 }
+                case .unopenable(let label):
+                    summary.unopenable[label, default: 0] += 1
                     unopenable += 1
-                    continue
                 }
-                defer { SecretBytes.wipe(&bytes) }
-                changes.append(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: context)))
             }
-            let written = summary.dryRun ? changes.count : try await store.rewrapDataKeys(changes, under: wrapping.keyID)
+            let written = summary.dryRun ? changes.count : try await write(changes)
             try await confirm(written, of: changes.count, under: wrapping)
-            summary.dataKeys += written
-            try progress(Progress(kind: .dataKeys, rewrapped: summary.dataKeys, unopenable: unopenable, pass: pass))
+            let total: Int
+            switch kind {
+            case .dataKeys:
+                summary.dataKeys += written
+                total = summary.dataKeys
+            case .secrets:
+                summary.secrets += written
+                // A row another run changed first was counted there; this run's clear ones are those it wrote.
+                summary.secretsFromClear += written == changes.count ? fromClear : 0
+                total = summary.secrets
+            }
+            try progress(Progress(kind: kind, rewrapped: total, unopenable: unopenable, pass: pass))
         }
     }
 
-    private func rewrapSecrets(under wrapping: ServerMasterKey, pass: Int, into summary: inout Summary, progress: (Progress) throws -> Void) async throws {
-        var after: String?
-        var unopenable = 0
-        while true {
-            let rows = try await store.secrets(notWrappedUnder: wrapping.keyID, after: after, limit: batchSize)
-            guard let last = rows.last else { return }
-            after = last.keyID
-            var changes: [MasterKeyRewrite<StoredSecret>] = []
-            var fromClear = 0
-            for row in rows {
-                // A value that does not parse, or a secret in clear that is not base64, is counted
-                // under a label in parentheses (never a master key id).
-                let wrappedUnder = try? WrappedSecret.masterKeyID(of: row.stored)
-                let inClear = !row.stored.hasPrefix(WrappedSecret.prefix)
-                guard var secret = try? WrappedSecret.open(row.stored, keyID: row.keyID, keyring: keyring) else {
-                    summary.unopenable[wrappedUnder ?? (inClear ? "(in clear, not base64)" : "(unparsable)"), default: 0] += 1
-                    unopenable += 1
-                    continue
-                }
-                defer { SecretBytes.wipe(&secret) }
-                if inClear { fromClear += 1 }
-                changes.append(MasterKeyRewrite(row: row, replacement: try WrappedSecret.seal(secret, keyID: row.keyID, under: wrapping)))
-            }
-            let written = summary.dryRun ? changes.count : try await store.rewrapSecrets(changes, under: wrapping.keyID)
-            try await confirm(written, of: changes.count, under: wrapping)
-            summary.secrets += written
-            // A row another run changed first was counted there; this run's clear ones are those it wrote.
-            summary.secretsFromClear += written == changes.count ? fromClear : 0
-            try progress(Progress(kind: .secrets, rewrapped: summary.secrets, unopenable: unopenable, pass: pass))
+    private func rewrap(dataKey row: StoredDataKey, under wrapping: ServerMasterKey) throws -> Rewrapped {
+        let context = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID)
+        guard var bytes = keyring.key(id: row.masterKeyID)?.unwrap(row.wrapped, context: context) else { return .unopenable(row.masterKeyID) }
+        defer { SecretBytes.wipe(&bytes) }
+        return .replacement(try wrapping.wrap(bytes, context: context), fromClear: false)
+    }
+
+    private func rewrap(secret row: StoredSecret, under wrapping: ServerMasterKey) throws -> Rewrapped {
+        let inClear = !row.stored.hasPrefix(WrappedSecret.prefix)
+        guard var secret = try? WrappedSecret.open(row.stored, keyID: row.keyID, keyring: keyring) else {
+            let wrappedUnder = try? WrappedSecret.masterKeyID(of: row.stored)
+            return .unopenable(wrappedUnder ?? (inClear ? "(in clear, not base64)" : "(unparsable)"))
         }
+        defer { SecretBytes.wipe(&secret) }
+        return .replacement(try WrappedSecret.seal(secret, keyID: row.keyID, under: wrapping), fromClear: inClear)
     }
 
     /// Fewer rows changed than asked: another run moved them first (fine), or the wrapping key changed

@@ -61,15 +61,22 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
 
     /// Rewraps a batch of data keys in one transaction.
     public func rewrapDataKeys(_ changes: [MasterKeyRewrite<StoredDataKey>], under masterKeyID: String) async throws -> Int {
-        guard !changes.isEmpty else { return 0 }
+        try await changedRows(try changes.map { change in
+            let row = change.row
+            return try Self.query(
+                MasterKeySQL.rewrapDataKey + " RETURNING owner", [change.replacement, masterKeyID, row.owner, row.version, row.wrapped, row.masterKeyID]
+            )
+        })
+    }
+
+    /// Runs `updates` (each `… RETURNING` one text column per changed row) in one transaction; how many
+    /// rows they changed.
+    private func changedRows(_ updates: [PostgresQuery]) async throws -> Int {
+        guard !updates.isEmpty else { return 0 }
         return try await client.withTransaction(logger: logger) { connection in
             var changed = 0
-            for change in changes {
-                let row = change.row
-                let query = try Self.query(
-                    MasterKeySQL.rewrapDataKey + " RETURNING owner", [change.replacement, masterKeyID, row.owner, row.version, row.wrapped, row.masterKeyID]
-                )
-                for try await _ in try await connection.query(query, logger: logger).decode(String.self) { changed += 1 }
+            for update in updates {
+                for try await _ in try await connection.query(update, logger: logger).decode(String.self) { changed += 1 }
             }
             return changed
         }
@@ -87,15 +94,9 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
 
     /// Rewraps a batch of secrets in one transaction.
     public func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int {
-        guard !changes.isEmpty else { return 0 }
-        return try await client.withTransaction(logger: logger) { connection in
-            var changed = 0
-            for change in changes {
-                let query = try Self.query(MasterKeySQL.rewrapSecret + " RETURNING key_id", [change.replacement, change.row.keyID, change.row.stored, masterKeyID])
-                for try await _ in try await connection.query(query, logger: logger).decode(String.self) { changed += 1 }
-            }
-            return changed
-        }
+        try await changedRows(try changes.map { change in
+            try Self.query(MasterKeySQL.rewrapSecret + " RETURNING key_id", [change.replacement, change.row.keyID, change.row.stored, masterKeyID])
+        })
     }
 
     /// Retires a key no row is wrapped under, in one transaction under the keyring's lock.

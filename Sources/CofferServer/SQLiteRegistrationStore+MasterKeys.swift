@@ -57,15 +57,19 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
 
     /// Rewraps a batch of data keys in one transaction.
     public func rewrapDataKeys(_ changes: [MasterKeyRewrite<StoredDataKey>], under masterKeyID: String) async throws -> Int {
-        guard !changes.isEmpty else { return 0 }
+        try await changedRows(MasterKeySQL.rewrapDataKey, changes.map { change in
+            let row = change.row
+            return [change.replacement, masterKeyID, row.owner, row.version, row.wrapped, row.masterKeyID]
+        })
+    }
+
+    /// Runs `statement` once per set of arguments, in one transaction; how many rows it changed.
+    private func changedRows(_ statement: String, _ arguments: [StatementArguments]) async throws -> Int {
+        guard !arguments.isEmpty else { return 0 }
         return try await pool.write { db in
             var changed = 0
-            for change in changes {
-                let row = change.row
-                try db.execute(
-                    sql: Self.sqlite(MasterKeySQL.rewrapDataKey),
-                    arguments: [change.replacement, masterKeyID, row.owner, row.version, row.wrapped, row.masterKeyID]
-                )
+            for values in arguments {
+                try db.execute(sql: Self.sqlite(statement), arguments: values)
                 changed += db.changesCount
             }
             return changed
@@ -82,15 +86,7 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
 
     /// Rewraps a batch of secrets in one transaction.
     public func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int {
-        guard !changes.isEmpty else { return 0 }
-        return try await pool.write { db in
-            var changed = 0
-            for change in changes {
-                try db.execute(sql: Self.sqlite(MasterKeySQL.rewrapSecret), arguments: [change.replacement, change.row.keyID, change.row.stored, masterKeyID])
-                changed += db.changesCount
-            }
-            return changed
-        }
+        try await changedRows(MasterKeySQL.rewrapSecret, changes.map { [$0.replacement, $0.row.keyID, $0.row.stored, masterKeyID] })
     }
 
     /// Retires a key no row is wrapped under, in one transaction.
