@@ -143,6 +143,16 @@ struct MasterKeyCommandTests {
             #expect(refetched.standardError.contains("version 1 (newest 1"), "\(refetched.standardError)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("again.key"))) == Data(contentsOf: URL(fileURLWithPath: folder.path("v1.key"))))
             try await Self.stop(restarted)
+
+            // Only when told, and at the cost its help states: a new keyring, and version 1 lost.
+            let (abandoning, _) = try await Self.serve(["--database", database, "--master-key-file", "b.key", "--abandon-master-keyring"], in: folder)
+            let fresh = try #require(abandoning)
+            let lost = try await Self.fetchDataKey(at: fresh.base, keyID: keyID, to: "lost.key", in: folder)
+            #expect(lost.status != 0 && lost.standardError.contains("cannot open this data key"), "\(lost.standardError)")
+            try await Self.stop(fresh)
+            let (old, _) = try await Self.serve(["--database", database, "--master-key-file", "a.key"], in: folder)
+            if let old { try await Self.stop(old) }
+            #expect(old == nil, "the abandoned key no longer starts an instance")
         }
     }
 }
