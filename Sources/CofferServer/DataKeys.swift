@@ -62,7 +62,7 @@ public struct ServerMasterKey: Sendable {
     /// - Throws: ``ServerConfigurationError`` `.invalidMasterKey` for text that is not base64 of 32 bytes.
     public init(base64Encoded text: String) throws(ServerConfigurationError) {
         guard var bytes = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw ServerConfigurationError(.invalidMasterKey, "the master key is not base64", hint: "32 random bytes in base64, e.g. from 'coffer random --base64'")
+            throw ServerConfigurationError(.invalidMasterKey, "the master key is not base64", hint: "32 random bytes in base64")
         }
         defer { SecretBytes.wipe(&bytes) }
         try self.init(bytes: bytes)
