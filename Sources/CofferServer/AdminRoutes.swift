@@ -47,7 +47,7 @@ enum AdminRoutes {
 
     static func add(
         to router: Router<HTTPSignatureContext>, server: RegistrationServer, store: any RegistrationStore,
-        adminKeys: [String: HTTPVerificationKey], masterKey: ServerMasterKey?, failureLimit: RegistrationServer.SignatureFailureLimit?
+        adminKeys: [String: HTTPVerificationKey], writer: MasterKeyWriter?, failureLimit: RegistrationServer.SignatureFailureLimit?
     ) {
         let scope = server.options.dataKeyScope
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
@@ -159,7 +159,7 @@ enum AdminRoutes {
             ])
             return encoded(.created, IssuedToken(tokenId: token.tokenID, token: secret, uses: uses, expiresAt: token.expiresAt, platform: token.platform))
         }
-        if let masterKey {
+        if let writer {
             admin.post("data-keys/:owner/rotate") { request, context -> Response in
                 var request = request
                 if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
@@ -168,7 +168,9 @@ enum AdminRoutes {
                     return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
                 }
                 guard let owner = DataKeyRoutes.owner(of: device, scope: scope) else { return DataKeyRoutes.noUser(keyID) }
-                let stored = try await DataKeyRoutes.rotate(owner: owner, store: store, masterKey: masterKey)
+                guard let stored = try await DataKeyRoutes.rotate(owner: owner, store: store, writer: writer, logger: context.logger) else {
+                    return MasterKeyWriter.refusal()
+                }
                 return RegistrationServer.json(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
             }
             admin.post("data-keys/:owner/retire") { request, context -> Response in

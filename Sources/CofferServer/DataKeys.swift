@@ -7,10 +7,12 @@ import Crypto
 import Foundation
 import Hummingbird
 import HTTPTypes
+import Logging
 import NIOCore
 
-/// The key that wraps every stored data key (envelope encryption): 32 bytes from `--master-key-file` or
-/// the environment, never in the database. Each stored row names the master key that wrapped it.
+/// A key that wraps stored data keys and HMAC secrets (envelope encryption): 32 bytes from a file or the
+/// environment, never in the database. Each stored row names the master key that wrapped it; an
+/// instance holds one or more of them in a ``ServerMasterKeyring`` (docs/SERVER.md, "The master keyring").
 public struct ServerMasterKey: Sendable {
     private let key: SymmetricKey
     /// A public name for this key: the first 8 bytes of SHA-256 over a label and the key, hex. Stored
@@ -25,6 +27,45 @@ public struct ServerMasterKey: Sendable {
         }
         key = SymmetricKey(data: bytes)
         keyID = Hex.encode(DigestAlgorithm.sha256.hash(Array("coffer-master-key-id".utf8) + bytes).bytes.prefix(8))
+    }
+
+    /// The master key in the file at `path`: exactly 32 raw bytes, in a file only its owner can read
+    /// (mode 0600 or 0400, checked on the file as opened). A file others can read has been exposed to
+    /// them, whatever else protects the host, and is refused.
+    /// - Throws: ``ServerConfigurationError`` `.exposedMasterKeyFile` for another mode (its hint is the
+    ///   `chmod` to run); `.invalidMasterKey` when the file cannot be read or is not 32 bytes.
+    public init(contentsOf path: String) throws(ServerConfigurationError) {
+        var file: KeyFile
+        do {
+            file = try KeyFile(contentsOf: path)
+        } catch {
+            throw ServerConfigurationError(.invalidMasterKey, "cannot read the master key file '\(path)': \(error.reason)", underlying: error)
+        }
+        defer { file.wipe() }
+        if let mode = file.permissions.map({ $0 & 0o777 }), mode != 0o600 && mode != 0o400 {
+            let octal = String(mode, radix: 8)
+            throw ServerConfigurationError(
+                .exposedMasterKeyFile,
+                "the master key file '\(path)' has mode \(String(repeating: "0", count: 4 - octal.count) + octal); expected 0600 or 0400 (its owner alone reads it)",
+                hint: "chmod 600 '\(path)'"
+            )
+        }
+        do {
+            try self.init(bytes: file.bytes)
+        } catch {
+            throw ServerConfigurationError(.invalidMasterKey, "the master key file '\(path)' holds \(file.bytes.count) bytes; expected 32 raw bytes", hint: error.hint)
+        }
+    }
+
+    /// A master key from its 32 bytes in base64 (surrounding white space ignored), as an environment
+    /// variable carries it.
+    /// - Throws: ``ServerConfigurationError`` `.invalidMasterKey` for text that is not base64 of 32 bytes.
+    public init(base64Encoded text: String) throws(ServerConfigurationError) {
+        guard var bytes = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ServerConfigurationError(.invalidMasterKey, "the master key is not base64", hint: "32 random bytes in base64")
+        }
+        defer { SecretBytes.wipe(&bytes) }
+        try self.init(bytes: bytes)
     }
 
     /// AES-256-GCM of `dataKey` bound to `context`: nonce ‖ ciphertext ‖ tag, base64.
@@ -47,7 +88,7 @@ enum DataKeyRoutes {
     struct FetchBody: Decodable { let version: Int64? }
 
     static func add(
-        to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, records: StoreKeyProvider, masterKey: ServerMasterKey, scope: DataKeyScope,
+        to group: RouterGroup<HTTPSignatureContext>, store: any RegistrationStore, records: StoreKeyProvider, writer: MasterKeyWriter, scope: DataKeyScope,
         rotationsPerHour: Int?, uses: KeyUseRecorder, metrics: ServerMetrics
     ) {
         group.post("data-keys") { request, context -> Response in
@@ -67,7 +108,7 @@ enum DataKeyRoutes {
                 }
             }
             return try await answer(
-                device: device, version: body.version, rotate: false, scope: scope, store: store, records: records, masterKey: masterKey, context: context,
+                device: device, version: body.version, rotate: false, scope: scope, store: store, records: records, writer: writer, context: context,
                 rotationsPerHour: nil, metrics: metrics
             )
         }
@@ -77,7 +118,7 @@ enum DataKeyRoutes {
             var request = request
             if let problem = try await StrictJSON.noFields(&request, limit: 4096) { return problem.response() }
             return try await answer(
-                device: device, version: nil, rotate: true, scope: scope, store: store, records: records, masterKey: masterKey, context: context,
+                device: device, version: nil, rotate: true, scope: scope, store: store, records: records, writer: writer, context: context,
                 rotationsPerHour: rotationsPerHour, metrics: metrics
             )
         }
@@ -106,25 +147,34 @@ enum DataKeyRoutes {
         Array("coffer-data-key-wrap v1:\(owner):\(version):\(dataKeyID)".utf8)
     }
 
-    /// Makes version `version` of the owner's key, or finds the one another instance made first.
-    static func make(owner: String, version: Int64, store: any RegistrationStore, masterKey: ServerMasterKey) async throws -> StoredDataKey {
+    /// Makes version `version` of the owner's key under the fleet's wrapping master key, or finds the
+    /// one another instance made first; nil (nothing written, logged) when this instance lacks the
+    /// wrapping key. The insert checks the key again: a promotion landing between the two is tried once
+    /// more under the new key.
+    static func make(owner: String, version: Int64, store: any RegistrationStore, writer: MasterKeyWriter, logger: Logger) async throws -> StoredDataKey? {
         var bytes = try SecureRandom.bytes(count: 32)
         defer { SecretBytes.wipe(&bytes) }
         let id = dataKeyID(owner: owner)
-        let wrapped = try masterKey.wrap(bytes, context: wrapContext(owner: owner, version: version, dataKeyID: id))
-        let record = StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: masterKey.keyID, createdAt: Int64(Date().timeIntervalSince1970))
-        return try await store.insertDataKey(record)
+        for _ in 0..<2 {
+            guard let masterKey = try await writer.wrappingKey(logger: logger) else { return nil }
+            let wrapped = try masterKey.wrap(bytes, context: wrapContext(owner: owner, version: version, dataKeyID: id))
+            let record = StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: masterKey.keyID, createdAt: Int64(Date().timeIntervalSince1970))
+            if let stored = try await store.insertDataKey(record) { return stored }
+        }
+        logger.error("the database's wrapping master key kept changing: the data key was not written", metadata: ["owner": .string(owner)])
+        return nil
     }
 
-    /// Rotates an owner's key: the next version after the newest (the first when there is none).
-    static func rotate(owner: String, store: any RegistrationStore, masterKey: ServerMasterKey) async throws -> StoredDataKey {
+    /// Rotates an owner's key: the next version after the newest (the first when there is none); nil
+    /// when this instance may not write.
+    static func rotate(owner: String, store: any RegistrationStore, writer: MasterKeyWriter, logger: Logger) async throws -> StoredDataKey? {
         let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? 0
-        return try await make(owner: owner, version: newest + 1, store: store, masterKey: masterKey)
+        return try await make(owner: owner, version: newest + 1, store: store, writer: writer, logger: logger)
     }
 
     static func answer(
         device deviceKeyID: String, version: Int64?, rotate rotating: Bool, scope: DataKeyScope, store: any RegistrationStore, records: StoreKeyProvider,
-        masterKey: ServerMasterKey, context: HTTPSignatureContext, rotationsPerHour: Int?, metrics: ServerMetrics
+        writer: MasterKeyWriter, context: HTTPSignatureContext, rotationsPerHour: Int?, metrics: ServerMetrics
     ) async throws -> Response {
         // The record the signature check just read (at most the key cache's age old: a user an admin
         // linked the device to counts within that time, as a revocation does).
@@ -152,7 +202,10 @@ enum DataKeyRoutes {
         let floor = lookup.minimumVersion
         let stored: StoredDataKey
         if rotating {
-            stored = try await make(owner: owner, version: (lookup.newestVersion ?? 0) + 1, store: store, masterKey: masterKey)
+            guard let made = try await make(owner: owner, version: (lookup.newestVersion ?? 0) + 1, store: store, writer: writer, logger: context.logger) else {
+                return MasterKeyWriter.refusal()
+            }
+            stored = made
             context.logger.notice("data key rotated", metadata: ["owner": .string(owner), "version": .stringConvertible(stored.version)])
         } else if let version {
             guard version >= floor else {
@@ -165,12 +218,16 @@ enum DataKeyRoutes {
         } else if let newest = lookup.key {
             stored = newest
         } else {
-            stored = try await make(owner: owner, version: 1, store: store, masterKey: masterKey)
+            guard let made = try await make(owner: owner, version: 1, store: store, writer: writer, logger: context.logger) else { return MasterKeyWriter.refusal() }
+            stored = made
             context.logger.info("data key created", metadata: ["owner": .string(owner)])
         }
-        guard stored.masterKeyID == masterKey.keyID,
+        guard let masterKey = writer.keyring.key(id: stored.masterKeyID),
               var key = masterKey.unwrap(stored.wrapped, context: wrapContext(owner: owner, version: stored.version, dataKeyID: stored.dataKeyID)) else {
-            context.logger.error("a stored data key does not open with this master key", metadata: ["owner": .string(owner), "master": .string(stored.masterKeyID)])
+            context.logger.error(
+                "a stored data key is wrapped under a master key this instance does not hold, or does not open with it",
+                metadata: ["owner": .string(owner), "master": .string(stored.masterKeyID), "held": .string(writer.keyring.keyIDs.joined(separator: ","))]
+            )
             return RegistrationServer.problem(.serviceUnavailable, "master-key-unavailable", "the server cannot open this data key now; try again later")
         }
         defer { SecretBytes.wipe(&key) }

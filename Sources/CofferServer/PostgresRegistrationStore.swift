@@ -9,10 +9,10 @@ import PostgresNIO
 /// database: registered keys, users, and the replay cache (an `INSERT … ON CONFLICT` is the atomic
 /// "first use" test across instances).
 public final class PostgresRegistrationStore: RegistrationStore {
-    private let client: PostgresClient
+    let client: PostgresClient
     private let runner: Task<Void, Never>
     private let inserts = Counter()
-    private let logger: Logger
+    let logger: Logger
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
     /// - Throws: ``ServerConfigurationError`` for a URL that cannot be used (its message never holds the
@@ -269,13 +269,14 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return nil
     }
 
-    /// Stores a version unless it exists; the one stored (`ON CONFLICT DO NOTHING`, then read back).
-    public func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey {
+    /// Stores a version unless it exists, only under the wrapping master key; the one stored (`ON
+    /// CONFLICT DO NOTHING`, then read back).
+    public func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey? {
         try await client.query(
             try Self.query(RegistrationSQL.insertDataKey, [key.owner, key.version, key.dataKeyID, key.wrapped, key.masterKeyID, key.createdAt]),
             logger: logger
         )
-        return try await dataKey(owner: key.owner, version: key.version) ?? key
+        return try await dataKey(owner: key.owner, version: key.version)
     }
 
     /// The oldest version still handed out.
@@ -362,7 +363,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     }
 
     /// A statement with `$1`… bound to `values`, in order.
-    private static func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?]) throws -> PostgresQuery {
+    static func query(_ sql: String, _ values: [(any PostgresEncodable & Sendable)?]) throws -> PostgresQuery {
         var binds = PostgresBindings()
         for value in values {
             if let value { try binds.append(value) } else { binds.appendNull() }
@@ -486,6 +487,13 @@ public struct ServerConfigurationError: CofferError {
         public static let invalidRecord = Code(rawValue: "invalid-record")
         /// The master key that wraps data keys is not 32 bytes, or cannot be read.
         public static let invalidMasterKey = Code(rawValue: "invalid-master-key")
+        /// A master key file others may read (its mode is not 0600 or 0400).
+        public static let exposedMasterKeyFile = Code(rawValue: "exposed-master-key-file")
+        /// The master keys an instance holds do not include the one its database wraps with (or a
+        /// keyring change asked for a key the database's records forbid).
+        public static let masterKeyringMismatch = Code(rawValue: "master-keyring-mismatch")
+        /// A stored row is wrapped under a master key this instance does not hold, or does not open.
+        public static let masterKeyUnavailable = Code(rawValue: "master-key-unavailable")
         /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).
         public static let invalidAdminKey = Code(rawValue: "invalid-admin-key")
     }

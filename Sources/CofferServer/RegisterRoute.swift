@@ -14,6 +14,9 @@ import Metrics
 struct RegisterRoute: Sendable {
     let store: any RegistrationStore
     let mode: RegistrationMode
+    /// Wraps HMAC secrets under the fleet's master key (docs/SERVER.md, "The master keyring"); nil
+    /// stores them as they are.
+    let writer: MasterKeyWriter?
     /// What a proof must satisfy: method, target URI and content digest covered; `created` and a nonce.
     let policy: HTTPSignaturePolicy
     /// The scheme and authority clients sign (see ``RegistrationServer/Options``).
@@ -21,9 +24,10 @@ struct RegisterRoute: Sendable {
     let authority: String?
     let metricsFactory: any MetricsFactory
 
-    init(store: any RegistrationStore, mode: RegistrationMode, options: RegistrationServer.Options) {
+    init(store: any RegistrationStore, mode: RegistrationMode, writer: MasterKeyWriter?, options: RegistrationServer.Options) {
         self.store = store
         self.mode = mode
+        self.writer = writer
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
         policy.requiresCreated = true
         policy.requiresNonce = true
@@ -131,13 +135,16 @@ struct RegisterRoute: Sendable {
     }
 
     /// A new HMAC secret under a fresh random key id: nothing anyone could register ahead of its owner.
+    /// It rests wrapped under the fleet's master key, when there is one, before a token use is spent.
     private func registerSharedSecret(token: TokenUse?, encryptionKey: String?, now: Int64, context: HTTPSignatureContext) async throws -> Response {
-        let secret = try MACKey.generate()
-        let secretText = secret.withUnsafeKeyBytes { Base64.encode(Array($0)) }
-        let record = RegisteredKey(
-            keyID: "h_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 16)), algorithm: .hmacSHA256, publicKey: nil, secret: secretText,
-            createdAt: now, encryptionKey: encryptionKey
-        )
+        var secret = try MACKey.generate().withUnsafeKeyBytes { Array($0) }
+        defer { SecretBytes.wipe(&secret) }
+        let secretText = Base64.encode(secret)
+        let keyID = "h_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 16))
+        guard let stored = try await MasterKeyWriter.storedSecret(secret, keyID: keyID, writer: writer, logger: context.logger) else {
+            return MasterKeyWriter.refusal()
+        }
+        let record = RegisteredKey(keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: stored, createdAt: now, encryptionKey: encryptionKey)
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
             return Self.invalidToken

@@ -64,8 +64,17 @@ public struct RegistrationServer: Sendable {
         /// history (so across instances); nil for no limit. 10 by default.
         public var encryptionKeyChangesPerHour: Int? = 10
 
-        /// The key that wraps stored data keys; nil for no data-key routes (`POST /data-keys`).
-        public var masterKey: ServerMasterKey?
+        /// The master keys this instance holds (docs/SERVER.md, "The master keyring"): they wrap stored
+        /// data keys and HMAC secrets; nil for no data-key routes (`POST /data-keys`) and HMAC secrets
+        /// stored in clear. Check them against the database before serving
+        /// (``ServerMasterKeyring/check(_:against:abandoningRecordedKeyring:now:)``); a router used
+        /// without that check makes it before its first write.
+        public var masterKeys: ServerMasterKeyring?
+        /// One master key: shorthand for ``masterKeys`` holding this key alone (nil for none).
+        public var masterKey: ServerMasterKey? {
+            get { masterKeys?.keys.first }
+            set { masterKeys = newValue.map(ServerMasterKeyring.init(holding:)) }
+        }
         /// Whose data key a device gets: its own (the default) or its user's.
         public var dataKeyScope: DataKeyScope = .device
 
@@ -109,6 +118,7 @@ public struct RegistrationServer: Sendable {
         router.add(middleware: UnavailableOnFailure())
         let store: any RegistrationStore = MeasuredStore(store, metrics: metrics)
         let mode = options.effectiveRegistration
+        let writer = options.masterKeys.map { MasterKeyWriter(keyring: $0, store: store) }
         var admins: [String: HTTPVerificationKey] = [:]
         for key in options.adminKeys {
             do {
@@ -121,12 +131,12 @@ public struct RegistrationServer: Sendable {
         let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
         if !admins.isEmpty {
             AdminRoutes.add(
-                to: router, server: self, store: store, adminKeys: admins, masterKey: options.masterKey,
+                to: router, server: self, store: store, adminKeys: admins, writer: writer,
                 failureLimit: failures.map { SignatureFailureLimit(limiter: $0, metrics: metrics) }
             )
         }
         let uses = KeyUseRecorder(store: store)
-        let registration = RegisterRoute(store: store, mode: mode, options: options)
+        let registration = RegisterRoute(store: store, mode: mode, writer: writer, options: options)
         router.get("health") { _, _ -> Response in
             do {
                 try await store.ping()
@@ -155,7 +165,7 @@ public struct RegistrationServer: Sendable {
             }
             return try await registration.respond(to: request, context: context)
         }
-        let keys = StoreKeyProvider(store: store, maximumAge: options.keyRecordMaximumAge)
+        let keys = StoreKeyProvider(store: store, masterKeys: options.masterKeys, maximumAge: options.keyRecordMaximumAge)
         let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
         let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(
             verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024, metricsFactory: options.metricsFactory
@@ -164,9 +174,9 @@ public struct RegistrationServer: Sendable {
         if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
         let signedByDevices = devices.add(middleware: middleware)
         EncryptionKeyRoute.add(to: signedByDevices, store: store, changesPerHour: options.encryptionKeyChangesPerHour, uses: uses)
-        if let masterKey = options.masterKey {
+        if let writer {
             DataKeyRoutes.add(
-                to: signedByDevices, store: store, records: keys, masterKey: masterKey, scope: options.dataKeyScope,
+                to: signedByDevices, store: store, records: keys, writer: writer, scope: options.dataKeyScope,
                 rotationsPerHour: options.dataKeyRotationsPerHour, uses: uses, metrics: metrics
             )
         }

@@ -10,7 +10,9 @@ public struct RegisteredKey: Sendable, Hashable {
     public let algorithm: HTTPSignatureAlgorithm
     /// The SubjectPublicKeyInfo DER, base64, for a key pair; nil for a shared secret.
     public let publicKey: String?
-    /// The HMAC secret, base64, for `hmac-sha256`; nil for a key pair.
+    /// The HMAC secret for `hmac-sha256` as stored: wrapped under a master key
+    /// (`wrapped-v1:<master key id>:…`, docs/SERVER.md, "The master keyring"), or base64 in clear (as
+    /// earlier releases and instances without a master key store it); nil for a key pair.
     public let secret: String?
     /// When it was registered, UNIX seconds.
     public let createdAt: Int64
@@ -345,8 +347,10 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// The owner's data key at `version`, or its newest when `version` is nil; nil when there is none.
     func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey?
     /// Stores a data key version unless that (owner, version) exists, and returns the one stored: of two
-    /// instances making an owner's first key at once, both answer with the same key.
-    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey
+    /// instances making an owner's first key at once, both answer with the same key. Written only when
+    /// its master key is the one the database records as wrapping (checked in the same statement): nil
+    /// when that check failed and no such version is stored.
+    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey?
     /// The oldest version of the owner's data key still handed out (1 when none was retired).
     func minimumDataKeyVersion(owner: String) async throws -> Int64
     /// The floor, the newest version and the version asked for (the newest when `version` is nil) of
@@ -355,6 +359,19 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup
     /// Retires the owner's versions below `version` (never lowers the floor).
     func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws
+    /// The master keyring the database records (docs/SERVER.md, "The master keyring"), oldest change
+    /// first; empty until a keyed instance has started.
+    /// - Throws: ``ServerConfigurationError`` `.invalidRecord` for a state this release does not know.
+    func masterKeyring() async throws -> [MasterKeyRecord]
+    /// Makes `keyID` the wrapping key when the one recorded now is `expected` (nil: none is recorded),
+    /// the key it replaces becoming previous, and gives each of `states`' keys its state — in one
+    /// transaction, serialized with every other keyring change. False, and nothing changed, when the
+    /// recorded wrapping key is not `expected`.
+    func changeMasterKeyring(wrapping keyID: String, replacing expected: String?, setting states: [String: MasterKeyRecord.State], at time: Int64) async throws -> Bool
+    /// How many data keys and HMAC secrets each master key wraps, and how many secrets are in clear
+    /// (a scan of both tables: for starting on a database no keyed instance has used, and for
+    /// operators).
+    func masterKeyUsage() async throws -> MasterKeyUsage
     /// The number of the newest migration applied (``migrate()`` brings it to this Coffer's).
     func schemaVersion() async throws -> Int
     /// Checks that the store answers.
@@ -453,14 +470,20 @@ enum RegistrationSQL {
         // 5: SQLite's replay records in commit order (``sqliteOnlyMigrations``); nothing on PostgreSQL.
         [],
         // 6: users and keys by what was proven: addresses compared case-insensitively; each key's
-        // history. Then a step in Swift (same transaction: ``emailKeys(for:taken:)``, ``recordSignUpLinks``,
-        // ``unlinkSignUps``) fills `email_key` and undoes
-        // the links signing up made.
+        // history. Then a step in Swift (same transaction: ``emailKeys(for:taken:)``,
+        // ``recordSignUpLinks``, ``unlinkSignUps``) fills `email_key` and undoes the links signing up made.
         [
             "ALTER TABLE coffer_users ADD COLUMN email_key TEXT",
             "CREATE UNIQUE INDEX coffer_users_by_email_key ON coffer_users (email_key)",
             "CREATE TABLE coffer_key_events (id %SERIAL%, key_id TEXT NOT NULL, at BIGINT NOT NULL, kind TEXT NOT NULL, actor TEXT NOT NULL, detail TEXT)",
             "CREATE INDEX coffer_key_events_key ON coffer_key_events (key_id, id)",
+        ],
+        // 7: the master keyring: each master key id the fleet wraps or wrapped with, at most one of them
+        // wrapping; data keys findable by the key that wraps them (for rewrap and retirement).
+        [
+            "CREATE TABLE coffer_master_keyring (key_id TEXT PRIMARY KEY, state TEXT NOT NULL, changed_at BIGINT NOT NULL)",
+            "CREATE UNIQUE INDEX coffer_master_keyring_one_wrapping ON coffer_master_keyring (state) WHERE state = 'wrapping'",
+            "CREATE INDEX coffer_data_keys_master_key ON coffer_data_keys (master_key_id)",
         ],
     ]
 
@@ -509,7 +532,12 @@ enum RegistrationSQL {
     /// The schema version this Coffer needs.
     static var latestVersion: Int { migrations.count }
 
-    static let insertDataKey = "INSERT INTO coffer_data_keys (\(dataKeyColumns)) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (owner, version) DO NOTHING"
+    /// A data key, written only under the master key the keyring records as wrapping.
+    static let insertDataKey = """
+        INSERT INTO coffer_data_keys (\(dataKeyColumns)) SELECT $1, $2, $3, $4, $5, $6
+        WHERE EXISTS (SELECT 1 FROM coffer_master_keyring WHERE key_id = $5 AND state = 'wrapping')
+        ON CONFLICT (owner, version) DO NOTHING
+        """
     /// The floor, the newest version and the asked version's row (the newest's when $2 is NULL), as one
     /// row even when the owner has nothing stored.
     static let lookUpDataKey = """

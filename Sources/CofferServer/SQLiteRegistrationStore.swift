@@ -5,7 +5,7 @@ import GRDB
 
 /// The registration store in one SQLite file (WAL mode; the file is created 0600 in a 0700 folder).
 public final class SQLiteRegistrationStore: RegistrationStore {
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let inserts = Counter()
     private let writes: SQLiteWriteBatcher
     private let replays = SQLiteReplayLedger()
@@ -177,8 +177,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
-    /// Stores a version unless it exists; the one stored.
-    public func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey {
+    /// Stores a version unless it exists, only under the wrapping master key; the one stored.
+    public func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey? {
         try await write { db in
             try db.execute(
                 sql: Self.sqlite(RegistrationSQL.insertDataKey),
@@ -187,7 +187,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             let row = try Row.fetchOne(
                 db, sql: "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? AND version = ?", arguments: [key.owner, key.version]
             )
-            return row.map(Self.dataKey) ?? key
+            return row.map(Self.dataKey)
         }
     }
 
@@ -217,7 +217,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         try await write { db in try db.execute(sql: Self.sqlite(RegistrationSQL.raiseFloor), arguments: [owner, version]) }
     }
 
-    private static func dataKey(_ row: Row) -> StoredDataKey {
+    static func dataKey(_ row: Row) -> StoredDataKey {
         StoredDataKey(
             owner: row["owner"], version: row["version"], dataKeyID: row["data_key_id"], wrapped: row["wrapped"],
             masterKeyID: row["master_key_id"], createdAt: row["created_at"]
@@ -296,7 +296,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     }
 
     /// A shared statement in SQLite's spelling: `?1`… for PostgreSQL's `$1`….
-    private static func sqlite(_ statement: String) -> String { statement.replacingOccurrences(of: "$", with: "?") }
+    static func sqlite(_ statement: String) -> String { statement.replacingOccurrences(of: "$", with: "?") }
 
     /// Adds a user; nil when the address is already registered.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {

@@ -111,7 +111,12 @@ final class MeasuredStore: RegistrationStore {
     func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
         try await timed("data_key") { try await store.dataKey(owner: owner, version: version) }
     }
-    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey { try await timed("insert_data_key") { try await store.insertDataKey(key) } }
+    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey? { try await timed("insert_data_key") { try await store.insertDataKey(key) } }
+    func masterKeyring() async throws -> [MasterKeyRecord] { try await timed("master_keyring") { try await store.masterKeyring() } }
+    func changeMasterKeyring(wrapping keyID: String, replacing expected: String?, setting states: [String: MasterKeyRecord.State], at time: Int64) async throws -> Bool {
+        try await timed("change_master_keyring") { try await store.changeMasterKeyring(wrapping: keyID, replacing: expected, setting: states, at: time) }
+    }
+    func masterKeyUsage() async throws -> MasterKeyUsage { try await timed("master_key_usage") { try await store.masterKeyUsage() } }
     func minimumDataKeyVersion(owner: String) async throws -> Int64 {
         try await timed("minimum_data_key_version") { try await store.minimumDataKeyVersion(owner: owner) }
     }

@@ -11,6 +11,7 @@ public import CofferHTTPSignatures
 /// actor's executor per request costs more than the lookup.
 public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendable {
     private let store: any RegistrationStore
+    private let masterKeys: ServerMasterKeyring?
     private let lock = NSLock()
     private var cache: [String: Entry] = [:]
     private let clock: @Sendable () -> ContinuousClock.Instant
@@ -29,14 +30,17 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
     /// A provider over `store`.
     /// - Parameters:
     ///   - store: where keys are registered.
+    ///   - masterKeys: the master keys that open HMAC secrets stored wrapped (docs/SERVER.md, "The
+    ///     master keyring"); a secret is opened once per record read, not per request.
     ///   - capacity: the most keys remembered at once.
     ///   - maximumAge: how long an answer is reused before the store is asked again.
     ///   - clock: the time source (tests pass their own).
     public init(
-        store: any RegistrationStore, capacity: Int = 100_000, maximumAge: Duration = .milliseconds(500),
+        store: any RegistrationStore, masterKeys: ServerMasterKeyring? = nil, capacity: Int = 100_000, maximumAge: Duration = .milliseconds(500),
         clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.store = store
+        self.masterKeys = masterKeys
         self.capacity = capacity
         self.maximumAge = maximumAge
         self.clock = clock
@@ -44,7 +48,9 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
 
     /// The key registered as `keyID`, nil for none.
     /// - Throws: `HTTPSignatureError` `.keyRevoked` for a disabled or revoked key; the store's error
-    ///   when it fails.
+    ///   when it fails; `HTTPSignatureError` `.unavailable` for an HMAC secret wrapped under a master
+    ///   key this provider was not given, or that does not open (the request is answered `503`, not
+    ///   `401`, and the reason goes to the log).
     public func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
         guard let entry = try await entry(forKeyID: keyID) else { return nil }
         guard entry.record.state == .active else {
@@ -65,7 +71,15 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
         if let cached = lock.withLock({ cache[keyID] }), now - cached.fetched < maximumAge { return cached }
         // An unknown id is not remembered: a key registered a moment ago must work at once.
         guard let record = try await store.key(id: keyID) else { return nil }
-        let entry = Entry(record: record, key: try Self.verificationKey(of: record), fetched: now)
+        let key: HTTPVerificationKey
+        do {
+            key = try Self.verificationKey(of: record, masterKeys: masterKeys)
+        } catch let error as ServerConfigurationError where error.code == .masterKeyUnavailable {
+            // `unavailable` keeps its reason in the server's log (which master key is missing) and out
+            // of the answer: 503, not 401, since the key is registered and may be fine.
+            throw HTTPSignatureError(.unavailable, error.reason, underlying: error)
+        }
+        let entry = Entry(record: record, key: key, fetched: now)
         lock.withLock {
             if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
             cache[keyID] = entry
@@ -73,10 +87,13 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
         return entry
     }
 
-    /// The verification key a stored record describes.
-    static func verificationKey(of record: RegisteredKey) throws -> HTTPVerificationKey {
-        if let secret = record.secret {
-            return .hmacSHA256(secret: try MACKey(bytes: Base64.decode(secret)))
+    /// The verification key a stored record describes; an HMAC secret is opened with the master key
+    /// that wraps it (or read in clear, as earlier releases stored it).
+    static func verificationKey(of record: RegisteredKey, masterKeys: ServerMasterKeyring?) throws -> HTTPVerificationKey {
+        if let stored = record.secret {
+            var secret = try WrappedSecret.open(stored, keyID: record.keyID, keyring: masterKeys)
+            defer { SecretBytes.wipe(&secret) }
+            return .hmacSHA256(secret: try MACKey(bytes: secret))
         }
         guard let publicKey = record.publicKey else {
             throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID)' has neither a public key nor a secret")

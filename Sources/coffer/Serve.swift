@@ -32,6 +32,15 @@ struct Serve: ParsableCommand {
             --data-key-scope user the key is the user's, shared by the devices an admin linked to the \
             user (coffer server keys link) once the backend verified who the user is
 
+            Master keys: --master-key-file FILE (32 raw bytes, mode 0600 or 0400; repeatable) or \
+            COFFER_MASTER_KEY (base64) wrap stored data keys and HMAC secrets. The database records \
+            the key its fleet wraps with; an instance that lacks it does not start, and says which \
+            ids it holds and which the database records. The first keyed instance on a new database \
+            records its first key. Rotation: give every instance both keys, then 'coffer server \
+            master-key promote', 'rewrap' and 'retire' (coffer server master-key --help). Without a \
+            master key, HMAC secrets are stored in clear, and an instance refuses a database whose \
+            keyring is recorded.
+
             The allow-list: --admin-key PUB (repeatable; a public key file, EC or Ed25519) names the \
             admins. Their RFC 9421-signed requests (keyid = the key's Coffer key id) may list, disable, \
             enable and revoke registered keys, link devices to users and issue registration tokens \
@@ -116,8 +125,11 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Who may POST /register: open, token or closed (default: token with --admin-key, else open).", valueName: "mode"))
     var registration: String?
 
-    @Option(name: .customLong("master-key-file"), help: ArgumentHelp("32 random bytes (raw) that wrap stored data keys; enables POST /data-keys. Or COFFER_MASTER_KEY (base64).", valueName: "file"))
-    var masterKeyFile: String?
+    @Option(name: .customLong("master-key-file"), help: ArgumentHelp("A master key: 32 random bytes (raw), mode 0600 or 0400, that wrap stored data keys and HMAC secrets; enables POST /data-keys (repeatable: the keys of a rotation). Or COFFER_MASTER_KEY (base64).", valueName: "file"))
+    var masterKeyFiles: [String] = []
+
+    @Flag(name: .customLong("abandon-master-keyring"), help: "When these master keys lack the one the database wraps with: start a new keyring with the first of them instead of refusing. Every data key and HMAC secret wrapped under the database's keys is LOST for good. Only for keys that are lost.")
+    var abandonMasterKeyring = false
 
     @Option(name: .customLong("data-key-scope"), help: ArgumentHelp("Whose data key a device gets: device (its own) or user (its user's, shared by the user's devices).", valueName: "scope"))
     var dataKeyScope: String = "device"
@@ -148,26 +160,24 @@ struct Serve: ParsableCommand {
         if DataKeyScope(rawValue: dataKeyScope) == nil { throw ValidationError("--data-key-scope takes device or user") }
         if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
         if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
+        if abandonMasterKeyring && masterKeyFiles.isEmpty && ProcessInfo.processInfo.environment["COFFER_MASTER_KEY"] == nil {
+            throw ValidationError("--abandon-master-keyring starts a new keyring with a master key: give --master-key-file")
+        }
     }
 
-    /// The master key from --master-key-file (raw 32 bytes, 0600 expected) or COFFER_MASTER_KEY (base64).
-    func masterKey() throws -> ServerMasterKey? {
-        var bytes: [UInt8]
-        if let masterKeyFile {
-            bytes = try KeyFile(contentsOf: masterKeyFile).bytes
-        } else if let text = ProcessInfo.processInfo.environment["COFFER_MASTER_KEY"] {
-            guard let decoded = try? Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw CommandFailure("COFFER_MASTER_KEY is not base64")
-            }
-            bytes = decoded
-        } else {
-            return nil
-        }
-        defer { SecretBytes.wipe(&bytes) }
+    /// Checks the master keys against the database's keyring before anything is served: an instance
+    /// that lacks the fleet's wrapping key ends here, naming the ids on both sides.
+    static func checkMasterKeys(_ keyring: ServerMasterKeyring?, in store: any RegistrationStore, abandoning: Bool, logger: Logger) async throws {
+        let check: MasterKeyringCheck
         do {
-            return try ServerMasterKey(bytes: bytes)
+            check = try await ServerMasterKeyring.check(keyring, against: store, abandoningRecordedKeyring: abandoning)
         } catch {
-            throw CommandFailure(error.reason, hint: "make one with 'coffer random --raw --output master.key', and keep it out of the database")
+            try? await store.close()
+            throw MasterKeyFiles.failure(error, holdingKeys: keyring != nil)
+        }
+        for note in check.notes { logger.warning("\(note)") }
+        if let wrapping = check.wrappingKeyID {
+            logger.info("master keyring checked", metadata: ["wrapping": .string(wrapping), "held": .string(keyring?.keyIDs.joined(separator: ",") ?? "")])
         }
     }
 
@@ -197,7 +207,7 @@ struct Serve: ParsableCommand {
         options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: PasswordOptions()).verifyingKey }
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
-        options.masterKey = try masterKey()
+        options.masterKeys = try MasterKeyFiles.keyring(files: masterKeyFiles)
         options.dataKeyScope = DataKeyScope(rawValue: dataKeyScope) ?? .device
         let registry = PrometheusCollectorRegistry()
         if metricsPort != nil { options.metricsFactory = PrometheusMetricsFactory(registry: registry) }
@@ -205,7 +215,7 @@ struct Serve: ParsableCommand {
             logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
         }
         let scheme = cert == nil ? "http" : "https"
-        let (host, port, cert, key, metricsHost, metricsPort) = (host, port, cert, key, metricsHost, metricsPort)
+        let (host, port, cert, key, metricsHost, metricsPort, abandon) = (host, port, cert, key, metricsHost, metricsPort, abandonMasterKeyring)
         try runBlocking { [logger, options] in
             let store: any RegistrationStore
             do {
@@ -216,6 +226,7 @@ struct Serve: ParsableCommand {
                 throw CommandFailure("cannot open the database \(location): \(error)")
             }
             logger.info("database open", metadata: ["database": .string(location.description)])
+            try await Self.checkMasterKeys(options.masterKeys, in: store, abandoning: abandon, logger: logger)
             let server = RegistrationServer(store: store, options: options)
             let application = try server.application(host: host, port: port, certificatePath: cert, keyPath: key, logger: logger) { bound in
                 Terminal.writeOut("listening on \(scheme)://\(host):\(bound)\n")

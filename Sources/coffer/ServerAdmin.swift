@@ -24,7 +24,10 @@ struct ServerCommand: ParsableCommand {
               coffer server tokens create --uses 10 --platform ios --server \\
                   https://api.example -k admin.key
             """,
-        subcommands: [ServerRegister.self, ServerSetEncryptionKey.self, ServerDataKey.self, ServerKeys.self, ServerUsers.self, ServerTokens.self]
+        subcommands: [
+            ServerRegister.self, ServerSetEncryptionKey.self, ServerDataKey.self, ServerKeys.self, ServerUsers.self, ServerTokens.self,
+            ServerMasterKeyCommand.self,
+        ]
     )
 }
 

@@ -13,7 +13,7 @@ struct HelpSnapshotTests {
         "", "hash", "hmac", "random", "gravatar", "speed", "key", "key generate", "key show", "key convert", "sign", "verify",
         "encrypt", "decrypt", "inspect", "kdf calibrate", "keychain", "keychain add", "keychain get", "keychain unlock", "keychain export", "keychain import", "password",
         "password hash", "password verify", "http", "http sign", "http verify", "request", "serve", "server", "server register", "server set-encryption-key", "server keys", "server users", "server tokens",
-        "server data-key",
+        "server data-key", "server master-key", "server master-key rewrap",
     ])
     func helpText(subcommand: String) async throws {
         let arguments = subcommand.split(separator: " ").map(String.init) + ["--help"]

@@ -50,19 +50,19 @@ struct DataKeyTests {
         let folder: TemporaryDirectory
     }
 
+    /// A database of their own (a scratch one on PostgreSQL): the master keyring is one per database.
     static func withTwoInstances(
         _ backend: AllowListTests.Backend, scope: DataKeyScope = .device, _ body: @escaping @Sendable (Instances) async throws -> Void
     ) async throws {
-        let folder = try TemporaryDirectory()
-        guard let (first, second) = try await AllowList.stores(backend, in: folder) else { return }
-        defer { Task { try? await first.close(); try? await second.close() } }
-        let adminKey = try SigningKey.generate(.ed25519)
-        var configured = try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
-        configured.dataKeyScope = scope
-        let options = configured
-        try await Server.withServer(store: first, options: options) { one in
-            try await Server.withServer(store: second, options: options) { two in
-                try await body(Instances(one: one, two: two, admin: adminKey, store: first, folder: folder))
+        try await MasterKeyringTests.withStores(backend) { first, second, folder in
+            let adminKey = try SigningKey.generate(.ed25519)
+            var configured = try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
+            configured.dataKeyScope = scope
+            let options = configured
+            try await Server.withServer(store: first, options: options) { one in
+                try await Server.withServer(store: second, options: options) { two in
+                    try await body(Instances(one: one, two: two, admin: adminKey, store: first, folder: folder))
+                }
             }
         }
     }
@@ -227,25 +227,26 @@ struct DataKeyTests {
     /// whatever the owner has stored, including nothing.
     @Test(arguments: AllowListTests.Backend.allCases)
     func oneReadGivesTheFloorTheNewestAndTheAskedVersion(backend: AllowListTests.Backend) async throws {
-        let folder = try TemporaryDirectory()
-        guard let (store, other) = try await AllowList.stores(backend, in: folder) else { return }
-        defer { Task { try? await store.close(); try? await other.close() } }
-        let owner = "lookup-" + Hex.encode(try SecureRandom.bytes(count: 8))
-        #expect(try await store.lookUpDataKey(owner: owner, version: nil) == DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil))
-        #expect(try await store.lookUpDataKey(owner: owner, version: 1) == DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil))
-        var stored: [StoredDataKey] = []
-        for version in Int64(1)...3 {
-            let key = StoredDataKey(owner: owner, version: version, dataKeyID: "dk_x", wrapped: "w\(version)", masterKeyID: "mk", createdAt: 1_700_000_000 + version)
-            stored.append(try await store.insertDataKey(key))
+        try await MasterKeyringTests.withStores(backend) { store, other, _ in
+            // Rows are written only under the keyring's wrapping key.
+            #expect(try await store.changeMasterKeyring(wrapping: "mk", replacing: nil, setting: [:], at: 1))
+            let owner = "lookup-" + Hex.encode(try SecureRandom.bytes(count: 8))
+            #expect(try await store.lookUpDataKey(owner: owner, version: nil) == DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil))
+            #expect(try await store.lookUpDataKey(owner: owner, version: 1) == DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil))
+            var stored: [StoredDataKey] = []
+            for version in Int64(1)...3 {
+                let key = StoredDataKey(owner: owner, version: version, dataKeyID: "dk_x", wrapped: "w\(version)", masterKeyID: "mk", createdAt: 1_700_000_000 + version)
+                stored.append(try #require(try await store.insertDataKey(key)))
+            }
+            // Another owner's keys and floor change nothing here.
+            _ = try await store.insertDataKey(StoredDataKey(owner: owner + "-b", version: 9, dataKeyID: "dk_y", wrapped: "w", masterKeyID: "mk", createdAt: 1))
+            try await store.setMinimumDataKeyVersion(5, owner: owner + "-b")
+            #expect(try await other.lookUpDataKey(owner: owner, version: nil) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: stored[2]))
+            #expect(try await other.lookUpDataKey(owner: owner, version: 2) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: stored[1]))
+            #expect(try await other.lookUpDataKey(owner: owner, version: 7) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: nil))
+            try await store.setMinimumDataKeyVersion(2, owner: owner)
+            #expect(try await other.lookUpDataKey(owner: owner, version: 1) == DataKeyLookup(minimumVersion: 2, newestVersion: 3, key: stored[0]))
         }
-        // Another owner's keys and floor change nothing here.
-        _ = try await store.insertDataKey(StoredDataKey(owner: owner + "-b", version: 9, dataKeyID: "dk_y", wrapped: "w", masterKeyID: "mk", createdAt: 1))
-        try await store.setMinimumDataKeyVersion(5, owner: owner + "-b")
-        #expect(try await other.lookUpDataKey(owner: owner, version: nil) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: stored[2]))
-        #expect(try await other.lookUpDataKey(owner: owner, version: 2) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: stored[1]))
-        #expect(try await other.lookUpDataKey(owner: owner, version: 7) == DataKeyLookup(minimumVersion: 1, newestVersion: 3, key: nil))
-        try await store.setMinimumDataKeyVersion(2, owner: owner)
-        #expect(try await other.lookUpDataKey(owner: owner, version: 1) == DataKeyLookup(minimumVersion: 2, newestVersion: 3, key: stored[0]))
     }
 
     /// The envelope format on its own: bound to its context, and to its device.

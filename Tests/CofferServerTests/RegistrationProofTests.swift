@@ -72,47 +72,46 @@ struct RegistrationProofTests {
     /// itself registers it.
     @Test(arguments: Backend.allCases)
     func aCopiedPublicKeyCannotBeRegisteredByAnyoneButItsHolder(backend: Backend) async throws {
-        let folder = try TemporaryDirectory()
-        guard let (first, second) = try await AllowList.stores(backend, in: folder) else { return }
-        defer { Task { try? await first.close(); try? await second.close() } }
-        let admin = try SigningKey.generate(.ed25519)
-        let options = try Self.dataKeyOptions(admin: admin)
-        try await Server.withServer(store: first, options: options) { one in
-            try await Server.withServer(store: second, options: options) { two in
-                let device = try SigningKey.generate(.p256)
-                let deviceIdentity = RecipientPrivateKey.generateX25519()
-                let attackerIdentity = RecipientPrivateKey.generateX25519()
-                let attacker = try SigningKey.generate(.p256)
+        try await MasterKeyringTests.withStores(backend) { first, second, _ in
+            let admin = try SigningKey.generate(.ed25519)
+            let options = try Self.dataKeyOptions(admin: admin)
+            try await Server.withServer(store: first, options: options) { one in
+                try await Server.withServer(store: second, options: options) { two in
+                    let device = try SigningKey.generate(.p256)
+                    let deviceIdentity = RecipientPrivateKey.generateX25519()
+                    let attackerIdentity = RecipientPrivateKey.generateX25519()
+                    let attacker = try SigningKey.generate(.p256)
 
-                // Unsigned, as a 1.0.0 client sent it: refused, and the problem says what to send.
-                let unsigned = try await Server.post(one, "/register", json: Self.body(device, encryption: attackerIdentity.publicKey))
-                #expect(unsigned.status == 401, "\(unsigned.text)")
-                #expect(unsigned.json["reason"] as? String == "proof-required")
-                let detail = try #require(unsigned.json["detail"] as? String)
-                #expect(detail.contains(Self.registeredKeyID(device)) && detail.contains("nonce") && detail.contains("content-digest"), "\(detail)")
+                    // Unsigned, as a 1.0.0 client sent it: refused, and the problem says what to send.
+                    let unsigned = try await Server.post(one, "/register", json: Self.body(device, encryption: attackerIdentity.publicKey))
+                    #expect(unsigned.status == 401, "\(unsigned.text)")
+                    #expect(unsigned.json["reason"] as? String == "proof-required")
+                    let detail = try #require(unsigned.json["detail"] as? String)
+                    #expect(detail.contains(Self.registeredKeyID(device)) && detail.contains("nonce") && detail.contains("content-digest"), "\(detail)")
 
-                // Signed by the attacker's own key, under the device's key id or the attacker's: refused.
-                let body = Self.body(device, encryption: attackerIdentity.publicKey)
-                let underDevicesID = try await Self.signedRegistration(two, json: body, signer: attacker, keyID: Self.registeredKeyID(device))
-                #expect(underDevicesID.status == 401 && underDevicesID.json["reason"] as? String == "bad-signature", "\(underDevicesID.text)")
-                let underOwnID = try await Self.signedRegistration(two, json: body, signer: attacker, keyID: Self.registeredKeyID(attacker))
-                #expect(underOwnID.status == 401 && underOwnID.json["reason"] as? String == "unknown-key", "\(underOwnID.text)")
-                #expect(try await first.key(id: Self.registeredKeyID(device)) == nil, "nothing was stored")
+                    // Signed by the attacker's own key, under the device's key id or the attacker's: refused.
+                    let body = Self.body(device, encryption: attackerIdentity.publicKey)
+                    let underDevicesID = try await Self.signedRegistration(two, json: body, signer: attacker, keyID: Self.registeredKeyID(device))
+                    #expect(underDevicesID.status == 401 && underDevicesID.json["reason"] as? String == "bad-signature", "\(underDevicesID.text)")
+                    let underOwnID = try await Self.signedRegistration(two, json: body, signer: attacker, keyID: Self.registeredKeyID(attacker))
+                    #expect(underOwnID.status == 401 && underOwnID.json["reason"] as? String == "unknown-key", "\(underOwnID.text)")
+                    #expect(try await first.key(id: Self.registeredKeyID(device)) == nil, "nothing was stored")
 
-                // The device, proving possession, registers with its own encryption key.
-                let registered = try await Self.register(device, at: two, encryption: deviceIdentity.publicKey)
-                #expect(registered.status == 201, "\(registered.text)")
-                let signer = HTTPMessageSigner(key: try HTTPSigningKey(device), keyID: Self.registeredKeyID(device))
-                let fetched = try await DataKeyClient(server: one, signer: signer, identity: deviceIdentity).fetch()
-                #expect(fetched.version == 1)
-                let asAttacker = try DataKeyClient(server: one, signer: signer, identity: attackerIdentity)
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await asAttacker.fetch() } == "unexpected-answer")
+                    // The device, proving possession, registers with its own encryption key.
+                    let registered = try await Self.register(device, at: two, encryption: deviceIdentity.publicKey)
+                    #expect(registered.status == 201, "\(registered.text)")
+                    let signer = HTTPMessageSigner(key: try HTTPSigningKey(device), keyID: Self.registeredKeyID(device))
+                    let fetched = try await DataKeyClient(server: one, signer: signer, identity: deviceIdentity).fetch()
+                    #expect(fetched.version == 1)
+                    let asAttacker = try DataKeyClient(server: one, signer: signer, identity: attackerIdentity)
+                    #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await asAttacker.fetch() } == "unexpected-answer")
 
-                // The same proof sent again is a replay.
-                let proof = try AllowList.signed(.post, one, "/register", json: Self.body(device), key: device, keyID: Self.registeredKeyID(device))
-                let once = try await Server.send(proof)
-                let twice = try await Server.send(proof)
-                #expect(once.status == 200 && twice.status == 401 && twice.json["reason"] as? String == "replayed", "\(twice.text)")
+                    // The same proof sent again is a replay.
+                    let proof = try AllowList.signed(.post, one, "/register", json: Self.body(device), key: device, keyID: Self.registeredKeyID(device))
+                    let once = try await Server.send(proof)
+                    let twice = try await Server.send(proof)
+                    #expect(once.status == 200 && twice.status == 401 && twice.json["reason"] as? String == "replayed", "\(twice.text)")
+                }
             }
         }
     }
@@ -122,58 +121,57 @@ struct RegistrationProofTests {
     /// adds or replaces its encryption key through its signed route, and the change is in its history.
     @Test(arguments: Backend.allCases)
     func aDeviceChangesItsEncryptionKeyOnlyThroughItsSignedRoute(backend: Backend) async throws {
-        let folder = try TemporaryDirectory()
-        guard let (first, second) = try await AllowList.stores(backend, in: folder) else { return }
-        defer { Task { try? await first.close(); try? await second.close() } }
-        let admin = try SigningKey.generate(.ed25519)
-        let options = try Self.dataKeyOptions(admin: admin)
-        try await Server.withServer(store: first, options: options) { one in
-            try await Server.withServer(store: second, options: options) { two in
-                let device = try SigningKey.generate(.ed25519)
-                let keyID = Self.registeredKeyID(device)
-                #expect(try await Self.register(device, at: one).status == 201)
-                let identity = RecipientPrivateKey.generateX25519()
-                let signer = HTTPMessageSigner(key: try HTTPSigningKey(device), keyID: keyID)
-                let client = try DataKeyClient(server: one, signer: signer, identity: identity)
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-encryption-key")
+        try await MasterKeyringTests.withStores(backend) { first, second, _ in
+            let admin = try SigningKey.generate(.ed25519)
+            let options = try Self.dataKeyOptions(admin: admin)
+            try await Server.withServer(store: first, options: options) { one in
+                try await Server.withServer(store: second, options: options) { two in
+                    let device = try SigningKey.generate(.ed25519)
+                    let keyID = Self.registeredKeyID(device)
+                    #expect(try await Self.register(device, at: one).status == 201)
+                    let identity = RecipientPrivateKey.generateX25519()
+                    let signer = HTTPMessageSigner(key: try HTTPSigningKey(device), keyID: keyID)
+                    let client = try DataKeyClient(server: one, signer: signer, identity: identity)
+                    #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-encryption-key")
 
-                // Adding one by registering again: a conflict that names the route to use.
-                let readding = try await Self.register(device, at: two, encryption: identity.publicKey)
-                #expect(readding.status == 409 && readding.json["reason"] as? String == "encryption-key-mismatch", "\(readding.text)")
-                #expect((readding.json["detail"] as? String)?.contains("/encryption-key") == true)
+                    // Adding one by registering again: a conflict that names the route to use.
+                    let readding = try await Self.register(device, at: two, encryption: identity.publicKey)
+                    #expect(readding.status == 409 && readding.json["reason"] as? String == "encryption-key-mismatch", "\(readding.text)")
+                    #expect((readding.json["detail"] as? String)?.contains("/encryption-key") == true)
 
-                // Through the signed route.
-                let json = #"{"encryptionKey": "\#(Self.jsonPEM(identity.publicKey.derRepresentation))"}"#
-                let set = try await Server.send(AllowList.signed(.post, two, "/encryption-key", json: json, key: device, keyID: keyID))
-                #expect(set.status == 200, "\(set.text)")
-                let identityID = KeyFingerprint(subjectPublicKeyInfo: identity.publicKey.derRepresentation).keyID
-                #expect(set.json["encryptionKeyId"] as? String == identityID && set.json["changed"] as? Bool == true, "\(set.text)")
-                let key = try await client.fetch()
+                    // Through the signed route.
+                    let json = #"{"encryptionKey": "\#(Self.jsonPEM(identity.publicKey.derRepresentation))"}"#
+                    let set = try await Server.send(AllowList.signed(.post, two, "/encryption-key", json: json, key: device, keyID: keyID))
+                    #expect(set.status == 200, "\(set.text)")
+                    let identityID = KeyFingerprint(subjectPublicKeyInfo: identity.publicKey.derRepresentation).keyID
+                    #expect(set.json["encryptionKeyId"] as? String == identityID && set.json["changed"] as? Bool == true, "\(set.text)")
+                    let key = try await client.fetch()
 
-                // Registering again with the same encryption key, or none, changes nothing: 200.
-                #expect(try await Self.register(device, at: one, encryption: identity.publicKey).status == 200)
-                #expect(try await Self.register(device, at: one).status == 200)
-                // With another: 409, and the record keeps the device's key.
-                let other = RecipientPrivateKey.generateX25519()
-                #expect(try await Self.register(device, at: one, encryption: other.publicKey).status == 409)
-                #expect(DataKeyTests.bytes(try await client.fetch(version: key.version).key) == DataKeyTests.bytes(key.key))
+                    // Registering again with the same encryption key, or none, changes nothing: 200.
+                    #expect(try await Self.register(device, at: one, encryption: identity.publicKey).status == 200)
+                    #expect(try await Self.register(device, at: one).status == 200)
+                    // With another: 409, and the record keeps the device's key.
+                    let other = RecipientPrivateKey.generateX25519()
+                    #expect(try await Self.register(device, at: one, encryption: other.publicKey).status == 409)
+                    #expect(DataKeyTests.bytes(try await client.fetch(version: key.version).key) == DataKeyTests.bytes(key.key))
 
-                // Replacing it through the route, once more: the history shows both changes.
-                let replace = #"{"encryptionKey": "\#(Self.jsonPEM(other.publicKey.derRepresentation))"}"#
-                #expect(try await Server.send(AllowList.signed(.post, one, "/encryption-key", json: replace, key: device, keyID: keyID)).status == 200)
-                let history = try await AllowList.admin(.get, one, "/admin/keys/\(keyID)/events", as: admin)
-                let kinds = (history.json["events"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
-                #expect(kinds == ["encryption-key", "encryption-key", "registered"], "\(history.text)")
-                let listed = try await AllowList.admin(.get, two, "/admin/keys", as: admin)
-                let entry = (listed.json["keys"] as? [[String: Any]] ?? []).first { $0["keyId"] as? String == keyID }
-                #expect(entry?["encryptionKeyId"] as? String == KeyFingerprint(subjectPublicKeyInfo: other.publicKey.derRepresentation).keyID)
+                    // Replacing it through the route, once more: the history shows both changes.
+                    let replace = #"{"encryptionKey": "\#(Self.jsonPEM(other.publicKey.derRepresentation))"}"#
+                    #expect(try await Server.send(AllowList.signed(.post, one, "/encryption-key", json: replace, key: device, keyID: keyID)).status == 200)
+                    let history = try await AllowList.admin(.get, one, "/admin/keys/\(keyID)/events", as: admin)
+                    let kinds = (history.json["events"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+                    #expect(kinds == ["encryption-key", "encryption-key", "registered"], "\(history.text)")
+                    let listed = try await AllowList.admin(.get, two, "/admin/keys", as: admin)
+                    let entry = (listed.json["keys"] as? [[String: Any]] ?? []).first { $0["keyId"] as? String == keyID }
+                    #expect(entry?["encryptionKeyId"] as? String == KeyFingerprint(subjectPublicKeyInfo: other.publicKey.derRepresentation).keyID)
 
-                // Unsigned, or signed by another registered key for this one: refused.
-                #expect(try await Server.post(one, "/encryption-key", json: json).status == 401)
-                let stranger = try SigningKey.generate(.ed25519)
-                #expect(try await Self.register(stranger, at: one).status == 201)
-                let asStranger = try await Server.send(AllowList.signed(.post, one, "/encryption-key", json: json, key: stranger, keyID: keyID))
-                #expect(asStranger.status == 401)
+                    // Unsigned, or signed by another registered key for this one: refused.
+                    #expect(try await Server.post(one, "/encryption-key", json: json).status == 401)
+                    let stranger = try SigningKey.generate(.ed25519)
+                    #expect(try await Self.register(stranger, at: one).status == 201)
+                    let asStranger = try await Server.send(AllowList.signed(.post, one, "/encryption-key", json: json, key: stranger, keyID: keyID))
+                    #expect(asStranger.status == 401)
+                }
             }
         }
     }

@@ -1,0 +1,281 @@
+import CofferCore
+import Foundation
+
+/// What `rewrap` and retirement need from a store beyond ``RegistrationStore`` (docs/SERVER.md, "The
+/// master keyring"); Coffer's SQLite and PostgreSQL stores have it. Every change is a compare-and-set:
+/// it lands only on a row still as it was read, and only while the key it wraps under is the one the
+/// keyring records as wrapping, so it is safe beside live instances and beside another `rewrap`.
+public protocol MasterKeyRewrapStore: RegistrationStore {
+    /// Data-key versions not wrapped under `masterKeyID`, in (owner, version) order after `position`'s
+    /// (from the first when nil), at most `limit`.
+    func dataKeys(notWrappedUnder masterKeyID: String, after position: StoredDataKey?, limit: Int) async throws -> [StoredDataKey]
+    /// Replaces the wrapping of each row still as read, under `masterKeyID` while it is the wrapping
+    /// key, in one transaction; how many rows changed.
+    func rewrapDataKeys(_ changes: [MasterKeyRewrite<StoredDataKey>], under masterKeyID: String) async throws -> Int
+    /// HMAC secrets (in clear, or wrapped under another key) not wrapped under `masterKeyID`, in key-id
+    /// order after `keyID` (from the first when nil), at most `limit`.
+    func secrets(notWrappedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [StoredSecret]
+    /// Replaces each secret still as read with its form wrapped under `masterKeyID` while it is the
+    /// wrapping key, in one transaction; how many rows changed.
+    func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int
+    /// Marks `masterKeyID` retired when no row is wrapped under it and it is not the wrapping key (one
+    /// transaction, serialized with every keyring change).
+    func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement
+}
+
+/// An HMAC secret as stored: wrapped under a master key, or in clear (earlier releases).
+public struct StoredSecret: Sendable, Hashable {
+    /// The registered key the secret belongs to.
+    public let keyID: String
+    /// The stored form (docs/SERVER.md, "The master keyring").
+    public let stored: String
+
+    /// A stored secret.
+    /// - Parameters:
+    ///   - keyID: the registered key it belongs to.
+    ///   - stored: its stored form.
+    public init(keyID: String, stored: String) {
+        self.keyID = keyID
+        self.stored = stored
+    }
+}
+
+/// A stored row and what replaces its wrapped value.
+public struct MasterKeyRewrite<Row: Sendable & Hashable>: Sendable, Hashable {
+    /// The row as read.
+    public let row: Row
+    /// Its value wrapped under the new key.
+    public let replacement: String
+
+    /// A rewrite.
+    /// - Parameters:
+    ///   - row: the row as read.
+    ///   - replacement: its value wrapped under the new key.
+    public init(row: Row, replacement: String) {
+        self.row = row
+        self.replacement = replacement
+    }
+}
+
+/// What retiring a master key did.
+public enum MasterKeyRetirement: Sendable, Hashable {
+    /// It is retired now: instances may stop holding it.
+    case retired
+    /// It was already retired.
+    case alreadyRetired
+    /// The keyring does not record it.
+    case unknown
+    /// It is the wrapping key: promote another first.
+    case wrapping
+    /// Rows are still wrapped under it: run `rewrap` first.
+    case stillWraps(dataKeys: Int, secrets: Int)
+}
+
+/// Re-wraps every stored data key and HMAC secret under the keyring's wrapping key (docs/SERVER.md,
+/// "Rotating the master key"): in batches, each committed on its own, so an interrupted run loses
+/// nothing and a second run continues where the first stopped; beside live instances, whose new rows
+/// are already under the wrapping key, and whose rows written behind the scan are found by the next
+/// pass. A data key keeps its bytes (devices notice nothing); a secret in clear gets wrapped.
+public struct MasterKeyRewrap: Sendable {
+    /// Which rows a batch held.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Versions of data keys (`coffer_data_keys`).
+        case dataKeys = "data keys"
+        /// HMAC secrets (`coffer_keys.secret`).
+        case secrets = "HMAC secrets"
+    }
+
+    /// The work done so far, reported after each committed batch.
+    public struct Progress: Sendable, Hashable {
+        /// The rows of the batch just done.
+        public let kind: Kind
+        /// Rows of this kind re-wrapped so far in this run (counted, not written, in a dry run).
+        public let rewrapped: Int
+        /// Rows of this kind seen in this pass that this keyring cannot open.
+        public let unopenable: Int
+        /// Which pass over the tables this is, from 1.
+        public let pass: Int
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable, Hashable {
+        /// The key every row was re-wrapped under: the keyring's recorded wrapping key.
+        public let wrappingKeyID: String
+        /// Whether nothing was written (the counts say what would have been).
+        public let dryRun: Bool
+        /// Data-key versions re-wrapped.
+        public var dataKeys = 0
+        /// HMAC secrets re-wrapped, those stored in clear before included.
+        public var secrets = 0
+        /// Of ``secrets``, those that were in clear.
+        public var secretsFromClear = 0
+        /// Rows this keyring cannot open, by the master key id they are wrapped under: rows under a key
+        /// it lacks, or that do not open with the key they name (changed in the database).
+        public var unopenable: [String: Int] = [:]
+        /// What is left under other keys after the run (in a dry run: before it), and secrets in clear.
+        /// A key with no rows here and not wrapping can be retired.
+        public var remaining = MasterKeyUsage()
+    }
+
+    private let store: any MasterKeyRewrapStore
+    private let keyring: ServerMasterKeyring
+    /// Rows read, re-wrapped and committed at a time.
+    public let batchSize: Int
+
+    /// A rewrap of `store`'s rows with `keyring`'s keys.
+    /// - Parameters:
+    ///   - store: the database, one of Coffer's stores (or a custom store that is a
+    ///     ``MasterKeyRewrapStore``).
+    ///   - keyring: the keys rows are wrapped under now, and the wrapping key.
+    ///   - batchSize: rows per committed batch (1 to 10,000).
+    /// - Throws: ``ServerConfigurationError`` `.invalidDatabaseLocation` for a store that cannot rewrap.
+    public init(store: any RegistrationStore, keyring: ServerMasterKeyring, batchSize: Int = 500) throws(ServerConfigurationError) {
+        guard let store = store as? any MasterKeyRewrapStore else {
+            throw ServerConfigurationError(.invalidDatabaseLocation, "this store cannot rewrap its rows: expected one of Coffer's stores (SQLite or PostgreSQL)")
+        }
+        self.store = store
+        self.keyring = keyring
+        self.batchSize = min(max(batchSize, 1), 10_000)
+    }
+
+    /// Re-wraps every row not under the wrapping key, pass after pass until a pass finds nothing more
+    /// to do. The database must record a wrapping key this keyring holds (a database that records no
+    /// keyring records one first, as a starting instance does; a dry run then assumes the first key).
+    /// - Parameters:
+    ///   - dryRun: count what would be done, write nothing.
+    ///   - progress: called after each batch is committed; an error it throws stops the run there
+    ///     (the batches committed stay done).
+    /// - Throws: ``ServerConfigurationError`` `.masterKeyringMismatch` when the keyring lacks the
+    ///   wrapping key, or the wrapping key changes during the run; the store's and `progress`'s errors.
+    public func run(dryRun: Bool = false, progress: (Progress) throws -> Void = { _ in }) async throws -> Summary {
+        let wrapping = try await wrappingKey(dryRun: dryRun)
+        var summary = Summary(wrappingKeyID: wrapping.keyID, dryRun: dryRun)
+        var pass = 0
+        while pass < 16 {
+            pass += 1
+            summary.unopenable = [:]
+            let before = summary.dataKeys + summary.secrets
+            let (id, size) = (wrapping.keyID, batchSize)
+            try await rewrapBatches(
+                .dataKeys, pass: pass, under: wrapping, into: &summary, progress: progress,
+                read: { try await store.dataKeys(notWrappedUnder: id, after: $0, limit: size) },
+                rewrap: { try rewrap(dataKey: $0, under: wrapping) }, write: { try await store.rewrapDataKeys($0, under: id) }
+            )
+            try await rewrapBatches(
+                .secrets, pass: pass, under: wrapping, into: &summary, progress: progress,
+                read: { try await store.secrets(notWrappedUnder: id, after: $0?.keyID, limit: size) },
+                rewrap: { try rewrap(secret: $0, under: wrapping) }, write: { try await store.rewrapSecrets($0, under: id) }
+            )
+            // A dry run writes nothing, so another pass would find the same rows.
+            if dryRun || summary.dataKeys + summary.secrets == before { break }
+        }
+        let usage = try await store.masterKeyUsage()
+        summary.remaining = MasterKeyUsage(rows: usage.rows.filter { $0.key != wrapping.keyID }, secretsInClear: usage.secretsInClear)
+        return summary
+    }
+
+    private func wrappingKey(dryRun: Bool) async throws -> ServerMasterKey {
+        let recorded = try await store.masterKeyring()
+        let id: String?
+        if dryRun {
+            id = recorded.first { $0.state == .wrapping }?.keyID ?? keyring.keys[0].keyID
+        } else {
+            id = try await ServerMasterKeyring.check(keyring, against: store).wrappingKeyID
+        }
+        guard let id, let key = keyring.key(id: id) else { throw ServerMasterKeyring.mismatch(keyring, recorded: recorded) }
+        return key
+    }
+
+    /// What re-wrapping one stored row gives: its value under the wrapping key, or the label it is
+    /// counted under as unopenable (a master key id, or a description in parentheses).
+    private enum Rewrapped {
+        case replacement(String, fromClear: Bool)
+        case unopenable(String)
+    }
+
+    /// One pass over one kind of row: batches read after the previous batch's last row, each re-wrapped
+    /// and written (counted only, in a dry run), then reported.
+    private func rewrapBatches<Row: Sendable & Hashable>(
+        _ kind: Kind, pass: Int, under wrapping: ServerMasterKey, into summary: inout Summary, progress: (Progress) throws -> Void,
+        read: (Row?) async throws -> [Row], rewrap: (Row) throws -> Rewrapped, write: ([MasterKeyRewrite<Row>]) async throws -> Int
+    ) async throws {
+        var after: Row?
+        var unopenable = 0
+        while true {
+            let rows = try await read(after)
+            guard let last = rows.last else { return }
+            after = last
+            var changes: [MasterKeyRewrite<Row>] = []
+            var fromClear = 0
+            for row in rows {
+                switch try rewrap(row) {
+                case .replacement(let value, let clear):
+                    changes.append(MasterKeyRewrite(row: row, replacement: value))
+                    if clear { fromClear += 1 }
+                case .unopenable(let label):
+                    summary.unopenable[label, default: 0] += 1
+                    unopenable += 1
+                }
+            }
+            let written = summary.dryRun ? changes.count : try await write(changes)
+            try await confirm(written, of: changes.count, under: wrapping)
+            let total: Int
+            switch kind {
+            case .dataKeys:
+                summary.dataKeys += written
+                total = summary.dataKeys
+            case .secrets:
+                summary.secrets += written
+                // A row another run changed first was counted there; this run's clear ones are those it wrote.
+                summary.secretsFromClear += written == changes.count ? fromClear : 0
+                total = summary.secrets
+            }
+            try progress(Progress(kind: kind, rewrapped: total, unopenable: unopenable, pass: pass))
+        }
+    }
+
+    private func rewrap(dataKey row: StoredDataKey, under wrapping: ServerMasterKey) throws -> Rewrapped {
+        let context = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID)
+        guard var bytes = keyring.key(id: row.masterKeyID)?.unwrap(row.wrapped, context: context) else { return .unopenable(row.masterKeyID) }
+        defer { SecretBytes.wipe(&bytes) }
+        return .replacement(try wrapping.wrap(bytes, context: context), fromClear: false)
+    }
+
+    private func rewrap(secret row: StoredSecret, under wrapping: ServerMasterKey) throws -> Rewrapped {
+        let inClear = !row.stored.hasPrefix(WrappedSecret.prefix)
+        guard var secret = try? WrappedSecret.open(row.stored, keyID: row.keyID, keyring: keyring) else {
+            let wrappedUnder = try? WrappedSecret.masterKeyID(of: row.stored)
+            return .unopenable(wrappedUnder ?? (inClear ? "(in clear, not base64)" : "(unparsable)"))
+        }
+        defer { SecretBytes.wipe(&secret) }
+        return .replacement(try WrappedSecret.seal(secret, keyID: row.keyID, under: wrapping), fromClear: inClear)
+    }
+
+    /// Fewer rows changed than asked: another run moved them first (fine), or the wrapping key changed
+    /// under this run (it stops: its key is no longer the fleet's).
+    private func confirm(_ written: Int, of asked: Int, under wrapping: ServerMasterKey) async throws {
+        guard written < asked else { return }
+        let recorded = try await store.masterKeyring()
+        guard recorded.contains(where: { $0.keyID == wrapping.keyID && $0.state == .wrapping }) else {
+            let now = recorded.first { $0.state == .wrapping }?.keyID ?? "none"
+            throw ServerConfigurationError(
+                .masterKeyringMismatch, "the wrapping master key changed from \(wrapping.keyID) to \(now) during the rewrap; run it again with that key",
+                hint: "the batches committed so far stay done"
+            )
+        }
+    }
+}
+
+extension ServerMasterKeyring {
+    /// Retires `keyID` (docs/SERVER.md, "Rotating the master key"): once `rewrap` has left no row under
+    /// it and another key wraps, the keyring records it retired, and instances can stop holding it. An
+    /// instance that holds only retired keys then refuses to start: it lacks the wrapping key.
+    /// - Throws: ``ServerConfigurationError`` `.invalidDatabaseLocation` for a store that cannot retire
+    ///   keys; the store's errors.
+    public static func retire(_ keyID: String, in store: any RegistrationStore, now: Int64? = nil) async throws -> MasterKeyRetirement {
+        guard let store = store as? any MasterKeyRewrapStore else {
+            throw ServerConfigurationError(.invalidDatabaseLocation, "this store cannot retire master keys: expected one of Coffer's stores (SQLite or PostgreSQL)")
+        }
+        return try await store.retireMasterKey(keyID, at: now ?? ServerMasterKeyring.currentTime())
+    }
+}

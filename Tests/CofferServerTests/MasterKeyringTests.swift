@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import CofferCore
+import CofferCrypto
+import CofferFormats
+import CofferHTTPClient
+import CofferHTTPSignatures
+import CofferServer
+import CofferTestSupport
+import CofferTesting
+import Foundation
+import Testing
+
+/// The fleet's master keyring (issue 42, item 4): an instance that does not hold the key its database
+/// wraps with writes nothing; HMAC secrets rest wrapped; rotation through a second key, `rewrap`
+/// (interrupted, resumed, beside live instances) and retirement. Each test has a database of its own
+/// (a SQLite file, or a scratch PostgreSQL database): a keyring belongs to a whole database.
+@Suite("Master keyring")
+struct MasterKeyringTests {
+    typealias Server = RegistrationServerTests
+    typealias AllowList = AllowListTests
+    typealias Backend = AllowListTests.Backend
+
+    /// Two stores (two instances' views) over a database of their own; nothing run for PostgreSQL when
+    /// it is not configured.
+    static func withStores(
+        _ backend: Backend, _ body: @escaping @Sendable (any RegistrationStore, any RegistrationStore, TemporaryDirectory) async throws -> Void
+    ) async throws {
+        let folder = try TemporaryDirectory()
+        let location: DatabaseLocation
+        switch backend {
+        case .sqlite:
+            location = .sqlite(path: folder.path("server.sqlite"))
+        case .postgres:
+            _ = try await ScratchPostgres.withDatabase { url in
+                try await Self.run(on: try DatabaseLocation(url), folder: folder, body)
+            }
+            return
+        }
+        try await run(on: location, folder: folder, body)
+    }
+
+    private static func run(
+        on location: DatabaseLocation, folder: TemporaryDirectory,
+        _ body: @escaping @Sendable (any RegistrationStore, any RegistrationStore, TemporaryDirectory) async throws -> Void
+    ) async throws {
+        let first = try await location.openForTest("a")
+        let second = try await location.openForTest("b")
+        do {
+            try await body(first, second, folder)
+        } catch {
+            try? await first.close()
+            try? await second.close()
+            throw error
+        }
+        try await first.close()
+        try await second.close()
+    }
+
+    /// Issue 42's data loss: an instance started with another master key on the same database answered
+    /// fetches 503 and, on rotate, wrote version N+1 under its own key, after which every correctly keyed
+    /// instance answered the device 503. Now it writes nothing: not a rotation (the device's or an
+    /// admin's), not a new device's first key; the right instance still answers version 1.
+    @Test(arguments: Backend.allCases)
+    func aWronglyKeyedInstanceWritesNothing(backend: Backend) async throws {
+        try await Self.withStores(backend) { first, second, _ in
+            let admin = try SigningKey.generate(.ed25519)
+            let right = try DataKeyTests.options(admin: admin, masterKey: try SecureRandom.bytes(count: 32))
+            let wrong = try DataKeyTests.options(admin: admin, masterKey: try SecureRandom.bytes(count: 32))
+            try await Server.withServer(store: first, options: right) { one in
+                try await Server.withServer(store: second, options: wrong) { two in
+                    let identity = RecipientPrivateKey.generateX25519()
+                    let signer = try await DataKeyTests.device(at: one, identity: identity)
+                    let version1 = try await DataKeyClient(server: one, signer: signer, identity: identity).fetch()
+
+                    let viaWrong = try DataKeyClient(server: two, signer: signer, identity: identity)
+                    #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await viaWrong.rotate() } == "master-key-unavailable")
+                    let byAdmin = try await AllowList.admin(.post, two, "/admin/data-keys/\(signer.keyID)/rotate", as: admin)
+                    #expect(byAdmin.status == 503 && byAdmin.json["reason"] as? String == "master-key-unavailable", "\(byAdmin.text)")
+
+                    // A new device's first key through the wrong instance: nothing written either.
+                    let newcomerIdentity = RecipientPrivateKey.generateX25519()
+                    let newcomer = try await DataKeyTests.device(at: two, identity: newcomerIdentity)
+                    let newcomerClient = try DataKeyClient(server: two, signer: newcomer, identity: newcomerIdentity)
+                    #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await newcomerClient.fetch() } == "master-key-unavailable")
+                    #expect(try await first.dataKey(owner: newcomer.keyID, version: nil) == nil, "no row under the wrong key")
+
+                    // The right instance still answers the one version stored.
+                    let again = try await DataKeyClient(server: one, signer: signer, identity: identity).fetch()
+                    #expect(again.version == 1 && DataKeyTests.bytes(again.key) == DataKeyTests.bytes(version1.key))
+                    #expect(try await first.dataKey(owner: signer.keyID, version: nil)?.version == 1)
+                }
+            }
+        }
+    }
+
+    /// HMAC secrets rest wrapped under the master key (issue 42: `coffer_keys.secret` held them in
+    /// clear): the column, and for SQLite the database's files, never hold the secret; the secret
+    /// still verifies, through either instance.
+    @Test(arguments: Backend.allCases)
+    func hmacSecretsAreWrappedAtRestAndStillVerify(backend: Backend) async throws {
+        try await Self.withStores(backend) { first, second, folder in
+            let options = try DataKeyTests.options(admin: try SigningKey.generate(.ed25519), masterKey: try SecureRandom.bytes(count: 32))
+            try await Server.withServer(store: first, options: options) { one in
+                try await Server.withServer(store: second, options: options) { two in
+                    let registered = try await Server.post(one, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
+                    let keyID = try #require(registered.json["keyId"] as? String, "\(registered.text)")
+                    let secretText = try #require(registered.json["secret"] as? String)
+                    let secret = try Base64.decode(secretText)
+
+                    let stored = try #require(try await first.key(id: keyID)?.secret)
+                    #expect(!stored.contains(secretText) && !stored.contains(Hex.encode(secret)), "the secret in clear in coffer_keys.secret")
+                    #expect(stored.hasPrefix("wrapped-v1:"), "\(stored.prefix(12))")
+                    if backend == .sqlite {
+                        for file in ["server.sqlite", "server.sqlite-wal"] where FileManager.default.fileExists(atPath: folder.path(file)) {
+                            let raw = try Array(Data(contentsOf: URL(fileURLWithPath: folder.path(file))))
+                            #expect(raw.occurrences(of: secret) == 0 && raw.occurrences(of: Array(secretText.utf8)) == 0, "the secret in clear in \(file)")
+                        }
+                    }
+
+                    let signer = HTTPMessageSigner(key: .hmacSHA256(secret: try MACKey(bytes: secret)), keyID: keyID)
+                    for base in [one, two] {
+                        let created = try await Server.send(Server.signedUserRequest(base, signer: signer, email: "h\(UUID().uuidString.prefix(12))@example.com"))
+                        #expect(created.status == 201, "\(created.text)")
+                    }
+                }
+            }
+        }
+    }
+}
