@@ -113,6 +113,9 @@ struct RegisterRoute: Sendable {
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
             return Self.invalidToken
+        case .wrappingKeyChanged:
+            // A public key has no secret to wrap.
+            throw CofferCoreError(.ioFailure, "the store refused a public key for its master key")
         case .registered:
             context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
             return RegistrationServer.json(.created, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
@@ -148,6 +151,9 @@ struct RegisterRoute: Sendable {
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
             return Self.invalidToken
+        case .wrappingKeyChanged:
+            context.logger.error("a promotion of the master keyring happened while a shared secret was wrapped; nothing was stored")
+            return MasterKeyWriter.refusal()
         case .exists:
             // 128 random bits met an existing id: say nothing of it, and let the client try again.
             throw CofferCoreError(.ioFailure, "a fresh shared-secret key id was already registered")

@@ -206,6 +206,9 @@ public enum KeyRegistration: Sendable, Hashable {
     /// The token offered is unknown, revoked, expired, used up, or bound to another platform: nothing
     /// was written and nothing said about the key.
     case invalidToken
+    /// The key's secret is wrapped under a master key that is no longer the keyring's wrapping key (a
+    /// promotion happened meanwhile): nothing was written; wrap it again and retry.
+    case wrappingKeyChanged
 }
 
 /// One change in a key's record, kept in its history (docs/SERVER.md, "Admin API").
@@ -297,7 +300,8 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// may register"): when the token is offered and not valid, nothing is written; when a key with the
     /// same id exists, nothing is written and no use spent; otherwise the key and its `registered`
     /// event are stored and one use of the token spent. Of several registrations of one key at once,
-    /// across instances, exactly one stores it.
+    /// across instances, exactly one stores it. A secret wrapped under a master key is stored only while
+    /// that key is the keyring's wrapping key, checked in the same transaction.
     func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration
     /// The key with this id.
     func key(id: String) async throws -> RegisteredKey?
@@ -397,7 +401,7 @@ extension RegistrationStore {
     public func insertKey(_ key: RegisteredKey) async throws -> RegisteredKey {
         switch try await registerKey(key, spending: nil) {
         case .registered(let stored), .exists(let stored): return stored
-        case .invalidToken: return key
+        case .invalidToken, .wrappingKeyChanged: return key
         }
     }
 

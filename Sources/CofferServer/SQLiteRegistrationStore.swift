@@ -72,6 +72,11 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     outcome = .exists(existing)
                     return .commit
                 }
+                if let secret = key.secret, let masterKeyID = try WrappedSecret.masterKeyID(of: secret),
+                   try Row.fetchOne(db, sql: "SELECT 1 WHERE " + Self.sqlite(MasterKeySQL.isWrapping("$1")), arguments: [masterKeyID]) == nil {
+                    outcome = .wrappingKeyChanged
+                    return .commit
+                }
                 try db.execute(
                     sql: Self.sqlite(RegistrationSQL.insertKey),
                     arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]

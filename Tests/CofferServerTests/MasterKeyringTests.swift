@@ -126,4 +126,30 @@ struct MasterKeyringTests {
             }
         }
     }
+
+    /// A secret wrapped under a master key is stored only while that key is the keyring's wrapping key,
+    /// checked in the registration's own transaction: a registration that wrapped its secret just before
+    /// a promotion stores nothing and spends no token use, instead of resting under a key the fleet is
+    /// leaving.
+    @Test(arguments: Backend.allCases)
+    func aSecretWrappedUnderAKeyNoLongerWrappingIsNotStored(backend: Backend) async throws {
+        try await Self.withStores(backend) { store, _, _ in
+            let (old, new) = ("00112233445566aa", "00112233445566bb")
+            #expect(try await store.changeMasterKeyring(wrapping: old, replacing: nil, setting: [:], at: 1))
+            #expect(try await store.changeMasterKeyring(wrapping: new, replacing: old, setting: [:], at: 2))
+            let hash = DigestAlgorithm.sha256.hash("rt_promoted").hex
+            try await store.insertToken(RegistrationToken(tokenID: "t_promoted", uses: 1, usesLeft: 1, expiresAt: Int64.max / 2, platform: nil, revoked: false, createdAt: 1), secretHash: hash)
+            let use = TokenUse(secretHash: hash, platform: nil, now: 3)
+            func record(_ masterKeyID: String) -> RegisteredKey {
+                RegisteredKey(keyID: "h_\(masterKeyID)", algorithm: .hmacSHA256, publicKey: nil, secret: "wrapped-v1:\(masterKeyID):AAAA", createdAt: 3)
+            }
+            #expect(try await store.registerKey(record(old), spending: use) == .wrappingKeyChanged)
+            #expect(try await store.key(id: "h_\(old)") == nil)
+            #expect(try await store.tokens(limit: 10).first { $0.tokenID == "t_promoted" }?.usesLeft == 1, "no use spent")
+            guard case .registered = try await store.registerKey(record(new), spending: use) else {
+                Issue.record("a secret under the wrapping key was refused")
+                return
+            }
+        }
+    }
 }
