@@ -56,7 +56,7 @@ public struct DeviceClient: Sendable {
     /// The server's base URL.
     public let server: ServerURL
     /// The id the server registers this device's key as: `k_` and the first 16 bytes of the SHA-256 of
-    /// its SubjectPublicKeyInfo, hex (``KeyFingerprint/registeredKeyID``).
+    /// its SubjectPublicKeyInfo, hex (`KeyFingerprint.registeredKeyID` in CofferCore).
     public let keyID: String
     /// The device's request signer: its key, under ``keyID``, covering `@method`, `@target-uri` and
     /// `content-digest`, with `created` and a nonce. ``DataKeyClient`` signs with it.
