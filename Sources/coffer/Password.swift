@@ -46,8 +46,8 @@ struct PasswordHashCommand: ParsableCommand {
 
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
     @Option(name: .shortAndLong, help: ArgumentHelp("scrypt (default) or pbkdf2.", valueName: "algorithm")) var algorithm = "scrypt"
-    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost as a power of two (at least 17).") var scryptLogN = 17
-    @Option(help: "PBKDF2 iterations (at least 600000).") var iterations = 600_000
+    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost as a power of two (17 to 20).") var scryptLogN = 17
+    @Option(help: "PBKDF2 iterations (600000 to 4000000).") var iterations = 600_000
 
     func run() throws {
         let chosen: PasswordKDF
@@ -62,7 +62,10 @@ struct PasswordHashCommand: ParsableCommand {
         do {
             Terminal.writeLine(try hasher.hash(passwordBytes: password).phcString)
         } catch {
-            throw CommandFailure(error.reason, hint: "the minimum is scrypt --scrypt-log-n 17 or pbkdf2 --iterations 600000")
+            let hint = error.code == .costTooHigh
+                ? "verification computes at most the cost of --scrypt-log-n 20 or 4,000,000 iterations by default, so no costlier hash is made"
+                : "the minimum is scrypt --scrypt-log-n 17 or pbkdf2 --iterations 600000"
+            throw CommandFailure(error.reason, hint: hint)
         }
     }
 }
