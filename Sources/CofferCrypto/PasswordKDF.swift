@@ -173,24 +173,25 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
 /// every format: encrypted files, legacy formats, encrypted private keys, password hashes, keychain
 /// imports.
 ///
-/// The defaults admit exactly the costs of scrypt N = 2^20, r = 8, p = 1 (1 GiB, eight times the work
-/// of ``PasswordKDF/default``) however a header splits them between N, r and p, and 4,000,000 PBKDF2
+/// The defaults admit exactly the costs of scrypt N = 2^19, r = 8, p = 1 (512 MiB, four times the work
+/// of ``PasswordKDF/default``) however a header splits them between N, r and p, and 2,000,000 PBKDF2
 /// iterations whatever the hash (HMAC-SHA-512, the slowest here, then costs about as much as that
 /// scrypt): every cost Coffer's writers make (they refuse to make more) and every default of the
 /// formats' other writers (OpenSSL, age, RNCryptor, passlib). The worst input they accept costs about
-/// eight default derivations (docs/SECURITY.md gives the figures measured); before the work was
-/// counted, a 162-byte file asking for p = 255 cost about 2,000, and a key asking for 10,000,000
-/// PBKDF2-HMAC-SHA-512 iterations about 19.
+/// four default derivations (docs/SECURITY.md gives the figures measured); before the work was
+/// counted, a 162-byte file asking for N = 2^20, r = 8, p = 255 cost about 2,000, and a key asking for
+/// 10,000,000 PBKDF2-HMAC-SHA-512 iterations about 19. A caller who trusts an input that asks for more
+/// passes larger limits (``init(scryptUpToLogN:pbkdf2Iterations:)``).
 public struct PasswordKDFLimits: Sendable, Hashable {
-    /// Largest scrypt log2 N accepted (20 by default).
+    /// Largest scrypt log2 N accepted (19 by default).
     public var maximumScryptLogN: Int
-    /// Largest scrypt memory accepted, 128·N·r bytes (1 GiB by default).
+    /// Largest scrypt memory accepted, 128·N·r bytes (512 MiB by default).
     public var maximumScryptMemory: Int
-    /// Most scrypt work accepted, N·r·p (``PasswordKDF/workCost``): 2^23 by default, the work of
-    /// N = 2^20 at r = 8, p = 1. Time follows it: p lanes cost p times one lane's time whatever memory
+    /// Most scrypt work accepted, N·r·p (``PasswordKDF/workCost``): 2^22 by default, the work of
+    /// N = 2^19 at r = 8, p = 1. Time follows it: p lanes cost p times one lane's time whatever memory
     /// they share.
     public var maximumScryptWork: Int
-    /// Most PBKDF2 iterations accepted, whatever the hash (4,000,000 by default).
+    /// Most PBKDF2 iterations accepted, whatever the hash (2,000,000 by default).
     public var maximumPBKDF2Iterations: Int
 
     /// Limits; the defaults accept every cost Coffer and the formats' other writers make by default and
@@ -201,10 +202,10 @@ public struct PasswordKDFLimits: Sendable, Hashable {
     ///   - maximumScryptWork: Most scrypt work accepted, N·r·p.
     ///   - maximumPBKDF2Iterations: Most PBKDF2 iterations accepted.
     public init(
-        maximumScryptLogN: Int = 20,
-        maximumScryptMemory: Int = 1 << 30,
-        maximumScryptWork: Int = 1 << 23,
-        maximumPBKDF2Iterations: Int = 4_000_000
+        maximumScryptLogN: Int = 19,
+        maximumScryptMemory: Int = 1 << 29,
+        maximumScryptWork: Int = 1 << 22,
+        maximumPBKDF2Iterations: Int = 2_000_000
     ) {
         self.maximumScryptLogN = maximumScryptLogN
         self.maximumScryptMemory = maximumScryptMemory
@@ -214,12 +215,12 @@ public struct PasswordKDFLimits: Sendable, Hashable {
 
     /// Limits that admit scrypt up to N = 2^`logN` at r = 8, p = 1, and the same memory and work split
     /// any other way (128·N·r up to 1 KiB·2^`logN`, N·r·p up to 8·2^`logN`), with `pbkdf2Iterations`:
-    /// the one knob for callers who trust a file that asks for more than the defaults (which are
-    /// `logN` 20). Lower values lower the limits.
+    /// the one knob for callers who trust an input that asks for more than the defaults (which are
+    /// `logN` 19 and 2,000,000 iterations). Lower values lower the limits.
     /// - Parameters:
     ///   - logN: log2 of the largest N accepted at r = 8, p = 1; 1 to 40.
     ///   - pbkdf2Iterations: Most PBKDF2 iterations accepted.
-    public init(scryptUpToLogN logN: Int, pbkdf2Iterations: Int = 4_000_000) {
+    public init(scryptUpToLogN logN: Int, pbkdf2Iterations: Int = 2_000_000) {
         let exponent = min(max(logN, 1), 40)
         self.init(
             maximumScryptLogN: exponent,

@@ -84,10 +84,10 @@ struct Encrypt: ParsableCommand {
     @Option(help: ArgumentHelp("Password KDF: scrypt (default) or pbkdf2.", valueName: "kdf"))
     var kdf: String = "scrypt"
 
-    @Option(help: ArgumentHelp("scrypt cost as log2 N (default 17: 128 MiB; at most 20, what readers open by default).", valueName: "n"))
+    @Option(help: ArgumentHelp("scrypt cost as log2 N (default 17: 128 MiB; at most 19, what readers open by default).", valueName: "n"))
     var scryptLogN: Int = 17
 
-    @Option(help: ArgumentHelp("PBKDF2 iterations (at least and by default 600,000; at most 4,000,000).", valueName: "n"))
+    @Option(help: ArgumentHelp("PBKDF2 iterations (at least and by default 600,000; at most 2,000,000).", valueName: "n"))
     var iterations: Int = PasswordKDF.minimumPBKDF2Iterations
 
     @Option(help: ArgumentHelp("OpenSSL format: PBKDF2 iterations, as 'openssl enc -iter' (default 10,000).", valueName: "n"))

@@ -19,8 +19,8 @@ struct KDFCalibrate: ParsableCommand {
             Measures scrypt (r=8, p=1) at growing N and PBKDF2-HMAC-SHA-256, then prints the costs that \
             take about --target-ms milliseconds (1000 by default) on this machine, ready for \
             'coffer encrypt --scrypt-log-n' and '--iterations'. Slower is stronger: an attacker pays the \
-            same price per guess. Suggestions stop at what readers open by default (scrypt 2^20, \
-            4,000,000 PBKDF2 iterations).
+            same price per guess. Suggestions stop at what readers open by default (scrypt 2^19, \
+            2,000,000 PBKDF2 iterations).
 
             Example:
               coffer kdf calibrate --target-ms 500

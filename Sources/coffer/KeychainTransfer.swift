@@ -169,8 +169,8 @@ struct KeychainImport: ParsableCommand {
     @Flag(name: .customLong("skip-existing"), help: "Keep items the keychain already has and import the rest.")
     var skipExisting = false
 
-    @Option(help: ArgumentHelp("Accept scrypt costs up to those of N=2^N, r=8, p=1 (default 20).", valueName: "n"))
-    var maxScryptLogN: Int = 20
+    @Option(help: ArgumentHelp("Accept scrypt costs up to those of N=2^N, r=8, p=1 (default 19).", valueName: "n"))
+    var maxScryptLogN: Int = 19
 
     @Argument(help: "The export file ('-': standard input).")
     var input: String

@@ -33,7 +33,7 @@ struct HostileKDFParameterTests {
     }
 
     @Test func writersRefuseWhatTheDefaultReadersRefuse() throws {
-        for kdf in [PasswordKDF.scrypt(logN: 20, r: 8, p: 2), .scrypt(logN: 21, r: 8, p: 1), .pbkdf2(iterations: 4_000_001)] {
+        for kdf in [PasswordKDF.scrypt(logN: 19, r: 8, p: 2), .scrypt(logN: 20, r: 8, p: 1), .pbkdf2(iterations: 2_000_001)] {
             let file = try #require(throws: CofferFormatsError.self, "\(kdf)") {
                 try CofferEncryption.encrypt([1], to: .password(Self.password, kdf))
             }
@@ -45,19 +45,19 @@ struct HostileKDFParameterTests {
             #expect(pkcs8.code == .costTooHigh, "\(kdf): \(pkcs8.reason)")
         }
         let openSSL = try #require(throws: CofferFormatsError.self) {
-            try OpenSSLEnc.encrypt([1], password: Self.password, iterations: 4_000_001)
+            try OpenSSLEnc.encrypt([1], password: Self.password, iterations: 2_000_001)
         }
         #expect(openSSL.code == .costTooHigh, "\(openSSL.reason)")
     }
 
     /// What Coffer writes by default opens under the default limits; the largest cost its writers accept
-    /// (scrypt 2^20 at r = 8, 4,000,000 PBKDF2 iterations) is admitted, checked without deriving it.
+    /// (scrypt 2^19 at r = 8, 2,000,000 PBKDF2 iterations) is admitted, checked without deriving it.
     @Test func filesAtTheDefaultsStillOpen() throws {
         let sealed = try CofferEncryption.encrypt(Array("at the defaults".utf8), to: .password(Self.password))
         #expect(try CofferEncryption.decrypt(sealed, with: .password(Self.password)) == Array("at the defaults".utf8))
         let pbkdf2 = try CofferEncryption.encrypt([7], to: .password(Self.password, .pbkdf2(iterations: PasswordKDF.minimumPBKDF2Iterations)))
         #expect(try CofferEncryption.decrypt(pbkdf2, with: .password(Self.password)) == [7])
-        for largest in [PasswordKDF.scrypt(logN: 20, r: 8, p: 1), .pbkdf2(iterations: 4_000_000), .pbkdf2(.hmacSHA512, iterations: 4_000_000)] {
+        for largest in [PasswordKDF.scrypt(logN: 19, r: 8, p: 1), .pbkdf2(iterations: 2_000_000), .pbkdf2(.hmacSHA512, iterations: 2_000_000)] {
             #expect(throws: Never.self) { try PasswordKDFLimits().check(largest) }
         }
     }
@@ -91,7 +91,7 @@ struct HostileKDFParameterTests {
     @Test func openSSLEncPastTheIterationLimitIsRefused() throws {
         let file = try OpenSSLEnc.encrypt(Array("x".utf8), password: Self.password, iterations: 1000)
         let error = try #require(throws: CofferFormatsError.self) {
-            try OpenSSLEnc.decrypt(file, password: Self.password, iterations: 4_000_001)
+            try OpenSSLEnc.decrypt(file, password: Self.password, iterations: 2_000_001)
         }
         #expect(error.code == .costTooHigh && error.reason.contains("maximumPBKDF2Iterations"), "\(error.reason)")
         #expect(try OpenSSLEnc.decrypt(file, password: Self.password, iterations: 1000) == Array("x".utf8))

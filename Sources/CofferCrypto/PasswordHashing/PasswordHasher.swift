@@ -19,13 +19,13 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     public var minimumVerifiablePBKDF2Iterations: Int
     /// The most work a stored hash may ask for: above these limits it is refused rather than computed,
     /// so a hostile or corrupted record cannot stall the server (scrypt at 2^21 with r=8 takes 2 GiB; at
-    /// 2^20 with p=64, 64 times the time of the largest cost admitted). ``kdf`` must be within them too.
+    /// 2^20 with p=64, 128 times the time of the largest cost admitted). ``kdf`` must be within them too.
     public var limits: PasswordKDFLimits
 
     /// scrypt at N=2^17, r=8, p=1 (128 MiB, about 0.3 s here) for new hashes; at least that, or PBKDF2 at
     /// 600,000 iterations, before ``PasswordHasher/needsRehash(_:)`` says no; nothing below scrypt 2^14 or
     /// 100,000 PBKDF2 iterations is verified (but through the legacy path), and nothing above the default
-    /// ``PasswordKDFLimits`` (the memory and work of scrypt 2^20 at r=8, p=1; 4,000,000 iterations) is computed.
+    /// ``PasswordKDFLimits`` (the memory and work of scrypt 2^19 at r=8, p=1; 2,000,000 iterations) is computed.
     public static let standard = PasswordHashPolicy(kdf: .default)
 
     /// A policy with every field given.

@@ -5,5 +5,5 @@ enum Hint {
     /// For a file whose key derivation costs more than the limits allow.
     static let decryptionCost = "if you trust the file, raise the limit with --max-scrypt-log-n (scrypt: N=2^N at r=8, p=1, or the same work split otherwise) or --max-iterations (PBKDF2); a hostile file can ask for any amount of work"
     /// For a cost to write that the default readers would refuse.
-    static let writingCost = "readers open at most the cost of --scrypt-log-n 20 and 4,000,000 PBKDF2 iterations by default; choose a cost within that"
+    static let writingCost = "readers open at most the cost of --scrypt-log-n 19 and 2,000,000 PBKDF2 iterations by default; choose a cost within that"
 }
