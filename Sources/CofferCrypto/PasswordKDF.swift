@@ -181,7 +181,7 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
 /// four default derivations (docs/SECURITY.md gives the figures measured); before the work was
 /// counted, a 162-byte file asking for N = 2^20, r = 8, p = 255 cost about 2,000, and a key asking for
 /// 10,000,000 PBKDF2-HMAC-SHA-512 iterations about 19. A caller who trusts an input that asks for more
-/// passes larger limits (``init(scryptUpToLogN:pbkdf2Iterations:)``).
+/// passes larger limits (``PasswordKDFLimits/init(scryptUpToLogN:pbkdf2Iterations:)``).
 public struct PasswordKDFLimits: Sendable, Hashable {
     /// Largest scrypt log2 N accepted (19 by default).
     public var maximumScryptLogN: Int

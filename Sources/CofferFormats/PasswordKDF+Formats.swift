@@ -52,7 +52,7 @@ extension PasswordKDF {
 
     /// Derives a key for an interoperability format whose parameters its peer dictates (RNCryptor's
     /// PBKDF2-HMAC-SHA-1 at 10,000 iterations, `openssl enc`'s iteration count): no floor. Reading checks
-    /// `limits` first; writing checks the default limits, as ``deriveForWriting(password:salt:byteCount:)`` does.
+    /// `limits` first; writing checks the default limits, as `deriveForWriting(password:salt:byteCount:)` does.
     func deriveForPeerFormat(
         _ what: String, password: [UInt8], salt: [UInt8], byteCount: Int = 32, limits: PasswordKDFLimits?
     ) throws(CofferFormatsError) -> SymmetricKey {

@@ -19,7 +19,7 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     public var minimumVerifiablePBKDF2Iterations: Int
     /// The most work a stored hash may ask for: above these limits it is refused rather than computed,
     /// so a hostile or corrupted record cannot stall the server (scrypt at 2^21 with r=8 takes 2 GiB; at
-    /// 2^20 with p=64, 128 times the time of the largest cost admitted). ``kdf`` must be within them too.
+    /// 2^20 with p=64, 128 times the time of the largest cost admitted). ``PasswordHashPolicy/kdf`` must be within them too.
     public var limits: PasswordKDFLimits
 
     /// scrypt at N=2^17, r=8, p=1 (128 MiB, about 0.3 s here) for new hashes; at least that, or PBKDF2 at

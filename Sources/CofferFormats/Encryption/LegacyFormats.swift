@@ -225,7 +225,7 @@ public enum OpenSSLEnc {
 
     /// Encrypts bytes in memory.
     /// - Throws: ``CofferFormatsError`` `.costTooHigh` for more iterations than a reader with the default
-    ///   ``PasswordKDFLimits`` accepts, `.invalidArgument` for fewer than one.
+    ///   `PasswordKDFLimits` accepts, `.invalidArgument` for fewer than one.
     public static func encrypt(_ plaintext: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting") { () throws -> [UInt8] in
             var output: [UInt8] = []
