@@ -38,6 +38,17 @@ struct ExportDocumentV2Tests {
         #expect(proof.signedBytes.starts(with: Array("coffer-keychain-export v2".utf8) + [0]))
     }
 
+    /// Every kind of key Coffer signs with fits the document's limits and verifies (ML-DSA-87 has the
+    /// largest key and signature: 2,614 and 4,627 bytes).
+    @Test(arguments: [KeyType.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87])
+    func everySignerKindSignsADocument(type: KeyType) throws {
+        let signer = try SigningKey.generate(type)
+        let document = try ExportDocument.encode([ExportDocumentTests.vectorItem], signedBy: signer, audience: Self.audience)
+        let proof = try #require(try ExportDocument.read(document).proof)
+        #expect(proof.signer == signer.verifyingKey)
+        #expect(signer.verifyingKey.isValidSignature(proof.signature, for: proof.signedBytes))
+    }
+
     @Test func everyTruncationAndTrailingByteIsRefused() throws {
         let document = try Hex.decode(Self.vector)
         for length in 0..<document.count {
