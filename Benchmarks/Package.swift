@@ -108,6 +108,13 @@ let package = Package(
             ],
             path: "UnsignedTwin"
         ),
+        // What the most costly password header the default limits accept makes a reader do, against the
+        // default derivation (issue 42): `swift run -c release kdf-cost`.
+        .executableTarget(
+            name: "kdf-cost",
+            dependencies: [.product(name: "CofferCrypto", package: "coffer")],
+            path: "KDFCost"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -80,6 +80,22 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The work a derivation does, which its time follows: N·r·p for scrypt (each of the p lanes mixes
+    /// N blocks of 128·r bytes twice), the iteration count for PBKDF2 whatever its hash; nil when it does
+    /// not fit in an `Int` (as a hostile header may ask), which no limit admits.
+    public var workCost: Int? {
+        switch self {
+        case let .scrypt(logN, r, p):
+            guard (0..<(Int.bitWidth - 1)).contains(logN), r >= 0, p >= 0 else { return nil }
+            let (blocks, overflow) = (1 << logN).multipliedReportingOverflow(by: r)
+            guard !overflow else { return nil }
+            let (work, overflowed) = blocks.multipliedReportingOverflow(by: p)
+            return overflowed ? nil : work
+        case let .pbkdf2(_, iterations):
+            return iterations
+        }
+    }
+
     /// Derives `byteCount` bytes from `password` and `salt`, after checking the parameters against
     /// `limits`: nothing is computed for parameters the limits refuse.
     ///
@@ -153,49 +169,105 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The most work a reader agrees to do for a password before knowing whether it is right, so that a
-/// hostile header or stored record cannot exhaust memory or time. One set of limits for every format:
-/// encrypted files, legacy formats, encrypted private keys, password hashes and keychains.
+/// hostile header or stored record costs little: it bounds memory **and** time. One set of limits for
+/// every format: encrypted files, legacy formats, encrypted private keys, password hashes, keychain
+/// imports.
+///
+/// The defaults admit exactly the costs of scrypt N = 2^19, r = 8, p = 1 (512 MiB, four times the work
+/// of ``PasswordKDF/default``) however a header splits them between N, r and p, and 2,000,000 PBKDF2
+/// iterations whatever the hash (HMAC-SHA-512, the slowest here, then costs about as much as that
+/// scrypt): every cost Coffer's writers make (they refuse to make more) and every default of the
+/// formats' other writers (OpenSSL, age, RNCryptor, passlib). The worst input they accept costs about
+/// four default derivations (docs/SECURITY.md gives the figures measured); before the work was
+/// counted, a 162-byte file asking for N = 2^20, r = 8, p = 255 cost about 2,000, and a key asking for
+/// 10,000,000 PBKDF2-HMAC-SHA-512 iterations about 19. A caller who trusts an input that asks for more
+/// passes larger limits (``PasswordKDFLimits/init(scryptUpToLogN:pbkdf2Iterations:)``).
 public struct PasswordKDFLimits: Sendable, Hashable {
-    /// Largest scrypt log2 N accepted (20 by default: 1 GiB at r = 8). `coffer decrypt --max-scrypt-log-n`.
+    /// Largest scrypt log2 N accepted (19 by default).
     public var maximumScryptLogN: Int
-    /// Largest scrypt memory accepted, 128·N·r bytes (1 GiB by default).
+    /// Largest scrypt memory accepted, 128·N·r bytes (512 MiB by default).
     public var maximumScryptMemory: Int
-    /// Most PBKDF2 iterations accepted (10,000,000 by default, about 5 s here). `coffer decrypt --max-iterations`.
+    /// Most scrypt work accepted, N·r·p (``PasswordKDF/workCost``): 2^22 by default, the work of
+    /// N = 2^19 at r = 8, p = 1. Time follows it: p lanes cost p times one lane's time whatever memory
+    /// they share.
+    public var maximumScryptWork: Int
+    /// Most PBKDF2 iterations accepted, whatever the hash (2,000,000 by default).
     public var maximumPBKDF2Iterations: Int
 
-    /// Limits; the defaults accept every cost Coffer and OpenSSL write by default and refuse the costs a
-    /// hostile file might ask for.
+    /// Limits; the defaults accept every cost Coffer and the formats' other writers make by default and
+    /// refuse the costs a hostile file might ask for.
     /// - Parameters:
     ///   - maximumScryptLogN: Largest scrypt log2 N accepted.
     ///   - maximumScryptMemory: Largest scrypt memory accepted, in bytes.
+    ///   - maximumScryptWork: Most scrypt work accepted, N·r·p.
     ///   - maximumPBKDF2Iterations: Most PBKDF2 iterations accepted.
-    public init(maximumScryptLogN: Int = 20, maximumScryptMemory: Int = 1 << 30, maximumPBKDF2Iterations: Int = 10_000_000) {
+    public init(
+        maximumScryptLogN: Int = 19,
+        maximumScryptMemory: Int = 1 << 29,
+        maximumScryptWork: Int = 1 << 22,
+        maximumPBKDF2Iterations: Int = 2_000_000
+    ) {
         self.maximumScryptLogN = maximumScryptLogN
         self.maximumScryptMemory = maximumScryptMemory
+        self.maximumScryptWork = maximumScryptWork
         self.maximumPBKDF2Iterations = maximumPBKDF2Iterations
     }
 
-    /// No practical limit: for parameters the caller chose itself (writing a new secret, a benchmark),
-    /// never for parameters read from input.
-    public static let unbounded = PasswordKDFLimits(maximumScryptLogN: 40, maximumScryptMemory: .max, maximumPBKDF2Iterations: .max)
+    /// Limits that admit scrypt up to N = 2^`logN` at r = 8, p = 1, and the same memory and work split
+    /// any other way (128·N·r up to 1 KiB·2^`logN`, N·r·p up to 8·2^`logN`), with `pbkdf2Iterations`:
+    /// the one knob for callers who trust an input that asks for more than the defaults (which are
+    /// `logN` 19 and 2,000,000 iterations). Lower values lower the limits.
+    /// - Parameters:
+    ///   - logN: log2 of the largest N accepted at r = 8, p = 1; 1 to 40.
+    ///   - pbkdf2Iterations: Most PBKDF2 iterations accepted.
+    public init(scryptUpToLogN logN: Int, pbkdf2Iterations: Int = 2_000_000) {
+        let exponent = min(max(logN, 1), 40)
+        self.init(
+            maximumScryptLogN: exponent,
+            maximumScryptMemory: 1024 << exponent,
+            maximumScryptWork: 8 << exponent,
+            maximumPBKDF2Iterations: pbkdf2Iterations
+        )
+    }
 
-    /// Whether these limits admit `kdf`.
+    /// No practical limit: for parameters the caller chose itself (a benchmark, a format whose own
+    /// ranges bound the cost), never for parameters read from input.
+    public static let unbounded = PasswordKDFLimits(
+        maximumScryptLogN: 40, maximumScryptMemory: .max, maximumScryptWork: .max, maximumPBKDF2Iterations: .max
+    )
+
+    /// Whether these limits admit `kdf`, without saying why not (``check(_:subject:)`` does).
+    public func admits(_ kdf: PasswordKDF) -> Bool {
+        (try? check(kdf)) != nil
+    }
+
+    /// Whether these limits admit `kdf`. Nothing is derived: a caller checks before it derives.
     /// - Parameters:
     ///   - kdf: The parameters to check, typically read from input.
     ///   - subject: What asks for them, for the error's reason: "the file", "the stored hash".
-    /// - Throws: ``CofferCryptoError`` `.costTooHigh`, saying what was asked, the limit, and the
-    ///   ``PasswordKDFLimits`` property that sets it.
+    /// - Throws: ``CofferCryptoError`` `.costTooHigh`, saying what was asked (scrypt's memory and its
+    ///   work N·r·p, or the iteration count), each limit it is above, and the ``PasswordKDFLimits``
+    ///   property that sets that limit.
     public func check(_ kdf: PasswordKDF, subject: String = "the derivation") throws(CofferCryptoError) {
         switch kdf {
-        case let .scrypt(logN, r, _):
-            let needed = kdf.memoryCost
-            guard logN <= maximumScryptLogN, let memory = needed, memory <= maximumScryptMemory else {
-                let needs = needed.map { "\($0 >> 20) MiB" } ?? "more memory than any machine has"
-                throw CofferCryptoError(
-                    .costTooHigh,
-                    "\(subject) asks for scrypt N=2^\(logN), r=\(r) (\(needs)), above the limit of 2^\(maximumScryptLogN) and \(maximumScryptMemory >> 20) MiB (PasswordKDFLimits.maximumScryptLogN, maximumScryptMemory)"
-                )
+        case let .scrypt(logN, r, p):
+            let memory = kdf.memoryCost
+            let work = kdf.workCost
+            var above: [String] = []
+            if logN > maximumScryptLogN { above.append("2^\(maximumScryptLogN) (PasswordKDFLimits.maximumScryptLogN)") }
+            if memory.map({ $0 > maximumScryptMemory }) ?? true {
+                above.append("\(maximumScryptMemory >> 20) MiB (PasswordKDFLimits.maximumScryptMemory)")
             }
+            if work.map({ $0 > maximumScryptWork }) ?? true {
+                above.append("work \(maximumScryptWork) (PasswordKDFLimits.maximumScryptWork)")
+            }
+            guard !above.isEmpty else { return }
+            let needs = memory.map { "\($0 >> 20) MiB" } ?? "more memory than any machine has"
+            let does = work.map { "work N·r·p = \($0)" } ?? "more work than any machine does"
+            throw CofferCryptoError(
+                .costTooHigh,
+                "\(subject) asks for scrypt N=2^\(logN), r=\(r), p=\(p) (\(needs), \(does)), above the limit of \(above.joined(separator: " and "))"
+            )
         case let .pbkdf2(_, iterations):
             guard iterations <= maximumPBKDF2Iterations else {
                 throw CofferCryptoError(

@@ -35,9 +35,11 @@ extension PasswordKDF {
         }
     }
 
-    /// Derives a key for a new secret from parameters the caller chose: no work limit, but the strength
-    /// floor for new secrets (`PasswordKDF.checkStrengthForNewSecret()`) applies.
+    /// Derives a key for a new secret from parameters the caller chose: the strength floor for new
+    /// secrets (`PasswordKDF.checkStrengthForNewSecret()`) applies, and so does the ceiling of what a
+    /// reader with the default `PasswordKDFLimits` opens: Coffer does not write what it would refuse to read.
     func deriveForWriting(password: [UInt8], salt: [UInt8], byteCount: Int = 32) throws(CofferFormatsError) -> SymmetricKey {
+        try Self.checkReadableByDefault(self)
         do {
             try checkStrengthForNewSecret()
             return try derive(password: password, salt: salt, byteCount: byteCount, limits: .unbounded)
@@ -49,13 +51,36 @@ extension PasswordKDF {
     }
 
     /// Derives a key for an interoperability format whose parameters its peer dictates (RNCryptor's
-    /// PBKDF2-HMAC-SHA-1 at 10,000 iterations, `openssl enc`'s iteration count): no floor, no limit.
-    func deriveForPeerFormat(password: [UInt8], salt: [UInt8], byteCount: Int = 32) throws(CofferFormatsError) -> SymmetricKey {
+    /// PBKDF2-HMAC-SHA-1 at 10,000 iterations, `openssl enc`'s iteration count): no floor. Reading checks
+    /// `limits` first; writing checks the default limits, as `deriveForWriting(password:salt:byteCount:)` does.
+    func deriveForPeerFormat(
+        _ what: String, password: [UInt8], salt: [UInt8], byteCount: Int = 32, limits: PasswordKDFLimits?
+    ) throws(CofferFormatsError) -> SymmetricKey {
+        if let limits {
+            do {
+                try limits.check(self, subject: what)
+            } catch {
+                throw CofferFormatsError(.costTooHigh, error.reason, underlying: error)
+            }
+        } else {
+            try Self.checkReadableByDefault(self)
+        }
         do {
             return try derive(password: password, salt: salt, byteCount: byteCount, limits: .unbounded)
         } catch {
             throw CofferFormatsError(
                 error.code == .cryptographicFailure ? .cryptographicFailure : .invalidArgument, error.reason, underlying: error
+            )
+        }
+    }
+
+    /// Refuses, before any work, a cost for a new secret that a reader with the default limits refuses.
+    static func checkReadableByDefault(_ kdf: PasswordKDF) throws(CofferFormatsError) {
+        do {
+            try PasswordKDFLimits().check(kdf, subject: "a new secret")
+        } catch {
+            throw CofferFormatsError(
+                .costTooHigh, "\(error.reason): readers with the default limits would refuse to open it", underlying: error
             )
         }
     }

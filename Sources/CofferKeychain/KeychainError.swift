@@ -30,6 +30,10 @@ public struct KeychainError: CofferError {
         /// Stored data did not authenticate or decode: the file was edited outside Coffer or damaged
         /// (`errSecDecode`). The item's secret is never returned.
         public static let dataCorrupted = Code("data-corrupted", osStatus: -26275)
+        /// An export's author is not the one the import accepts: it opens only with a recipient's private
+        /// key and is not signed by a key the importer named, is signed by another key or for other
+        /// recipients, or its signature does not verify (`errSecNotTrusted`). Nothing was imported.
+        public static let untrustedExport = Code("untrusted-export", osStatus: -67843)
         /// The keychain file does not exist yet (`errSecNoSuchKeychain`).
         public static let noSuchKeychain = Code("no-such-keychain", osStatus: -25294)
         /// The keychain already exists (`errSecDuplicateKeychain`).

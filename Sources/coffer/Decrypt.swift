@@ -24,9 +24,11 @@ struct Decrypt: ParsableCommand {
             Exit status: 0 decrypted; 1 wrong password or key, or the data was altered or truncated (one \
             message, which on purpose does not say which); 2 a usage or input error.
 
-            A password-protected file may ask for more work than this reader allows by default (scrypt \
-            2^20, 10 million PBKDF2 iterations); --max-scrypt-log-n and --max-iterations raise the limits \
-            for files you trust.
+            A password-protected file may ask for more work than this reader allows by default: the \
+            memory and the work N·r·p of scrypt N=2^19, r=8, p=1 (however the file splits them), and 2 \
+            million PBKDF2 iterations. Such a file is refused before any work is done; \
+            --max-scrypt-log-n and --max-iterations raise the limits for files you trust. Everything \
+            'coffer encrypt' writes opens without them.
 
             Examples:
               coffer decrypt -P backup.tar.coffer
@@ -72,11 +74,11 @@ struct Decrypt: ParsableCommand {
     @Option(help: ArgumentHelp("OpenSSL format: the iteration count used to encrypt (default 10,000).", valueName: "n"))
     var iter: Int = OpenSSLEnc.defaultIterations
 
-    @Option(help: ArgumentHelp("Accept scrypt costs up to 2^N (default 20).", valueName: "n"))
-    var maxScryptLogN: Int = 20
+    @Option(help: ArgumentHelp("Accept scrypt costs up to those of N=2^N, r=8, p=1 (default 19).", valueName: "n"))
+    var maxScryptLogN: Int = 19
 
-    @Option(help: ArgumentHelp("Accept up to this many PBKDF2 iterations (default 10,000,000).", valueName: "n"))
-    var maxIterations: Int = 10_000_000
+    @Option(help: ArgumentHelp("Accept up to this many PBKDF2 iterations (default 2,000,000).", valueName: "n"))
+    var maxIterations: Int = 2_000_000
 
     @Flag(help: "Replace an existing output file.")
     var force = false
@@ -125,7 +127,7 @@ struct Decrypt: ParsableCommand {
         } else {
             credential = .password(try passwords.read(prompt: "Password: "), openSSLIterations: iter)
         }
-        let limits = PasswordKDFLimits(maximumScryptLogN: maxScryptLogN, maximumPBKDF2Iterations: maxIterations)
+        let limits = PasswordKDFLimits(scryptUpToLogN: maxScryptLogN, pbkdf2Iterations: maxIterations)
         let reader = try FileReader.open(input)
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }

@@ -84,10 +84,10 @@ struct Encrypt: ParsableCommand {
     @Option(help: ArgumentHelp("Password KDF: scrypt (default) or pbkdf2.", valueName: "kdf"))
     var kdf: String = "scrypt"
 
-    @Option(help: ArgumentHelp("scrypt cost as log2 N (default 17: 128 MiB).", valueName: "n"))
+    @Option(help: ArgumentHelp("scrypt cost as log2 N (default 17: 128 MiB; at most 19, what readers open by default).", valueName: "n"))
     var scryptLogN: Int = 17
 
-    @Option(help: ArgumentHelp("PBKDF2 iterations (at least and by default 600,000).", valueName: "n"))
+    @Option(help: ArgumentHelp("PBKDF2 iterations (at least and by default 600,000; at most 2,000,000).", valueName: "n"))
     var iterations: Int = PasswordKDF.minimumPBKDF2Iterations
 
     @Option(help: ArgumentHelp("OpenSSL format: PBKDF2 iterations, as 'openssl enc -iter' (default 10,000).", valueName: "n"))
@@ -135,6 +135,16 @@ struct Encrypt: ParsableCommand {
         if format == .openssl {
             Terminal.warn("the OpenSSL enc format is not authenticated: anyone can alter the file undetected; use it only for tools that read nothing else")
         }
+        let passwordKDF: PasswordKDF = kdf == "scrypt" ? .scrypt(logN: scryptLogN, r: 8, p: 1) : .pbkdf2(iterations: iterations)
+        if usesPassword && format != .rncryptor {
+            // A cost the default readers would refuse is refused before the password is asked for.
+            let cost = format == .openssl ? PasswordKDF.pbkdf2(iterations: iter) : passwordKDF
+            do {
+                try PasswordKDFLimits().check(cost, subject: "the chosen cost")
+            } catch {
+                throw CommandFailure("\(error.reason): readers with the default limits would refuse the file", hint: Hint.writingCost)
+            }
+        }
         // Wiped in place on the way out; empty when no password is used.
         var secret = usesPassword ? try passwords.read(prompt: "Password: ", confirm: true) : []
         defer { SecretBytes.wipe(&secret) }
@@ -148,7 +158,7 @@ struct Encrypt: ParsableCommand {
             if format == .coffer {
                 let protection: EncryptionProtection
                 if usesPassword {
-                    protection = .password(secret, kdf == "scrypt" ? .scrypt(logN: scryptLogN, r: 8, p: 1) : .pbkdf2(iterations: iterations))
+                    protection = .password(secret, passwordKDF)
                 } else if let keyBytes {
                     protection = .key(try EncryptionKey(bytes: keyBytes))
                 } else {

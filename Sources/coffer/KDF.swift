@@ -19,7 +19,8 @@ struct KDFCalibrate: ParsableCommand {
             Measures scrypt (r=8, p=1) at growing N and PBKDF2-HMAC-SHA-256, then prints the costs that \
             take about --target-ms milliseconds (1000 by default) on this machine, ready for \
             'coffer encrypt --scrypt-log-n' and '--iterations'. Slower is stronger: an attacker pays the \
-            same price per guess.
+            same price per guess. Suggestions stop at what readers open by default (scrypt 2^19, \
+            2,000,000 PBKDF2 iterations).
 
             Example:
               coffer kdf calibrate --target-ms 500
@@ -45,8 +46,11 @@ struct KDFCalibrate: ParsableCommand {
         let salt = try SecureRandom.bytes(count: 16)
 
         Terminal.writeLine("scrypt (r=8, p=1):")
+        // Only costs that readers open with their default limits: what encrypt would refuse to write is
+        // not suggested.
+        let readable = PasswordKDFLimits()
         var chosen = 14
-        for logN in 14...22 {
+        for logN in 14...22 where readable.admits(.scrypt(logN: logN, r: 8, p: 1)) {
             let time = try milliseconds { _ = try PasswordKDF.scrypt(logN: logN, r: 8, p: 1).derive(password: password, salt: salt, limits: .unbounded) }
             Terminal.writeLine("  log2 N = \(logN)  \(formatBytes(Int64(128 * 8) << logN)) of memory  \(formatDecimal(time, places: 0)) ms")
             Terminal.flushStandardOutput()
@@ -56,7 +60,10 @@ struct KDFCalibrate: ParsableCommand {
         let sample = 200_000
         let pbkdf2Time = try milliseconds { _ = try PasswordKDF.pbkdf2(iterations: sample).derive(password: password, salt: salt) }
         let perMs = Double(sample) / pbkdf2Time
-        let iterations = max(PasswordKDF.minimumPBKDF2Iterations, Int((perMs * Double(targetMs) / 10_000).rounded()) * 10_000)
+        let iterations = min(
+            readable.maximumPBKDF2Iterations,
+            max(PasswordKDF.minimumPBKDF2Iterations, Int((perMs * Double(targetMs) / 10_000).rounded()) * 10_000)
+        )
         Terminal.writeLine("PBKDF2-HMAC-SHA-256: \(formatDecimal(perMs * 1000, places: 0)) iterations/s")
         Terminal.writeLine("")
         Terminal.writeLine("for about \(targetMs) ms per derivation:")

@@ -46,8 +46,8 @@ struct PasswordHashCommand: ParsableCommand {
 
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
     @Option(name: .shortAndLong, help: ArgumentHelp("scrypt (default) or pbkdf2.", valueName: "algorithm")) var algorithm = "scrypt"
-    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost as a power of two (at least 17).") var scryptLogN = 17
-    @Option(help: "PBKDF2 iterations (at least 600000).") var iterations = 600_000
+    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost as a power of two (17 to 19).") var scryptLogN = 17
+    @Option(help: "PBKDF2 iterations (600000 to 2000000).") var iterations = 600_000
 
     func run() throws {
         let chosen: PasswordKDF
@@ -62,7 +62,10 @@ struct PasswordHashCommand: ParsableCommand {
         do {
             Terminal.writeLine(try hasher.hash(passwordBytes: password).phcString)
         } catch {
-            throw CommandFailure(error.reason, hint: "the minimum is scrypt --scrypt-log-n 17 or pbkdf2 --iterations 600000")
+            let hint = error.code == .costTooHigh
+                ? "verification computes at most the cost of --scrypt-log-n 19 or 2,000,000 iterations by default, so no costlier hash is made"
+                : "the minimum is scrypt --scrypt-log-n 17 or pbkdf2 --iterations 600000"
+            throw CommandFailure(error.reason, hint: hint)
         }
     }
 }
@@ -76,7 +79,10 @@ struct PasswordVerifyCommand: ParsableCommand {
             N=2^17, PBKDF2 600,000 iterations). A hash cheaper than the floor — scrypt below N=2^14, PBKDF2 \
             below 100,000 iterations — is refused (exit 2), not trusted: anyone holding it can guess \
             passwords at millions per second. --legacy verifies such a record from an old system once, \
-            so that it can be replaced with 'coffer password hash'.
+            so that it can be replaced with 'coffer password hash'. A hash costlier than the memory and \
+            work of scrypt N=2^19, r=8, p=1, or than 2,000,000 PBKDF2 iterations, is refused before any \
+            work (exit 2): a hostile record cannot stall the machine. --max-scrypt-log-n and \
+            --max-iterations raise the limits for records you trust.
 
             Examples:
               coffer password verify "$(cat alice.phc)"
@@ -89,12 +95,15 @@ struct PasswordVerifyCommand: ParsableCommand {
     @Flag(name: .customLong("stdin"), help: "Read the password from the first line of standard input.") var fromStandardInput = false
     @Flag(help: "Verify a hash below the floor (to migrate it; its replacement is printed).") var legacy = false
     @Flag(help: "One JSON object: ok, needsRehash, replacement.") var json = false
+    @Option(help: ArgumentHelp("Compute scrypt costs up to those of N=2^N, r=8, p=1 (default 19).", valueName: "n")) var maxScryptLogN = 19
+    @Option(help: ArgumentHelp("Compute up to this many PBKDF2 iterations (default 2,000,000).", valueName: "n")) var maxIterations = 2_000_000
 
     func run() throws {
         let stored = try PasswordHash(phcString: phc)
         var password = try readPassword(fromStandardInput: fromStandardInput, confirm: false)
         defer { SecretBytes.wipe(&password) }
-        let hasher = PasswordHasher()
+        let limits = PasswordKDFLimits(scryptUpToLogN: maxScryptLogN, pbkdf2Iterations: maxIterations)
+        let hasher = PasswordHasher(policy: PasswordHashPolicy(kdf: PasswordHashPolicy.standard.kdf, limits: limits))
         let matches: Bool
         var replacement: PasswordHash?
         do {
@@ -106,8 +115,14 @@ struct PasswordVerifyCommand: ParsableCommand {
                 matches = try hasher.verify(passwordBytes: password, against: stored)
             }
         } catch {
-            guard error.code == .weakParameters else { throw error }
-            throw CommandFailure(error.reason, hint: "if this record comes from an old system, pass --legacy to check it once and store the replacement it prints")
+            switch error.code {
+            case .weakParameters:
+                throw CommandFailure(error.reason, hint: "if this record comes from an old system, pass --legacy to check it once and store the replacement it prints")
+            case .costTooHigh:
+                throw CommandFailure(error.reason, hint: "if you trust the record, raise the limit with --max-scrypt-log-n or --max-iterations; a hostile record can ask for any amount of work")
+            default:
+                throw error
+            }
         }
         guard matches else {
             if json { try JSONLines.write(PasswordVerifyReport(ok: false)) } else { Terminal.writeLine("FAILED") }

@@ -64,3 +64,14 @@ func tool(_ name: String, _ arguments: [String], input: [UInt8] = [], in folder:
 
 let haveCoreutils = CommandRunner.isAvailable("sha256sum") && CommandRunner.isAvailable("sha512sum")
 let haveOpenSSL = CommandRunner.isAvailable("openssl")
+
+extension TemporaryDirectory {
+    /// Writes a password or other secret file as a careful user keeps one, 0600, so that the commands
+    /// reading it have nothing to warn about (a password file that others can read is reported).
+    @discardableResult
+    func writeSecret(_ text: String, to name: String) throws -> String {
+        let target = try write(text, to: name)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
+        return target
+    }
+}

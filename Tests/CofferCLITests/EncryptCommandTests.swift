@@ -10,7 +10,7 @@ struct EncryptCommandTests {
         let folder = try TemporaryDirectory()
         let data = Fixtures.randomBytes(count: size)
         try folder.write(data, to: "data.bin")
-        try folder.write("hunter2\nsecond line is ignored\n", to: "pass")
+        try folder.writeSecret("hunter2\nsecond line is ignored\n", to: "pass")
         return (folder, data)
     }
 
@@ -29,7 +29,7 @@ struct EncryptCommandTests {
         #expect(try await coffer("decrypt", "--password-file", "pass", "data.bin.coffer", "-o", "out.bin", in: folder).status == 0)
         #expect(try Self.contents(folder, "out.bin") == data)
 
-        try folder.write("wrong\n", to: "wrong")
+        try folder.writeSecret("wrong\n", to: "wrong")
         let wrong = try await coffer("decrypt", "--password-file", "wrong", "data.bin.coffer", "-o", "bad.bin", in: folder)
         #expect(wrong.status == 1)
         #expect(wrong.standardError == "coffer: error: wrong password or key, or the data is corrupted or truncated\n")

@@ -18,7 +18,7 @@ struct FaultTests {
         let data = Fixtures.randomBytes(count: 3_000_000)
         try folder.write(data, to: "data.bin")
         try folder.write(Fixtures.randomBytes(count: 32), to: "k.key")
-        try folder.write("correct horse\n", to: "pass")
+        try folder.writeSecret("correct horse\n", to: "pass")
         let sealed = try await coffer("encrypt", "-k", "k.key", "data.bin", "-o", "data.coffer", in: folder)
         try #require(sealed.status == 0, "\(sealed.standardError)")
         return (folder, data)

@@ -17,7 +17,7 @@ struct KeychainCommandTests {
 
         init() async throws {
             folder = try TemporaryDirectory()
-            _ = try folder.write("correct horse\n", to: "pw")
+            try folder.writeSecret("correct horse\n", to: "pw")
             let created = try await coffer(["keychain", "create", "--scrypt-log-n", "10"] + common)
             #expect(created.status == 0, "\(created.standardError)")
         }
@@ -124,7 +124,7 @@ struct KeychainCommandTests {
     @Test func passwdAndRotateReencryptAndKeepEveryItem() async throws {
         let setup = try await Setup()
         await #expect(try setup.run(["add", "--service", "s", "--account", "a", "--stdin"], input: "v").status == 0)
-        _ = try setup.folder.write("battery staple\n", to: "pw2")
+        try setup.folder.writeSecret("battery staple\n", to: "pw2")
         let passwd = try await coffer(["keychain", "passwd", "--new-password-file", setup.folder.path("pw2")] + setup.common)
         #expect(passwd.status == 0 && passwd.standardError == "keychain password changed; every item re-encrypted under a new master key\n", "\(passwd.standardError)")
         let old = try await setup.run(["get", "--service", "s", "--account", "a"])

@@ -17,10 +17,11 @@ struct PasswordHashVectorTests {
     }
 
     static let file = try? TestVectors.load(File.self, from: "rfc/rfc7914_scrypt_pbkdf2.json")
-    // The vectors' costs (c=1, N=16) are far below the policy's floor of verification: this policy opts
-    // in to verifying them, to check the primitive.
+    // The vectors' costs (c=1, N=16) are far below the policy's floor of verification, and the slow one
+    // (N=2^20) above the default limits: this policy opts in to verifying them all, to check the primitive.
     static let hasher = PasswordHasher(policy: PasswordHashPolicy(
-        kdf: .scrypt(logN: 17, r: 8, p: 1), minimumVerifiableScryptLogN: 1, minimumVerifiablePBKDF2Iterations: 1
+        kdf: .scrypt(logN: 17, r: 8, p: 1), minimumVerifiableScryptLogN: 1, minimumVerifiablePBKDF2Iterations: 1,
+        limits: PasswordKDFLimits(scryptUpToLogN: 20)
     ))
 
     static func phc(_ identifier: String, _ parameters: String, salt: String, dk: String) throws -> String {

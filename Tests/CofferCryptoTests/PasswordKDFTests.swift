@@ -58,7 +58,7 @@ struct PasswordKDFTests {
         let limits = PasswordKDFLimits(maximumScryptLogN: 10, maximumScryptMemory: 1 << 30, maximumPBKDF2Iterations: 999)
         #expect(throws: Never.self) { try limits.check(.scrypt(logN: 10, r: 8, p: 1)) }
         let scrypt = #expect(throws: CofferCryptoError.self) { try limits.check(.scrypt(logN: 11, r: 8, p: 1), subject: "the file") }
-        #expect(scrypt?.reason.hasPrefix("the file asks for scrypt N=2^11, r=8 (2 MiB), above the limit of 2^10") == true, "\(scrypt?.reason ?? "")")
+        #expect(scrypt?.reason.hasPrefix("the file asks for scrypt N=2^11, r=8, p=1 (2 MiB, work N·r·p = 16384), above the limit of 2^10 (PasswordKDFLimits.maximumScryptLogN)") == true, "\(scrypt?.reason ?? "")")
         let pbkdf2 = #expect(throws: CofferCryptoError.self) { try limits.check(.pbkdf2(iterations: 1000)) }
         #expect(pbkdf2?.reason.contains("1000 PBKDF2 iterations, above the limit of 999") == true)
         #expect(throws: Never.self) { try PasswordKDFLimits.unbounded.check(.pbkdf2(iterations: Int.max)) }

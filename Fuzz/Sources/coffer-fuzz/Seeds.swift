@@ -144,7 +144,9 @@ enum Seeds {
         try keychain.add(.genericPassword(service: "com.example.app", account: "ada"), secret: Array("hunter2".utf8))
         try keychain.add(.genericPassword(service: "com.example.app", account: "grace", accessibility: .afterFirstUnlock), secret: [0, 1, 2, 3])
         let (file, _) = try keychain.exportItems(keychainPassword: "seed", protection: .key(key))
-        return [try CofferEncryption.decrypt(file, with: .key(key))]
+        // A signed (version 2) document too, so that the signer, audience and signature fields are reached.
+        let (signed, _) = try keychain.exportItems(keychainPassword: "seed", protection: .key(key), signedBy: try SigningKey.generate(.ed25519))
+        return [try CofferEncryption.decrypt(file, with: .key(key)), try CofferEncryption.decrypt(signed, with: .key(key))]
     }
 
     /// Certificates, and the certificate's pin in every text form `Pin` reads.

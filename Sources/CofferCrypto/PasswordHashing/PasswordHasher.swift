@@ -18,13 +18,14 @@ public struct PasswordHashPolicy: Sendable, Hashable {
     /// The floor of verification for PBKDF2 (100,000 iterations by default); see ``minimumVerifiableScryptLogN``.
     public var minimumVerifiablePBKDF2Iterations: Int
     /// The most work a stored hash may ask for: above these limits it is refused rather than computed,
-    /// so a hostile or corrupted record cannot stall the server (scrypt at 2^21 with r=8 takes 2 GiB).
+    /// so a hostile or corrupted record cannot stall the server (scrypt at 2^21 with r=8 takes 2 GiB; at
+    /// 2^20 with p=64, 128 times the time of the largest cost admitted). ``PasswordHashPolicy/kdf`` must be within them too.
     public var limits: PasswordKDFLimits
 
     /// scrypt at N=2^17, r=8, p=1 (128 MiB, about 0.3 s here) for new hashes; at least that, or PBKDF2 at
     /// 600,000 iterations, before ``PasswordHasher/needsRehash(_:)`` says no; nothing below scrypt 2^14 or
     /// 100,000 PBKDF2 iterations is verified (but through the legacy path), and nothing above the default
-    /// ``PasswordKDFLimits`` (2^20, 10,000,000 iterations) is computed.
+    /// ``PasswordKDFLimits`` (the memory and work of scrypt 2^19 at r=8, p=1; 2,000,000 iterations) is computed.
     public static let standard = PasswordHashPolicy(kdf: .default)
 
     /// A policy with every field given.
@@ -72,7 +73,8 @@ public struct PasswordHasher: Sendable {
 
     /// Hashes a password with the policy's algorithm and a fresh 16-byte salt.
     /// - Throws: ``CofferCryptoError`` when the policy's algorithm is weaker than its own minimum (a
-    ///   misconfiguration), or the KDF refuses its parameters.
+    ///   misconfiguration), `.costTooHigh` when it costs more than the policy's
+    ///   ``PasswordHashPolicy/limits`` let ``verify(password:against:)-(_,PasswordHash)`` compute (nothing is derived then), or the KDF refuses its parameters.
     public func hash(password: some StringProtocol) throws(CofferCryptoError) -> PasswordHash {
         try hash(passwordBytes: Array(password.utf8))
     }
@@ -83,8 +85,9 @@ public struct PasswordHasher: Sendable {
         guard !isBelowPolicy(policy.kdf) else {
             throw CofferCryptoError(.invalidArgument, "the policy makes \(policy.kdf) hashes, weaker than its own minimum")
         }
+        // A hash this policy's own verification would refuse is never made.
         let salt = try SecureRandom.bytes(count: 16)
-        let derived = try derive(password, salt: salt, kdf: policy.kdf, byteCount: 32, limits: .unbounded)
+        let derived = try derive(password, salt: salt, kdf: policy.kdf, byteCount: 32, subject: "the policy's new hash")
         return PasswordHash(kdf: policy.kdf, salt: salt, hash: derived)
     }
 
@@ -125,7 +128,7 @@ public struct PasswordHasher: Sendable {
 
     /// The comparison, within the policy's limits; no floor.
     func verifyWithinCaps(_ password: [UInt8], against stored: PasswordHash) throws(CofferCryptoError) -> Bool {
-        var derived = try derive(password, salt: stored.salt, kdf: stored.kdf, byteCount: stored.hash.count, limits: policy.limits)
+        var derived = try derive(password, salt: stored.salt, kdf: stored.kdf, byteCount: stored.hash.count)
         defer { SecretBytes.wipe(&derived) }
         return ConstantTime.equals(derived, stored.hash)
     }
@@ -147,12 +150,13 @@ public struct PasswordHasher: Sendable {
         }
     }
 
-    /// `byteCount` bytes of `kdf`, within `limits`: the policy's for a stored hash, none for a new one
-    /// (its cost is the policy's own choice).
+    /// `byteCount` bytes of `kdf`, within the policy's limits: a stored hash above them is refused, and
+    /// a new one is not made, since this policy would refuse to verify it.
     private func derive(
-        _ password: [UInt8], salt: [UInt8], kdf: PasswordKDF, byteCount: Int, limits: PasswordKDFLimits
+        _ password: [UInt8], salt: [UInt8], kdf: PasswordKDF, byteCount: Int, subject: String = "the stored hash"
     ) throws(CofferCryptoError) -> [UInt8] {
-        try limits.check(kdf, subject: "the stored hash")
+        let limits = policy.limits
+        try limits.check(kdf, subject: subject)
         return try kdf.derive(password: password, salt: salt, byteCount: byteCount, limits: limits).withUnsafeBytes { Array($0) }
     }
 }

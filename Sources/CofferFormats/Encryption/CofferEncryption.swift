@@ -10,7 +10,9 @@ import Foundation
 
 /// Who will be able to open a file.
 public enum EncryptionProtection: Sendable {
-    /// Anyone with this password.
+    /// Anyone with this password, stretched with this KDF: at most the cost a reader with the default
+    /// `PasswordKDFLimits` opens (scrypt N = 2^19 at r = 8, p = 1, or the same work split otherwise;
+    /// 2,000,000 PBKDF2 iterations); writing refuses more (`.costTooHigh`).
     case password([UInt8], PasswordKDF = .default)
     /// Anyone with this 256-bit key.
     case key(EncryptionKey)

@@ -176,13 +176,13 @@ public enum AnyFormatDecryptor {
         case (.coffer, .identity(let identity)):
             try CofferEncryption.decrypt(source: source, with: .identity(identity), limits: limits, progress: progress, sink: sink)
         case (.rncryptor, .password(let password, _)):
-            try RNCryptor.decrypt(source: source, with: .password(password), progress: progress, output: output)
+            try RNCryptor.decrypt(source: source, with: .password(password), limits: limits, progress: progress, output: output)
         case (.rncryptor, .keyBytes(let bytes)):
             guard bytes.count == 64 else {
                 throw CofferFormatsError(.invalidArgument, "RNCryptor key mode needs 64 key bytes (encryption key, then HMAC key); found \(bytes.count)")
             }
             let keys = try RNCryptor.Keys(encryptionKey: Array(bytes[0..<32]), hmacKey: Array(bytes[32...]))
-            try RNCryptor.decrypt(source: source, with: .keys(keys), progress: progress, output: output)
+            try RNCryptor.decrypt(source: source, with: .keys(keys), limits: limits, progress: progress, output: output)
         case (.openssl, .password(let password, let iterations)):
             try OpenSSLEnc.decrypt(source: source, password: password, iterations: iterations, limits: limits, progress: progress, output: output)
         case (.openssl, _), (.rncryptor, .identity):

@@ -1,5 +1,5 @@
 import CofferCore
-import CofferCrypto
+public import CofferCrypto
 import Crypto
 import _CryptoExtras
 #if canImport(FoundationEssentials)
@@ -49,12 +49,15 @@ public enum RNCryptor {
     /// PBKDF2-HMAC-SHA-1, 10,000 iterations, 32 bytes: RNCryptor's KDF.
     public static func deriveKeyBytes(password: [UInt8], salt: [UInt8]) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("deriving the key") { () throws -> [UInt8] in
-            try deriveKey(password: password, salt: salt).withUnsafeBytes { Array($0) }
+            try deriveKey(password: password, salt: salt, limits: nil).withUnsafeBytes { Array($0) }
         }
     }
 
-    static func deriveKey(password: [UInt8], salt: [UInt8]) throws(CofferFormatsError) -> SymmetricKey {
-        try PasswordKDF.pbkdf2(.hmacSHA1, iterations: iterations).deriveForPeerFormat(password: password, salt: salt)
+    /// The KDF, within `limits` when reading (nil when writing). RNCryptor v3 fixes its cost, so no
+    /// message can ask for more; the limits still apply, as they do to every reader.
+    static func deriveKey(password: [UInt8], salt: [UInt8], limits: PasswordKDFLimits?) throws(CofferFormatsError) -> SymmetricKey {
+        try PasswordKDF.pbkdf2(.hmacSHA1, iterations: iterations)
+            .deriveForPeerFormat("the RNCryptor message", password: password, salt: salt, limits: limits)
     }
 
     /// Encrypts bytes in memory.
@@ -67,14 +70,22 @@ public enum RNCryptor {
     }
 
     /// Decrypts bytes in memory, checking the HMAC before decrypting anything.
-    public static func decrypt(_ message: [UInt8], with credential: Credential) throws(CofferFormatsError) -> [UInt8] {
+    /// - Parameters:
+    ///   - message: the RNCryptor v3 message.
+    ///   - credential: its password or its two keys.
+    ///   - limits: the most key-derivation work to accept (RNCryptor's fixed cost passes the defaults).
+    /// - Throws: ``CofferFormatsError``: `.costTooHigh` above `limits`, `.authenticationFailed` for a
+    ///   wrong password or key or a changed message, `.malformedCiphertext` for what is not one.
+    public static func decrypt(
+        _ message: [UInt8], with credential: Credential, limits: PasswordKDFLimits = PasswordKDFLimits()
+    ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("decrypting") { () throws -> [UInt8] in
-            let (header, keys) = try parseHeader(MemorySource(message), with: credential)
+            let (header, keys) = try parseHeader(MemorySource(message), with: credential, limits: limits)
             guard message.count >= header.count + 16 + 32 else { throw truncated }
             let expected = HMAC<SHA256>.authenticationCode(for: message.dropLast(32), using: keys.hmac)
             guard ConstantTime.equals(Array(expected), message.suffix(32)) else { throw CofferEncryption.authenticationFailure }
             var output: [UInt8] = []
-            try decrypt(source: MemorySource(message), with: credential) { output.append(contentsOf: $0) }
+            try decrypt(source: MemorySource(message), with: credential, limits: limits) { output.append(contentsOf: $0) }
             return output
         }
     }
@@ -103,7 +114,10 @@ public enum RNCryptor {
         case .password(let password):
             let encryptionSalt = try salts?.0 ?? SecureRandom.bytes(count: 8)
             let hmacSalt = try salts?.1 ?? SecureRandom.bytes(count: 8)
-            keys = Keys(encryption: try deriveKey(password: password, salt: encryptionSalt), hmac: try deriveKey(password: password, salt: hmacSalt))
+            keys = Keys(
+                encryption: try deriveKey(password: password, salt: encryptionSalt, limits: nil),
+                hmac: try deriveKey(password: password, salt: hmacSalt, limits: nil)
+            )
             header = [3, 1] + encryptionSalt + hmacSalt + iv
         case .keys(let given):
             keys = given
@@ -133,10 +147,11 @@ public enum RNCryptor {
     static func decrypt(
         source: some ByteSource,
         with credential: Credential,
+        limits: PasswordKDFLimits = PasswordKDFLimits(),
         progress: ((Int64) -> Void)? = nil,
         output: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let (header, keys) = try parseHeader(source, with: credential)
+        let (header, keys) = try parseHeader(source, with: credential, limits: limits)
         var mac = HMAC<SHA256>(key: keys.hmac)
         mac.update(data: header)
         var decryptor = CBCDecryptor(key: keys.encryption, iv: Array(header.suffix(16)), trailer: 32)
@@ -161,7 +176,7 @@ public enum RNCryptor {
 
     static var truncated: CofferFormatsError { CofferFormatsError(.malformedCiphertext, "the RNCryptor message is truncated") }
 
-    private static func parseHeader(_ source: some ByteSource, with credential: Credential) throws -> ([UInt8], Keys) {
+    private static func parseHeader(_ source: some ByteSource, with credential: Credential, limits: PasswordKDFLimits) throws -> ([UInt8], Keys) {
         let start = try source.readPrefix(upTo: 2)
         guard start.count == 2, start[0] == 3 else {
             throw CofferFormatsError(.malformedCiphertext, start.first.map { "unsupported RNCryptor version \($0); Coffer reads version 3" } ?? "the input is empty")
@@ -171,8 +186,8 @@ public enum RNCryptor {
             let rest = try source.readPrefix(upTo: 32)
             guard rest.count == 32 else { throw truncated }
             let keys = Keys(
-                encryption: try deriveKey(password: password, salt: Array(rest[0..<8])),
-                hmac: try deriveKey(password: password, salt: Array(rest[8..<16]))
+                encryption: try deriveKey(password: password, salt: Array(rest[0..<8]), limits: limits),
+                hmac: try deriveKey(password: password, salt: Array(rest[8..<16]), limits: limits)
             )
             return (start + rest, keys)
         case (0, .keys(let keys)):
@@ -197,14 +212,20 @@ public enum OpenSSLEnc {
     public static let defaultIterations = 10_000
     static let magic = Array("Salted__".utf8)
 
-    static func keyAndIV(password: [UInt8], salt: [UInt8], iterations: Int) throws(CofferFormatsError) -> (SymmetricKey, [UInt8]) {
+    /// Key and IV from the password, within `limits` when reading (nil when writing: then within the
+    /// defaults, so that Coffer never writes what it would refuse to read).
+    static func keyAndIV(
+        password: [UInt8], salt: [UInt8], iterations: Int, limits: PasswordKDFLimits?
+    ) throws(CofferFormatsError) -> (SymmetricKey, [UInt8]) {
         let material = try PasswordKDF.pbkdf2(iterations: iterations)
-            .deriveForPeerFormat(password: password, salt: salt, byteCount: 48)
+            .deriveForPeerFormat("this decryption", password: password, salt: salt, byteCount: 48, limits: limits)
             .withUnsafeBytes { Array($0) }
         return (SymmetricKey(data: material[0..<32]), Array(material[32..<48]))
     }
 
     /// Encrypts bytes in memory.
+    /// - Throws: ``CofferFormatsError`` `.costTooHigh` for more iterations than a reader with the default
+    ///   `PasswordKDFLimits` accepts, `.invalidArgument` for fewer than one.
     public static func encrypt(_ plaintext: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting") { () throws -> [UInt8] in
             var output: [UInt8] = []
@@ -214,10 +235,19 @@ public enum OpenSSLEnc {
     }
 
     /// Decrypts bytes in memory.
-    public static func decrypt(_ data: [UInt8], password: [UInt8], iterations: Int = defaultIterations) throws(CofferFormatsError) -> [UInt8] {
+    /// - Parameters:
+    ///   - data: the `Salted__` file.
+    ///   - password: its password.
+    ///   - iterations: the iteration count it was encrypted with (the file does not record it).
+    ///   - limits: the most key-derivation work to accept.
+    /// - Throws: ``CofferFormatsError``: `.costTooHigh` for `iterations` above `limits` (before any
+    ///   work), `.authenticationFailed` when the padding is wrong, `.malformedCiphertext` for what is not one.
+    public static func decrypt(
+        _ data: [UInt8], password: [UInt8], iterations: Int = defaultIterations, limits: PasswordKDFLimits = PasswordKDFLimits()
+    ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("decrypting") { () throws -> [UInt8] in
             var output: [UInt8] = []
-            try decrypt(source: MemorySource(data), password: password, iterations: iterations) { output.append(contentsOf: $0) }
+            try decrypt(source: MemorySource(data), password: password, iterations: iterations, limits: limits) { output.append(contentsOf: $0) }
             return output
         }
     }
@@ -228,7 +258,7 @@ public enum OpenSSLEnc {
     ) throws {
         guard iterations >= 1 else { throw CofferFormatsError(.invalidArgument, "expected a positive iteration count") }
         let salt = try SecureRandom.bytes(count: 8)
-        let (key, iv) = try keyAndIV(password: password, salt: salt, iterations: iterations)
+        let (key, iv) = try keyAndIV(password: password, salt: salt, iterations: iterations, limits: nil)
         try (magic + salt).withUnsafeBytes(output)
         var encryptor = CBCEncryptor(key: key, iv: iv)
         var done: Int64 = 0
@@ -254,7 +284,7 @@ public enum OpenSSLEnc {
         guard header.count == 16, header.starts(with: magic) else {
             throw CofferFormatsError(.malformedCiphertext, "this is not an OpenSSL 'Salted__' file (was it written with -nosalt or -a?)")
         }
-        let (key, iv) = try keyAndIV(password: password, salt: Array(header[8..<16]), iterations: iterations)
+        let (key, iv) = try keyAndIV(password: password, salt: Array(header[8..<16]), iterations: iterations, limits: limits)
         var decryptor = CBCDecryptor(key: key, iv: iv, trailer: 0)
         var done: Int64 = 0
         try source.forEachChunk(chunkSize: 1 << 16) { chunk in

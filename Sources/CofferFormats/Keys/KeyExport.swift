@@ -75,7 +75,8 @@ extension SigningKey {
     ///   - password: the password that will open it; not empty.
     ///   - kdf: how the password becomes the key: PBKDF2-HMAC-SHA-256 at 600,000 iterations by default
     ///     (`PasswordKDF/encryptedKeyDefault`), which every OpenSSL reads;
-    ///     `PasswordKDF/openSSLCompatibleScrypt` on request. Refused below the floor for new secrets.
+    ///     `PasswordKDF/openSSLCompatibleScrypt` on request. Refused below the floor for new secrets,
+    ///     and (`.costTooHigh`) above what a reader with the default `PasswordKDFLimits` opens.
     ///   - encoding: PEM (the default) or DER.
     public func encryptedPKCS8Representation(
         password: [UInt8],

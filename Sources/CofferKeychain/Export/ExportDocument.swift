@@ -1,4 +1,5 @@
 import CofferCore
+import CofferCrypto
 import Foundation
 
 /// One item in an export: its attributes and its secret as the export carries it — the plaintext, or
@@ -8,22 +9,81 @@ struct ExportedItem: Sendable {
     var secret: [UInt8]
 }
 
+/// The exporter's proof a version 2 document carries (docs/KEYCHAIN.md, "Who wrote an export"): the
+/// key that signed it, the recipients it was signed for, and the signature over everything before it.
+struct ExportProof: Sendable {
+    /// The signer's public key, as the document names it (to be compared with the one the importer
+    /// trusts, never trusted for itself).
+    var signer: VerifyingKey
+    /// SHA-256 fingerprints of the SubjectPublicKeyInfo of each recipient the export was made for;
+    /// empty for an export under a password or a key.
+    var audience: [[UInt8]]
+    /// The signature.
+    var signature: [UInt8]
+    /// What the signature covers: the domain label, then every document byte before the signature.
+    var signedBytes: [UInt8]
+}
+
 /// The plaintext of a keychain export (docs/KEYCHAIN.md, "Export file"). Encrypting it is the Coffer
 /// encrypted format's job; this is only the list of items, in a layout a reader checks field by field.
+/// Version 1 is the list alone; version 2 adds the exporter's signature and the recipients it was for.
 enum ExportDocument {
     static let magic = Array("COFFERKC".utf8)
     static let version: UInt8 = 1
+    /// The version that carries the exporter's proof.
+    static let signedVersion: UInt8 = 2
     /// Most items a reader accepts (the count is read before any item).
     static let maximumItems = 10_000_000
     /// Largest secret field: a 1 MiB secret plus the application-password layer's 45 bytes.
     static let maximumSecret = (1 << 20) + 64
     static let maximumAttribute = 4096
+    /// Largest signer key (an ML-DSA-87 SubjectPublicKeyInfo is 2,614 bytes) and signature (ML-DSA-87's
+    /// are 4,627).
+    static let maximumSignerKey = 4096
+    static let maximumSignature = 8192
+    /// Most recipients an export is signed for: as many as a Coffer file has stanzas.
+    static let maximumAudience = 32
+    /// What a version 2 signature covers first, so that it can be taken for nothing else.
+    static let signatureDomain = Array("coffer-keychain-export v2".utf8) + [0]
+
+    /// What a reader found: the items, and the exporter's proof for a version 2 document.
+    struct Contents {
+        var items: [ExportedItem]
+        var proof: ExportProof?
+    }
 
     // MARK: Writing
 
+    /// A version 1 document: the items alone.
     static func encode(_ items: [ExportedItem]) -> [UInt8] {
         var out = magic
         out.append(version)
+        appendItems(items, to: &out)
+        return out
+    }
+
+    /// A version 2 document: the items, signed by `signer` for `audience` (the recipients' fingerprints).
+    /// - Throws: what `signer` throws when it cannot sign.
+    static func encode(_ items: [ExportedItem], signedBy signer: some MessageSigner, audience: [[UInt8]]) throws -> [UInt8] {
+        let key = signer.verifyingKey.derRepresentation
+        guard key.count <= maximumSignerKey, audience.count <= maximumAudience else {
+            throw KeychainError(.badParameter, "expected a signer key of at most \(maximumSignerKey) bytes and at most \(maximumAudience) recipients; found \(key.count) bytes and \(audience.count)")
+        }
+        var out = magic
+        out.append(signedVersion)
+        out += twoBytes(key.count) + key
+        out.append(UInt8(truncatingIfNeeded: audience.count))
+        for fingerprint in audience { out += fingerprint }
+        appendItems(items, to: &out)
+        let signature = try signer.signature(for: signatureDomain + out, options: SignatureOptions())
+        guard signature.count <= maximumSignature else {
+            throw KeychainError(.badParameter, "expected a signature of at most \(maximumSignature) bytes, found \(signature.count)")
+        }
+        out += twoBytes(signature.count) + signature
+        return out
+    }
+
+    private static func appendItems(_ items: [ExportedItem], to out: inout [UInt8]) {
         appendLength(items.count, to: &out)
         for exported in items {
             let item = exported.item
@@ -44,7 +104,6 @@ enum ExportDocument {
             appendLength(exported.secret.count, to: &out)
             out += exported.secret
         }
-        return out
     }
 
     /// The optional attributes in their fixed order (the spec's table).
@@ -58,6 +117,11 @@ enum ExportDocument {
         ]
     }
 
+    /// A length below 65,536 (the key and signature limits are far lower) as 2 big-endian bytes.
+    private static func twoBytes(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+
     private static func appendLength(_ value: Int, to out: inout [UInt8]) {
         out += BigEndian.bytes(UInt32(truncatingIfNeeded: value))
     }
@@ -68,17 +132,36 @@ enum ExportDocument {
 
     // MARK: Reading
 
-    /// Parses an export's plaintext. Every length is checked against the bytes left and its limit,
-    /// every code against the spec, and the items are validated as `add` validates them.
-    /// - Throws: `.dataCorrupted` naming what is wrong.
+    /// Parses an export's plaintext, version 1 or 2, and returns its items.
     static func decode(_ bytes: [UInt8]) throws(KeychainError) -> [ExportedItem] {
+        try read(bytes).items
+    }
+
+    /// Parses an export's plaintext. Every length is checked against the bytes left and its limit,
+    /// every code against the spec, and the items are validated as `add` validates them. A version 2
+    /// document's signer key must parse; its signature is returned to be checked, not checked here.
+    /// - Throws: `.dataCorrupted` naming what is wrong.
+    static func read(_ bytes: [UInt8]) throws(KeychainError) -> Contents {
         var reader = Reader(bytes: bytes)
         guard try reader.take(magic.count) == magic else {
             throw malformed("it does not start with COFFERKC: not a Coffer keychain export")
         }
         let version = try reader.byte()
-        guard version == Self.version else {
-            throw malformed("export version \(version) is not supported (this Coffer reads version 1); upgrade coffer")
+        guard version == Self.version || version == signedVersion else {
+            throw malformed("export version \(version) is not supported (this Coffer reads versions 1 and 2); upgrade coffer")
+        }
+        var signer: VerifyingKey?
+        var audience: [[UInt8]] = []
+        if version == signedVersion {
+            let keyBytes = try reader.take(try reader.shortLength(limit: maximumSignerKey, what: "signer key length"))
+            do {
+                signer = try VerifyingKey(derRepresentation: keyBytes)
+            } catch {
+                throw malformed("the signer's public key does not parse: \(error.reason)")
+            }
+            let count = Int(try reader.byte())
+            guard count <= maximumAudience else { throw malformed("it names \(count) recipients, above the limit \(maximumAudience)") }
+            for _ in 0..<count { audience.append(try reader.take(32)) }
         }
         let count = try reader.length(limit: maximumItems, what: "item count")
         var items: [ExportedItem] = []
@@ -90,8 +173,14 @@ enum ExportDocument {
                 throw malformed("item \(index + 1) of \(count): \(error.reason)")
             }
         }
-        guard reader.isAtEnd else { throw malformed("\(reader.remaining) bytes follow the last item") }
-        return items
+        var proof: ExportProof?
+        if let signer {
+            let signedEnd = reader.offset
+            let signature = try reader.take(try reader.shortLength(limit: maximumSignature, what: "signature length"))
+            proof = ExportProof(signer: signer, audience: audience, signature: signature, signedBytes: signatureDomain + bytes[0..<signedEnd])
+        }
+        guard reader.isAtEnd else { throw malformed("\(reader.remaining) bytes follow the \(proof == nil ? "last item" : "signature")") }
+        return Contents(items: items, proof: proof)
     }
 
     private static func readItem(_ reader: inout Reader) throws(KeychainError) -> ExportedItem {
@@ -185,6 +274,13 @@ enum ExportDocument {
 
         mutating func length(limit: Int, what: String) throws(KeychainError) -> Int {
             let value = Int(BigEndian.uint32(try take(4)))
+            guard value <= limit else { throw ExportDocument.malformed("\(what) \(value) is above the limit \(limit)") }
+            return value
+        }
+
+        mutating func shortLength(limit: Int, what: String) throws(KeychainError) -> Int {
+            let field = try take(2)
+            let value = Int(field[0]) << 8 | Int(field[1])
             guard value <= limit else { throw ExportDocument.malformed("\(what) \(value) is above the limit \(limit)") }
             return value
         }

@@ -21,6 +21,24 @@ public struct KeychainImportSummary: Sendable, Hashable {
     public var skippedExisting: Int
 }
 
+/// Whose export an import accepts (docs/KEYCHAIN.md, "Who wrote an export"). Opening an export proves
+/// who wrote it only when it opens with something secret to both sides: a password or a 32-byte key. A
+/// recipient's public key is public, so an export that opens with a recipient's private key proves
+/// nothing about its author unless it carries the signature of a key the importer names.
+public enum KeychainExportAuthor: Sendable, Hashable {
+    /// Whoever holds the export's password or key, which only its author and its reader share (the
+    /// default). An export that opens with a recipient's private key is refused: name its signer.
+    case credentialHolder
+    /// Only an export signed by this key (compared by its SubjectPublicKeyInfo) and, when it opens with
+    /// a recipient's private key, signed for that recipient.
+    case signer(VerifyingKey)
+    /// Any export that opens, signed or not, as Coffer 1.0.0 imported exports to recipients.
+    /// - Warning: anyone who has the recipient's public key can write such an export and plant
+    ///   passwords, signing keys and encryption keys in the keychain. Only for a file whose origin the
+    ///   caller checked another way.
+    case insecureAnyone
+}
+
 /// What an import does when the keychain already has an item of the same identity.
 public enum KeychainImportConflict: Sendable, Hashable {
     /// Import nothing and throw `.duplicateItem` (the default: an import never half-happens).
@@ -30,24 +48,45 @@ public enum KeychainImportConflict: Sendable, Hashable {
 }
 
 extension Keychain {
-    /// Largest export file ``importItems(fromPath:credential:limits:ifExists:)`` reads (1 GiB).
+    /// Largest export file ``importItems(fromPath:credential:author:limits:ifExists:)`` reads (1 GiB).
     public static let maximumExportFileSize = 1 << 30
 
     /// Exports every item that may leave this device into one file in the Coffer encrypted format
     /// (docs/KEYCHAIN.md, "Export file"). `*ThisDeviceOnly` items are left out. Items with an
     /// application password stay sealed under it inside the export; everything else is in the
     /// export's plaintext, so the export's protection (a password, a key or recipients) is what guards it.
+    ///
+    /// An export to recipients must be signed: their public keys are public, so the signature is what
+    /// tells an importer who wrote it (``KeychainExportAuthor``). The signature covers the items and
+    /// the recipients' fingerprints, so a recipient cannot pass it on as made for someone else.
     /// - Parameters:
     ///   - keychainPassword: asked again, as exporting reveals every secret: the keychain need
     ///     not be unlocked, and user-presence items are exported on the strength of this password.
     ///   - protection: who will be able to open the export: a password, a key or recipients.
+    ///   - signer: the exporter's key, whose public half importers name; required for recipients,
+    ///     optional otherwise. A key on a token signs as a software key does.
     ///   - cipher: the export's cipher (AES-256-GCM by default).
     /// - Returns: the encrypted export and what it holds.
     /// - Throws: `.authenticationFailed` for a wrong keychain password, `.dataCorrupted` when a row does
-    ///   not open (nothing is exported then), `.badParameter` for an unusable protection.
+    ///   not open (nothing is exported then), `.badParameter` for an unusable protection, recipients
+    ///   without a signer, or a signer that cannot sign.
     public func exportItems(
-        keychainPassword: String, protection: EncryptionProtection, cipher: EncryptionCipher = .aes256GCM
+        keychainPassword: String, protection: EncryptionProtection, signedBy signer: (any MessageSigner)? = nil,
+        cipher: EncryptionCipher = .aes256GCM
     ) throws(KeychainError) -> (file: [UInt8], summary: KeychainExportSummary) {
+        let audience: [[UInt8]]
+        switch protection {
+        case .recipients(let recipients):
+            guard signer != nil else {
+                throw KeychainError(
+                    .badParameter,
+                    "an export to recipients must be signed (signedBy): their public keys are public, so without the exporter's signature an importer cannot tell who wrote it"
+                )
+            }
+            audience = recipients.map { KeyFingerprint(subjectPublicKeyInfo: $0.derRepresentation).sha256 }
+        case .password, .key:
+            audience = []
+        }
         let header = try requireHeader()
         let master = try KeychainCrypto.unwrap(password: Array(keychainPassword.utf8), header: header)
         var exported: [ExportedItem] = []
@@ -68,7 +107,18 @@ extension Keychain {
                 exported.append(ExportedItem(item: row.item, secret: inner))
             }
         }
-        var document = ExportDocument.encode(exported)
+        var document: [UInt8]
+        if let signer {
+            do {
+                document = try ExportDocument.encode(exported, signedBy: signer, audience: audience)
+            } catch let error as KeychainError {
+                throw error
+            } catch {
+                throw KeychainError(.badParameter, "cannot sign the export: \(error)", underlying: error)
+            }
+        } else {
+            document = ExportDocument.encode(exported)
+        }
         defer { SecretBytes.wipe(&document) }
         do {
             let file = try CofferEncryption.encrypt(document, to: protection, cipher: cipher)
@@ -78,15 +128,15 @@ extension Keychain {
         }
     }
 
-    /// ``exportItems(keychainPassword:protection:cipher:)`` into a file, created 0600 under a
+    /// ``exportItems(keychainPassword:protection:signedBy:cipher:)`` into a file, created 0600 under a
     /// temporary name beside `path` and renamed only when complete.
     /// - Throws: also `.ioFailure` when the file cannot be written, or exists and `overwrite` is false.
     @discardableResult
     public func exportItems(
-        toPath path: String, keychainPassword: String, protection: EncryptionProtection,
+        toPath path: String, keychainPassword: String, protection: EncryptionProtection, signedBy signer: (any MessageSigner)? = nil,
         cipher: EncryptionCipher = .aes256GCM, overwrite: Bool = false
     ) throws(KeychainError) -> KeychainExportSummary {
-        let (file, summary) = try exportItems(keychainPassword: keychainPassword, protection: protection, cipher: cipher)
+        let (file, summary) = try exportItems(keychainPassword: keychainPassword, protection: protection, signedBy: signer, cipher: cipher)
         do {
             let writer = try AtomicFileWriter(destination: path, overwrite: overwrite)
             try writer.write(file)
@@ -100,15 +150,26 @@ extension Keychain {
     /// Adds the items of an export, in one transaction: all of them (less those skipped by
     /// `ifExists`), or none. Items keep their attributes, dates, accessibility and access control; an
     /// item with an application password still needs it to be read. The keychain must be unlocked for
-    /// the accessibilities the export holds.
+    /// the accessibilities the export holds. Who wrote the export is checked before anything is added
+    /// (``KeychainExportAuthor``): by default, an export that opens with a recipient's private key is
+    /// refused, since anyone who has the public key could have made it.
+    /// - Parameters:
+    ///   - file: the encrypted export.
+    ///   - credential: what opens it: its password, its key, or a recipient's private key.
+    ///   - author: whose exports to accept: the holder of the password or key (the default), the
+    ///     holder of a signing key, or, insecurely, anyone.
+    ///   - limits: the most key-derivation work to do before knowing whether the password is right.
+    ///   - ifExists: what to do with items the keychain already has.
     /// - Throws: `.authenticationFailed` when `credential` does not open the export (or it was
-    ///   changed), `.dataCorrupted` for a damaged or foreign file, `.badParameter` when the export's KDF
-    ///   cost is above `limits`, `.duplicateItem` on a clash with ``KeychainImportConflict/fail``,
-    ///   `.interactionNotAllowed` while locked.
+    ///   changed), `.untrustedExport` when its author is not the one `author` accepts (unsigned, signed
+    ///   by another key or for other recipients, or a signature that does not verify), `.dataCorrupted`
+    ///   for a damaged or foreign file, `.badParameter` when the export's KDF cost is above `limits`,
+    ///   `.duplicateItem` on a clash with ``KeychainImportConflict/fail``, `.interactionNotAllowed` while
+    ///   locked. Nothing is imported when it throws.
     @discardableResult
     public func importItems(
-        _ file: [UInt8], credential: DecryptionCredential, limits: PasswordKDFLimits = PasswordKDFLimits(),
-        ifExists: KeychainImportConflict = .fail
+        _ file: [UInt8], credential: DecryptionCredential, author: KeychainExportAuthor = .credentialHolder,
+        limits: PasswordKDFLimits = PasswordKDFLimits(), ifExists: KeychainImportConflict = .fail
     ) throws(KeychainError) -> KeychainImportSummary {
         var document: [UInt8]
         do {
@@ -117,10 +178,12 @@ extension Keychain {
             throw Self.importError(error)
         }
         defer { SecretBytes.wipe(&document) }
-        var items = try ExportDocument.decode(document)
+        let contents = try ExportDocument.read(document)
+        var items = contents.items
         defer {
             for index in items.indices { SecretBytes.wipe(&items[index].secret) }
         }
+        try ExportAuthorCheck.check(contents.proof, openedWith: credential, accepting: author)
         let header = try requireHeader()
         var rows: [(KeychainItem, [UInt8])] = []
         rows.reserveCapacity(items.count)
@@ -133,11 +196,11 @@ extension Keychain {
         return KeychainImportSummary(imported: inserted, skippedExisting: rows.count - inserted)
     }
 
-    /// ``importItems(_:credential:limits:ifExists:)`` from a file (at most ``maximumExportFileSize``).
+    /// ``importItems(_:credential:author:limits:ifExists:)`` from a file (at most ``maximumExportFileSize``).
     @discardableResult
     public func importItems(
-        fromPath path: String, credential: DecryptionCredential, limits: PasswordKDFLimits = PasswordKDFLimits(),
-        ifExists: KeychainImportConflict = .fail
+        fromPath path: String, credential: DecryptionCredential, author: KeychainExportAuthor = .credentialHolder,
+        limits: PasswordKDFLimits = PasswordKDFLimits(), ifExists: KeychainImportConflict = .fail
     ) throws(KeychainError) -> KeychainImportSummary {
         let file: [UInt8]
         do {
@@ -150,7 +213,7 @@ extension Keychain {
         } catch {
             throw KeychainError(.ioFailure, "cannot read '\(path)': \(error)", underlying: error)
         }
-        return try importItems(file, credential: credential, limits: limits, ifExists: ifExists)
+        return try importItems(file, credential: credential, author: author, limits: limits, ifExists: ifExists)
     }
 
     private static func importError(_ error: CofferFormatsError) -> KeychainError {
@@ -158,7 +221,7 @@ extension Keychain {
         case .authenticationFailed, .noMatchingKey, .wrongPassword:
             KeychainError(.authenticationFailed, "the export's password or key is wrong, or the file was changed")
         case .costTooHigh, .invalidArgument, .unsupported:
-            KeychainError(.badParameter, error.reason)
+            KeychainError(.badParameter, error.reason, underlying: error)
         default:
             KeychainError(.dataCorrupted, "not a readable keychain export: \(error.reason)", underlying: error)
         }

@@ -40,6 +40,14 @@ enum KeyFiles {
         }
     }
 
+    /// Warns on standard error when a file that holds a secret is open to other users (any of the
+    /// `0o077` bits in `permissions`, as `KeyFile.isExposedToOtherUsers` reports them), naming the
+    /// `chmod` that fixes it. The file is still used: refusing is the caller's decision.
+    static func warnIfExposed(_ what: String, path: String, permissions: UInt32?) {
+        guard let permissions, permissions & 0o077 != 0 else { return }
+        Terminal.warn("\(what) '\(path)' is accessible by other users (mode \(String(permissions & 0o777, radix: 8))); restrict it with 'chmod 600 \(path)'")
+    }
+
     /// Whether anything exists at `path`.
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

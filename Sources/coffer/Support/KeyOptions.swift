@@ -59,9 +59,7 @@ struct KeyOptions: ParsableArguments {
     static func loadFile(_ path: String, encoding: SecretEncoding) throws -> MACKey {
         var file = try KeyFile(contentsOf: path)
         defer { file.wipe() }
-        if file.isExposedToOtherUsers, let permissions = file.permissions {
-            Terminal.warn("key file '\(path)' is accessible by other users (mode \(String(permissions & 0o777, radix: 8))); restrict it with 'chmod 600 \(path)'")
-        }
+        KeyFiles.warnIfExposed("key file", path: path, permissions: file.permissions)
         return try decode(file.bytes, encoding: encoding, source: "key file '\(path)'", fromFile: true)
     }
 

@@ -40,6 +40,8 @@ struct PasswordOptions: ParsableArguments {
     func read(prompt: String, confirm: Bool = false) throws -> [UInt8] {
         if let passwordFile {
             let reader = try FileReader(path: passwordFile)
+            // FileReader reports the mode the file had when opened; a password others can read is no secret.
+            KeyFiles.warnIfExposed("password file", path: passwordFile, permissions: reader.permissions)
             var firstLine: [UInt8]?
             try reader.forEachLine(maximumLength: 4096) { line, number in
                 if number == 1 { firstLine = Array(line.utf8) }
