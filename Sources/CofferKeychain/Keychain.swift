@@ -25,6 +25,17 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     private var masterKey: SymmetricKey?
     private var classKeys: [Accessibility: SymmetricKey] = [:]
     private var presencePromptStorage: (@Sendable (String) -> String?)?
+    private var passwordLimitsStorage = PasswordKDFLimits()
+
+    /// The most key-derivation work the keychain password may ask for, read from the file's header
+    /// before anything is derived (the defaults: the memory and work of scrypt N=2^19, r=8, p=1; a
+    /// header asking more is `.badParameter`, whatever the password). Raise them to open a keychain
+    /// made with a higher cost by an earlier release; ``create(password:kdf:)`` and
+    /// ``changePassword(from:to:kdf:)`` refuse a cost above them too.
+    public var passwordLimits: PasswordKDFLimits {
+        get { state.withLock { passwordLimitsStorage } }
+        set { state.withLock { passwordLimitsStorage = newValue } }
+    }
 
     /// Asked for the keychain password when an item that requires user presence is read; gets the
     /// operation prompt and returns the password, or nil if the user declined. On Linux this is what
@@ -85,19 +96,21 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     ///   - kdf: scrypt, N=2^17, r=8, p=1 by default; the header records scrypt with log2 N 10–22, r 1–32
     ///     and p 1–16.
     /// - Throws: `.duplicateKeychain` when it already has a password; `.badParameter` for an empty
-    ///   password or a `kdf` the header cannot record.
+    ///   password or a `kdf` the header cannot record or above ``passwordLimits``.
     public func create(password: String, kdf: PasswordKDF = .default) throws(KeychainError) {
         guard !password.isEmpty else { throw KeychainError(.badParameter, "the keychain password cannot be empty") }
-        let (header, master) = try KeychainCrypto.newHeader(password: Array(password.utf8), kdf: kdf)
+        let (header, master) = try KeychainCrypto.newHeader(password: Array(password.utf8), kdf: kdf, limits: passwordLimits)
         try storage.createHeader(header)
         install(header: header, master: master)
     }
 
-    /// Unwraps the master key with the keychain password. Costs one scrypt and nothing else.
-    /// - Throws: `.authenticationFailed` for a wrong password; `.noSuchKeychain` before ``create(password:kdf:)``.
+    /// Unwraps the master key with the keychain password. Costs one scrypt and nothing else, within
+    /// ``passwordLimits``.
+    /// - Throws: `.authenticationFailed` for a wrong password; `.noSuchKeychain` before ``create(password:kdf:)``;
+    ///   `.badParameter` when the file's header asks for more work than ``passwordLimits`` admit.
     public func unlock(password: String) throws(KeychainError) {
         let header = try requireHeader()
-        let master = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header)
+        let master = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header, limits: passwordLimits)
         install(header: header, master: master)
     }
 
@@ -138,11 +151,12 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
     /// A new master key wrapped under `newPassword`, every item re-sealed under it, the old header gone.
     private func rekey(password: String, newPassword: String, kdf: PasswordKDF?) throws(KeychainError) {
         let oldHeader = try requireHeader()
-        let oldMaster = try KeychainCrypto.unwrap(password: Array(password.utf8), header: oldHeader)
-        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(newPassword.utf8), kdf: kdf ?? oldHeader.kdf)
+        let limits = passwordLimits
+        let oldMaster = try KeychainCrypto.unwrap(password: Array(password.utf8), header: oldHeader, limits: limits)
+        var (newHeader, newMaster) = try KeychainCrypto.newHeader(password: Array(newPassword.utf8), kdf: kdf ?? oldHeader.kdf, limits: limits)
         // The keychain id stays: it names the keychain, and exports refer to it.
         newHeader.keychainID = oldHeader.keychainID
-        newHeader.wrappedMasterKey = try KeychainCrypto.wrap(newMaster, password: Array(newPassword.utf8), header: newHeader)
+        newHeader.wrappedMasterKey = try KeychainCrypto.wrap(newMaster, password: Array(newPassword.utf8), header: newHeader, limits: limits)
         try storage.rewrite(header: newHeader) { row throws(KeychainError) in
             let ad = KeychainCrypto.itemAD(keychainID: oldHeader.keychainID, item: row.item)
             var inner = try KeychainCrypto.open(
@@ -279,7 +293,7 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
             guard let prompt, let password = prompt(reason) else {
                 throw KeychainError(.authenticationFailed, "this item requires user presence: confirm with the keychain password")
             }
-            _ = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header)
+            _ = try KeychainCrypto.unwrap(password: Array(password.utf8), header: header, limits: passwordLimits)
         }
         var inner = try KeychainCrypto.open(row.sealed, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: row.item))
         guard row.item.hasApplicationPassword else { return inner }

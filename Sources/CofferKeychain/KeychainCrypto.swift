@@ -63,13 +63,16 @@ enum KeychainCrypto {
         }
     }
 
-    static func passwordKey(_ password: [UInt8], header: Header) throws(KeychainError) -> SymmetricKey {
+    /// The key the keychain password derives under `header`'s parameters, after they were checked
+    /// against the format's ranges and against `limits` (the header is the file's bytes: whoever can
+    /// write the file chooses them).
+    static func passwordKey(_ password: [UInt8], header: Header, limits: PasswordKDFLimits) throws(KeychainError) -> SymmetricKey {
         guard (10...22).contains(header.scryptLogN), (1...32).contains(header.scryptR), (1...16).contains(header.scryptP) else {
             throw KeychainError(.dataCorrupted, "the keychain's password parameters are out of range; the file is damaged")
         }
+        try checkCost(header.kdf, limits: limits, subject: "the keychain file")
         do {
-            // The ranges above are this format's limits; within them the cost is the keychain owner's choice.
-            return try header.kdf.derive(password: password, salt: header.salt, limits: .unbounded)
+            return try header.kdf.derive(password: password, salt: header.salt, limits: limits)
         } catch {
             throw KeychainError(.ioFailure, "scrypt failed: \(error.reason)", underlying: error)
         }
@@ -87,30 +90,42 @@ enum KeychainCrypto {
         return (logN, r, p)
     }
 
+    /// `.badParameter` (its underlying error `.costTooHigh`) when `kdf` asks for more work than
+    /// `limits` admit: checked before anything is derived.
+    static func checkCost(_ kdf: PasswordKDF, limits: PasswordKDFLimits, subject: String) throws(KeychainError) {
+        do {
+            try limits.check(kdf, subject: subject)
+        } catch {
+            throw KeychainError(.badParameter, error.reason + " (Keychain.passwordLimits)", underlying: error)
+        }
+    }
+
     static func masterKeyAD(_ header: Header) -> [UInt8] {
         Array("coffer-keychain v1 master-key".utf8) + header.keychainID
             + [UInt8(header.scryptLogN), UInt8(header.scryptR), UInt8(header.scryptP)] + header.salt
     }
 
     /// A new header for `password`: fresh keychain id, salt and master key.
-    static func newHeader(password: [UInt8], kdf: PasswordKDF) throws(KeychainError) -> (Header, SymmetricKey) {
+    static func newHeader(password: [UInt8], kdf: PasswordKDF, limits: PasswordKDFLimits) throws(KeychainError) -> (Header, SymmetricKey) {
         let (logN, r, p) = try checkedScrypt(kdf)
+        // Never written with a cost that the same limits would refuse to read.
+        try checkCost(kdf, limits: limits, subject: "the new keychain password")
         let master = SymmetricKey(size: .bits256)
         var header = Header(
             keychainID: randomBytes(16), scryptLogN: logN, scryptR: r, scryptP: p, salt: randomBytes(16), wrappedMasterKey: []
         )
-        header.wrappedMasterKey = try wrap(master, password: password, header: header)
+        header.wrappedMasterKey = try wrap(master, password: password, header: header, limits: limits)
         return (header, master)
     }
 
-    static func wrap(_ master: SymmetricKey, password: [UInt8], header: Header) throws(KeychainError) -> [UInt8] {
-        let key = try passwordKey(password, header: header)
+    static func wrap(_ master: SymmetricKey, password: [UInt8], header: Header, limits: PasswordKDFLimits) throws(KeychainError) -> [UInt8] {
+        let key = try passwordKey(password, header: header, limits: limits)
         return try seal(master.withUnsafeBytes { Array($0) }, key: key, ad: masterKeyAD(header))
     }
 
     /// The master key, or ``KeychainError/Code/authenticationFailed`` for a wrong password.
-    static func unwrap(password: [UInt8], header: Header) throws(KeychainError) -> SymmetricKey {
-        let key = try passwordKey(password, header: header)
+    static func unwrap(password: [UInt8], header: Header, limits: PasswordKDFLimits) throws(KeychainError) -> SymmetricKey {
+        let key = try passwordKey(password, header: header, limits: limits)
         guard var bytes = try? open(header.wrappedMasterKey, key: key, ad: masterKeyAD(header)), bytes.count == 32 else {
             throw KeychainError(.authenticationFailed, "wrong keychain password")
         }
@@ -158,7 +173,8 @@ enum KeychainCrypto {
 
     private static func applicationKey(_ password: String, salt: [UInt8], logN: Int) throws(KeychainError) -> SymmetricKey {
         do {
-            return try PasswordKDF.scrypt(logN: logN, r: 8, p: 1).derive(password: Array(password.utf8), salt: salt, limits: .unbounded)
+            // The layer's log2 N is the file's bytes: within the default limits (Coffer writes 15).
+            return try PasswordKDF.scrypt(logN: logN, r: 8, p: 1).derive(password: Array(password.utf8), salt: salt, limits: PasswordKDFLimits())
         } catch {
             throw KeychainError(.ioFailure, "scrypt failed: \(error.reason)", underlying: error)
         }

@@ -11,10 +11,10 @@ import NIOCore
 public enum DataKeyScope: String, Sendable, CaseIterable {
     /// Each device its own key: the default.
     case device
-    /// One key per user, shared by the user's devices: a device gets the key of the user it signed up
-    /// (`POST /register_user`) or an admin linked it to (`POST /admin/keys/{keyId}/user`), and `409
-    /// no-user` while it belongs to none. A new device of the same user, once linked, opens what the
-    /// others encrypted.
+    /// One key per user, shared by the user's devices: a device gets the key of the user an admin (the
+    /// backend, after its own sign-in) linked it to (`POST /admin/keys/{keyId}/user`), and `409
+    /// no-user` while it belongs to none; signing up (`POST /register_user`) makes no device a member.
+    /// A new device of the same user, once linked, opens what the others encrypted.
     case user
 }
 
@@ -168,8 +168,10 @@ enum AdminRoutes {
                     return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
                 }
                 guard let owner = DataKeyRoutes.owner(of: device, scope: scope) else { return DataKeyRoutes.noUser(keyID) }
-                guard let stored = try await DataKeyRoutes.rotate(owner: owner, store: store, writer: writer, logger: context.logger) else {
-                    return MasterKeyWriter.refusal()
+                let stored: StoredDataKey
+                switch try await DataKeyRoutes.rotate(owner: owner, limit: nil, store: store, writer: writer, logger: context.logger) {
+                case .rotated(let made): stored = made
+                case .mayNotWrite, .limited: return MasterKeyWriter.refusal()
                 }
                 return RegistrationServer.json(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
             }
@@ -249,7 +251,8 @@ enum AdminRoutes {
             algorithm = key.algorithm.rawValue
             state = key.state.rawValue
             createdAt = key.createdAt
-            lastUsedAt = key.lastUsedAt
+            // Uses are recorded to the minute: never shown before the key existed.
+            lastUsedAt = key.lastUsedAt.map { max($0, key.createdAt) }
             userId = key.userID
             encryptionKeyId = EncryptionKeyIdentity.id(ofStored: key.encryptionKey)
         }

@@ -136,7 +136,7 @@ enum DataKeyRoutes {
     static func noUser(_ keyID: String) -> Response {
         RegistrationServer.problem(
             .conflict, "no-user",
-            "data keys here are per user, and the device '\(keyID.prefix(80))' belongs to no user: sign up with POST /register_user, or have an admin link it"
+            "data keys here are per user, and the device '\(keyID.prefix(80))' belongs to no user: the backend links a device to its user (POST /admin/keys/{keyId}/user) after its own sign-in; signing up makes no device a member"
         )
     }
 
@@ -147,30 +147,69 @@ enum DataKeyRoutes {
         Array("coffer-data-key-wrap v1:\(owner):\(version):\(dataKeyID)".utf8)
     }
 
+    /// What making one version of an owner's key came to.
+    enum Making {
+        /// This request made it.
+        case made(StoredDataKey)
+        /// Another request made this version first: the version as stored.
+        case madeByAnother(StoredDataKey)
+        /// This instance lacks the wrapping master key: nothing written (logged).
+        case mayNotWrite
+    }
+
     /// Makes version `version` of the owner's key under the fleet's wrapping master key, or finds the
-    /// one another instance made first; nil (nothing written, logged) when this instance lacks the
-    /// wrapping key. The insert checks the key again: a promotion landing between the two is tried once
-    /// more under the new key.
-    static func make(owner: String, version: Int64, store: any RegistrationStore, writer: MasterKeyWriter, logger: Logger) async throws -> StoredDataKey? {
+    /// one another request made first. The insert checks the key again: a promotion landing between the
+    /// two is tried once more under the new key.
+    static func make(owner: String, version: Int64, store: any RegistrationStore, writer: MasterKeyWriter, logger: Logger) async throws -> Making {
         var bytes = try SecureRandom.bytes(count: 32)
         defer { SecretBytes.wipe(&bytes) }
         let id = dataKeyID(owner: owner)
         for _ in 0..<2 {
-            guard let masterKey = try await writer.wrappingKey(logger: logger) else { return nil }
+            guard let masterKey = try await writer.wrappingKey(logger: logger) else { return .mayNotWrite }
             let wrapped = try masterKey.wrap(bytes, context: wrapContext(owner: owner, version: version, dataKeyID: id))
             let record = StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: masterKey.keyID, createdAt: Int64(Date().timeIntervalSince1970))
-            if let stored = try await store.insertDataKey(record) { return stored }
+            if let stored = try await store.insertDataKey(record) {
+                // A fresh nonce in every wrapping: the same bytes stored are this request's own.
+                return stored.wrapped == record.wrapped ? .made(stored) : .madeByAnother(stored)
+            }
         }
         logger.error("the database's wrapping master key kept changing: the data key was not written", metadata: ["owner": .string(owner)])
-        return nil
+        return .mayNotWrite
     }
 
-    /// Rotates an owner's key: the next version after the newest (the first when there is none); nil
-    /// when this instance may not write.
-    static func rotate(owner: String, store: any RegistrationStore, writer: MasterKeyWriter, logger: Logger) async throws -> StoredDataKey? {
-        let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? 0
-        return try await make(owner: owner, version: newest + 1, store: store, writer: writer, logger: logger)
+    /// What a rotation came to.
+    enum Rotation {
+        /// This request made a new version, the newest.
+        case rotated(StoredDataKey)
+        /// The owner's versions made in the last hour reached the limit (their count and the oldest's time).
+        case limited(RecentActivity, now: Int64)
+        /// This instance lacks the wrapping master key: nothing written (logged).
+        case mayNotWrite
     }
+
+    /// Rotates an owner's key: makes a version after the newest (the first when there is none) that is
+    /// this request's alone. Rotations at once each make their own version: one that loses a version to
+    /// another request reads the newest again and tries the next. `limit` (versions an hour) is checked
+    /// before every try, after the newest is read, so versions made at once never pass it.
+    static func rotate(owner: String, limit: Int?, store: any RegistrationStore, writer: MasterKeyWriter, logger: Logger) async throws -> Rotation {
+        for _ in 0..<maximumRotationTries {
+            let newest = try await store.dataKey(owner: owner, version: nil)?.version ?? 0
+            if let limit {
+                let now = Int64(Date().timeIntervalSince1970)
+                let recent = try await store.recentDataKeys(owner: owner, since: now - 3600)
+                if recent.count >= limit { return .limited(recent, now: now) }
+            }
+            switch try await make(owner: owner, version: newest + 1, store: store, writer: writer, logger: logger) {
+            case .made(let stored): return .rotated(stored)
+            case .madeByAnother: continue
+            case .mayNotWrite: return .mayNotWrite
+            }
+        }
+        throw CofferCoreError(.ioFailure, "other rotations of \(owner) made every version this one tried (\(maximumRotationTries) tries)")
+    }
+
+    /// How many versions one rotation tries before it gives up to requests rotating at once.
+    static let maximumRotationTries = 32
 
     static func answer(
         device deviceKeyID: String, version: Int64?, rotate rotating: Bool, scope: DataKeyScope, store: any RegistrationStore, records: StoreKeyProvider,
@@ -186,26 +225,21 @@ enum DataKeyRoutes {
         if let version, version < 1 {
             return RegistrationServer.problem(.badRequest, "invalid-request", "version must be 1 or more, found \(version)")
         }
-        if rotating, let limit = rotationsPerHour {
-            let now = Int64(Date().timeIntervalSince1970)
-            let recent = try await store.recentDataKeys(owner: owner, since: now - 3600)
-            if recent.count >= limit {
+        // One read for the floor, the newest and the asked version (the newest when none is named).
+        let lookup = try await store.lookUpDataKey(owner: owner, version: rotating ? nil : version)
+        let floor = lookup.minimumVersion
+        let stored: StoredDataKey
+        if rotating {
+            switch try await rotate(owner: owner, limit: rotationsPerHour, store: store, writer: writer, logger: context.logger) {
+            case .rotated(let made): stored = made
+            case .mayNotWrite: return MasterKeyWriter.refusal()
+            case .limited(let recent, let now):
                 metrics.rateLimited("data-key-rotations")
                 return RegistrationServer.tooManyRequests(
                     retryAfter: RegistrationServer.secondsUntilHourEnds(since: recent.oldest, now: now),
                     "\(recent.count) versions of this data key were made in the last hour, the most allowed"
                 )
             }
-        }
-        // One read for the floor, the newest and the asked version (the newest when none is named).
-        let lookup = try await store.lookUpDataKey(owner: owner, version: rotating ? nil : version)
-        let floor = lookup.minimumVersion
-        let stored: StoredDataKey
-        if rotating {
-            guard let made = try await make(owner: owner, version: (lookup.newestVersion ?? 0) + 1, store: store, writer: writer, logger: context.logger) else {
-                return MasterKeyWriter.refusal()
-            }
-            stored = made
             context.logger.notice("data key rotated", metadata: ["owner": .string(owner), "version": .stringConvertible(stored.version)])
         } else if let version {
             guard version >= floor else {
@@ -218,9 +252,13 @@ enum DataKeyRoutes {
         } else if let newest = lookup.key {
             stored = newest
         } else {
-            guard let made = try await make(owner: owner, version: 1, store: store, writer: writer, logger: context.logger) else { return MasterKeyWriter.refusal() }
-            stored = made
-            context.logger.info("data key created", metadata: ["owner": .string(owner)])
+            switch try await make(owner: owner, version: 1, store: store, writer: writer, logger: context.logger) {
+            case .made(let made):
+                stored = made
+                context.logger.info("data key created", metadata: ["owner": .string(owner)])
+            case .madeByAnother(let made): stored = made
+            case .mayNotWrite: return MasterKeyWriter.refusal()
+            }
         }
         guard let masterKey = writer.keyring.key(id: stored.masterKeyID),
               var key = masterKey.unwrap(stored.wrapped, context: wrapContext(owner: owner, version: stored.version, dataKeyID: stored.dataKeyID)) else {

@@ -21,16 +21,39 @@ enum EncryptionKeyIdentity {
         "\(id(ofStored: before) ?? "none") → \(id(ofStored: after) ?? "?")"
     }
 
-    /// The SPKI DER (base64, as stored) of an X25519 or P-256 public key given as PEM or DER; nil for
-    /// anything else.
-    static func stored(fromPEM text: String) -> String? {
-        guard let key = try? RecipientPublicKey(importing: Array(text.utf8)) else { return nil }
-        return Base64.encode(key.derRepresentation)
+    /// The SPKI DER (base64, as stored) of an X25519 or P-256 public key given as PEM or DER, or the
+    /// problem to answer: a private key is refused, never reduced to its public half.
+    static func stored(fromPEM text: String) -> Reading {
+        let bytes = Array(text.utf8)
+        if (try? RecipientPrivateKey(importing: bytes)) != nil {
+            return .refused(PrivateKeyRefusal.problem(field: "encryptionKey", reason: "invalid-encryption-key"))
+        }
+        guard let key = try? RecipientPublicKey(importing: bytes) else { return .refused(invalid) }
+        return .stored(Base64.encode(key.derRepresentation))
+    }
+
+    /// An encryption key as it is stored, or the problem its text is.
+    enum Reading {
+        case stored(String)
+        case refused(ProblemDetails)
     }
 
     static let invalid = ProblemDetails(
         status: .badRequest, reason: "invalid-encryption-key", detail: "encryptionKey must be an X25519 or P-256 public key (PEM)"
     )
+}
+
+/// The answer to a private key sent where a public key belongs: refused, so that the client learns of
+/// its mistake (the server keeps nothing of it, and logs nothing of it).
+enum PrivateKeyRefusal {
+    static func problem(field: String, reason: String) -> ProblemDetails {
+        ProblemDetails(
+            status: .badRequest, reason: reason,
+            detail: "\(field) holds a private key; send only the public key (PEM 'PUBLIC KEY'), and treat that private key as exposed"
+        )
+    }
+
+    static func response(field: String, reason: String) -> Response { problem(field: field, reason: reason).response() }
 }
 
 /// `POST /encryption-key` (docs/SERVER.md, "A device's encryption key"): a device, signing with its
@@ -60,7 +83,11 @@ enum EncryptionKeyRoute {
             case .value(let decoded): body = decoded
             case .problem(let problem): return problem.response()
             }
-            guard let stored = EncryptionKeyIdentity.stored(fromPEM: body.encryptionKey) else { return EncryptionKeyIdentity.invalid.response() }
+            let stored: String
+            switch EncryptionKeyIdentity.stored(fromPEM: body.encryptionKey) {
+            case .stored(let der): stored = der
+            case .refused(let problem): return problem.response()
+            }
             let now = Int64(Date().timeIntervalSince1970)
             if let limit = changesPerHour {
                 let recent = try await store.recentEvents(ofKey: keyID, kind: .encryptionKey, since: now - 3600)

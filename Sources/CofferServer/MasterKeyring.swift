@@ -289,7 +289,9 @@ extension ServerMasterKeyring {
     /// - Returns: the keyring as recorded afterwards.
     /// - Throws: ``ServerConfigurationError`` `.masterKeyringMismatch` when this keyring does not hold
     ///   `keyID` or the wrapping key recorded now (the check of
-    ///   ``check(_:against:abandoningRecordedKeyring:now:)``), or when another change landed first.
+    ///   ``check(_:against:abandoningRecordedKeyring:now:)``), when the keyring records `keyID`
+    ///   retired or abandoned (final: a key given up is never wrapping again), or when another change
+    ///   landed first.
     public func promote(_ keyID: String, in store: any RegistrationStore, now: Int64? = nil) async throws -> [MasterKeyRecord] {
         guard key(id: keyID) != nil else {
             throw ServerConfigurationError(
@@ -299,6 +301,12 @@ extension ServerMasterKeyring {
         }
         let now = now ?? Self.currentTime()
         let check = try await Self.check(self, against: store, now: now)
+        if let recorded = check.recorded.first(where: { $0.keyID == keyID }), recorded.state == .retired || recorded.state == .abandoned {
+            throw ServerConfigurationError(
+                .masterKeyringMismatch, "cannot promote \(keyID): the keyring records it \(recorded.state.rawValue), and that is final",
+                hint: "make a new master key and promote that one"
+            )
+        }
         guard let current = check.wrappingKeyID, current != keyID else { return check.recorded }
         guard try await store.changeMasterKeyring(wrapping: keyID, replacing: current, setting: [current: .previous], at: now) else {
             throw ServerConfigurationError(.masterKeyringMismatch, "the database's master keyring changed while promoting \(keyID); check it and run again")

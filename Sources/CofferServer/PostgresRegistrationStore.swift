@@ -136,12 +136,23 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 guard tokenID != nil else { return .invalidToken }
             }
             if let existing = try await Self.keys(connection.query(try Self.selectKey(key.keyID), logger: logger)).first { return .exists(existing) }
-            if let secret = key.secret, let masterKeyID = try WrappedSecret.masterKeyID(of: secret) {
-                // Share-locked until this transaction ends: a promotion waits for it.
-                let wrapping = try Self.query("SELECT 1 FROM coffer_master_keyring WHERE key_id = $1 AND state = 'wrapping' FOR SHARE", [masterKeyID])
-                var holds = false
-                for try await _ in try await connection.query(wrapping, logger: logger).decode(Int32.self) { holds = true }
-                guard holds else { return .wrappingKeyChanged }
+            if let secret = key.secret {
+                if let masterKeyID = try WrappedSecret.masterKeyID(of: secret) {
+                    // Share-locked until this transaction ends: a promotion waits for it.
+                    let wrapping = try Self.query("SELECT 1 FROM coffer_master_keyring WHERE key_id = $1 AND state = 'wrapping' FOR SHARE", [masterKeyID])
+                    var holds = false
+                    for try await _ in try await connection.query(wrapping, logger: logger).decode(Int32.self) { holds = true }
+                    guard holds else { return .wrappingKeyChanged }
+                } else {
+                    // A secret in clear only while no keyring is recorded; the table's share lock makes
+                    // a keyring recorded meanwhile wait for this transaction.
+                    try await connection.query("LOCK TABLE coffer_master_keyring IN SHARE MODE", logger: logger)
+                    var recorded = false
+                    for try await _ in try await connection.query(PostgresQuery(unsafeSQL: MasterKeySQL.wrapping), logger: logger).decode(String.self) {
+                        recorded = true
+                    }
+                    guard !recorded else { return .wrappingKeyChanged }
+                }
             }
             let inserted = try await connection.query(
                 try Self.query(

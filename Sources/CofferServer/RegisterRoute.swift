@@ -66,8 +66,10 @@ struct RegisterRoute: Sendable {
         }
         var encryptionKey: String?
         if let text = body.encryptionKey {
-            guard let stored = EncryptionKeyIdentity.stored(fromPEM: text) else { return EncryptionKeyIdentity.invalid.response() }
-            encryptionKey = stored
+            switch EncryptionKeyIdentity.stored(fromPEM: text) {
+            case .stored(let der): encryptionKey = der
+            case .refused(let problem): return problem.response()
+            }
         }
         var requested: HTTPSignatureAlgorithm?
         if let name = body.algorithm {
@@ -96,8 +98,9 @@ struct RegisterRoute: Sendable {
         }
         let key: HTTPVerificationKey
         do {
-            let imported = try ImportedKey(importing: Array(text.utf8)).verifyingKey
-            key = try HTTPVerificationKey(imported, algorithm: requested)
+            let imported = try ImportedKey(importing: Array(text.utf8))
+            guard case .verifying(let verifying) = imported.key else { return PrivateKeyRefusal.response(field: "publicKey", reason: "invalid-key") }
+            key = try HTTPVerificationKey(verifying, algorithm: requested)
         } catch let error as HTTPSignatureError {
             return RegistrationServer.problem(.badRequest, "unsupported-key", error.reason)
         } catch {
@@ -152,7 +155,9 @@ struct RegisterRoute: Sendable {
         case .invalidToken:
             return Self.invalidToken
         case .wrappingKeyChanged:
-            context.logger.error("a promotion of the master keyring happened while a shared secret was wrapped; nothing was stored")
+            context.logger.error(
+                "this instance lacks the master key its database wraps with (a promotion, or a keyring recorded after this instance started without one); nothing was stored"
+            )
             return MasterKeyWriter.refusal()
         case .exists:
             // 128 random bits met an existing id: say nothing of it, and let the client try again.

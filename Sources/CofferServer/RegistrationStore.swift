@@ -207,7 +207,8 @@ public enum KeyRegistration: Sendable, Hashable {
     /// was written and nothing said about the key.
     case invalidToken
     /// The key's secret is wrapped under a master key that is no longer the keyring's wrapping key (a
-    /// promotion happened meanwhile): nothing was written; wrap it again and retry.
+    /// promotion happened meanwhile), or is in clear while the database records a keyring (it was
+    /// recorded after a keyless instance started): nothing was written.
     case wrappingKeyChanged
 }
 

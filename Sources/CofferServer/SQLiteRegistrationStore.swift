@@ -72,10 +72,17 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     outcome = .exists(existing)
                     return .commit
                 }
-                if let secret = key.secret, let masterKeyID = try WrappedSecret.masterKeyID(of: secret),
-                   try Row.fetchOne(db, sql: "SELECT 1 WHERE " + Self.sqlite(MasterKeySQL.isWrapping("$1")), arguments: [masterKeyID]) == nil {
-                    outcome = .wrappingKeyChanged
-                    return .commit
+                if let secret = key.secret {
+                    // Wrapped: only under the recorded wrapping key. In clear: only while no keyring is recorded.
+                    let wraps = if let masterKeyID = try WrappedSecret.masterKeyID(of: secret) {
+                        try Row.fetchOne(db, sql: "SELECT 1 WHERE " + Self.sqlite(MasterKeySQL.isWrapping("$1")), arguments: [masterKeyID]) != nil
+                    } else {
+                        try String.fetchOne(db, sql: MasterKeySQL.wrapping) == nil
+                    }
+                    guard wraps else {
+                        outcome = .wrappingKeyChanged
+                        return .commit
+                    }
                 }
                 try db.execute(
                     sql: Self.sqlite(RegistrationSQL.insertKey),

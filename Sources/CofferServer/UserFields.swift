@@ -9,13 +9,13 @@ struct UserFieldRefusal: Error, Hashable {
     static let email = UserFieldRefusal(reason: "invalid-email", detail: "email must be an address like ada@example.com")
     static let name = UserFieldRefusal(reason: "invalid-name", detail: "name must be 1 to 200 characters")
 
-    /// A control, format or separator character in `field`.
+    /// A control, format, separator, invisible, private-use or unassigned character in `field`.
     static func character(_ scalar: Unicode.Scalar, in field: String) -> UserFieldRefusal {
         let code = String(format: "U+%04X", scalar.value)
-        let name = scalar.properties.name ?? scalar.properties.nameAlias ?? "a control character"
+        let name = scalar.properties.name ?? scalar.properties.nameAlias ?? "a code point with no name"
         return UserFieldRefusal(
             reason: "invalid-request",
-            detail: "\(field) holds \(code) (\(name)): names and addresses are text for people, without control, format or line-separator characters"
+            detail: "\(field) holds \(code) (\(name)): names and addresses are text for people, without control, format, invisible, private-use or unassigned characters"
         )
     }
 }
@@ -27,13 +27,13 @@ struct UserFieldRefusal: Error, Hashable {
 /// paths give the same answers (`UserFieldsTests`).
 enum UserFields {
     /// The address normalized — Unicode NFC, trimmed of spaces at its ends, the domain after the last
-    /// `@` lowercased — when it has the shape `local@domain` (something on each side of an `@`, no
-    /// whitespace, at most 254 characters) and no control, format or separator character.
+    /// `@` lowercased — when it has the shape `local@domain` (something on each side of its one `@`, no
+    /// whitespace, at most 254 characters) and none of ``hostileScalar(in:)``'s characters.
     static func email(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
         if bytes.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            guard bytes.count <= 254, let at = bytes.lastIndex(of: UInt8(ascii: "@")), bytes.firstIndex(of: UInt8(ascii: "@")) != bytes.startIndex,
-                  bytes.index(after: at) != bytes.endIndex else { return .failure(.email) }
+            guard bytes.count <= 254, let at = bytes.lastIndex(of: UInt8(ascii: "@")), bytes.firstIndex(of: UInt8(ascii: "@")) == at,
+                  at != bytes.startIndex, bytes.index(after: at) != bytes.endIndex else { return .failure(.email) }
             let domain = bytes[bytes.index(after: at)...]
             guard domain.contains(where: { (0x41...0x5A).contains($0) }) else { return .success(text) }
             return .success(String(decoding: bytes[...at] + domain.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self))
@@ -45,8 +45,8 @@ enum UserFields {
     static func anyEmail(_ text: String) -> Result<String, UserFieldRefusal> {
         if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "email")) }
         let email = text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
-        guard email.count <= 254, let at = email.lastIndex(of: "@"), email.first != "@", email.index(after: at) != email.endIndex,
-              !email.contains(where: { $0.isWhitespace }) else { return .failure(.email) }
+        guard email.count <= 254, let at = email.lastIndex(of: "@"), email.firstIndex(of: "@") == at, at != email.startIndex,
+              email.index(after: at) != email.endIndex, !email.unicodeScalars.contains(where: isBlank) else { return .failure(.email) }
         return .success(String(email[...at]) + email[email.index(after: at)...].lowercased())
     }
 
@@ -56,11 +56,12 @@ enum UserFields {
         normalized.precomposedStringWithCanonicalMapping.lowercased()
     }
 
-    /// The name in NFC when it has 1 to 200 characters and no control, format or separator character.
+    /// The name in NFC when it has 1 to 200 characters, at least one of them not blank, and none of
+    /// ``hostileScalar(in:)``'s.
     static func name(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            return !bytes.isEmpty && bytes.count <= 200 ? .success(text) : .failure(.name)
+            return bytes.contains(where: { $0 != 0x20 }) && bytes.count <= 200 ? .success(text) : .failure(.name)
         }
         return anyName(text)
     }
@@ -69,17 +70,27 @@ enum UserFields {
     static func anyName(_ text: String) -> Result<String, UserFieldRefusal> {
         if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "name")) }
         let name = text.precomposedStringWithCanonicalMapping
-        return !name.isEmpty && name.count <= 200 ? .success(name) : .failure(.name)
+        guard name.count <= 200, name.unicodeScalars.contains(where: { !isBlank($0) }) else { return .failure(.name) }
+        return .success(name)
+    }
+
+    /// A character that shows as nothing but is no control or format character: whitespace (U+3000
+    /// IDEOGRAPHIC SPACE too), and U+2800 BRAILLE PATTERN BLANK.
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar == "\u{2800}"
     }
 
     /// The first character that has no place in text for people: a control character (C0, DEL, C1:
     /// newlines, tabs, NUL), a format character (the bidirectional overrides and isolates, zero-width
-    /// characters, the byte-order mark…), or a line or paragraph separator.
+    /// characters, the byte-order mark…), a line or paragraph separator, a private-use, surrogate or
+    /// unassigned code point (the noncharacters U+FFFE and U+FFFF among them), or one Unicode says to
+    /// show as nothing (default-ignorable: U+3164 HANGUL FILLER, U+034F COMBINING GRAPHEME JOINER, the
+    /// variation selectors…).
     static func hostileScalar(in text: String) -> Unicode.Scalar? {
         text.unicodeScalars.first { scalar in
             switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator: true
-            default: false
+            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: true
+            default: scalar.properties.isDefaultIgnorableCodePoint
             }
         }
     }

@@ -117,17 +117,17 @@ struct Decrypt: ParsableCommand {
         if destination != "-" && !force && KeyFiles.exists(destination) {
             throw CommandFailure("'\(destination)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
+        let limits = PasswordKDFLimits(scryptUpToLogN: maxScryptLogN, pbkdf2Iterations: maxIterations)
         let credential: AnyDecryptionCredential
         if let identity {
             credential = .identity(try readIdentity(identity, password: { try passwords.read(prompt: "Password for \(identity): ") }))
         } else if let keyFile {
             credential = .keyBytes(try readKeyFile(keyFile))
         } else if let keychainKey {
-            credential = .keyBytes(try readKeychainKey(tag: keychainKey, path: keychainPath, passwords: passwords))
+            credential = .keyBytes(try readKeychainKey(tag: keychainKey, path: keychainPath, passwords: passwords, limits: limits))
         } else {
             credential = .password(try passwords.read(prompt: "Password: "), openSSLIterations: iter)
         }
-        let limits = PasswordKDFLimits(scryptUpToLogN: maxScryptLogN, pbkdf2Iterations: maxIterations)
         let reader = try FileReader.open(input)
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }

@@ -202,7 +202,9 @@ struct KeyShow: ParsableCommand {
         do {
             imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA)
         } catch let failure as CommandFailure {
-            // X25519 keys receive encrypted files; the signing-key reader does not know them.
+            // X25519 keys receive encrypted files; the signing-key reader does not know them. A wrong
+            // password is final: trying it again as an X25519 key would derive (and prompt) twice.
+            guard failure.exitCode != ExitStatus.checkFailed else { throw failure }
             let bytes = try KeyFile(contentsOf: file).bytes
             if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
                 case .x25519 = identity
@@ -356,7 +358,9 @@ struct KeyConvert: ParsableCommand {
         do {
             imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass)
         } catch let failure as CommandFailure {
-            // X25519 keys receive encrypted files; the signing-key reader does not know them.
+            // X25519 keys receive encrypted files; the signing-key reader does not know them. A wrong
+            // password is final: trying it again as an X25519 key would derive (and prompt) twice.
+            guard failure.exitCode != ExitStatus.checkFailed else { throw failure }
             let bytes = try KeyFile(contentsOf: file).bytes
             if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
                 case .x25519 = identity

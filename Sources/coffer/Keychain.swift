@@ -46,30 +46,55 @@ struct KeychainOptions: ParsableArguments {
 
     @OptionGroup var password: PasswordOptions
 
+    @Option(
+        name: .customLong("max-scrypt-log-n"),
+        help: ArgumentHelp(
+            "Do the key-derivation work of scrypt up to N=2^N, r=8, p=1 (default 19) for a keychain password, and for an export's in 'keychain import'; a file asking for more is refused before any work. Raise it for a keychain made with a higher --scrypt-log-n by an earlier release.",
+            valueName: "n"
+        )
+    )
+    var maxScryptLogN: Int = 19
+
+    /// The most work a password of the keychain (or an import's export) may ask for.
+    var limits: PasswordKDFLimits { PasswordKDFLimits(scryptUpToLogN: maxScryptLogN) }
+
     var resolvedPath: String {
         get throws { if let path { path } else { try Keychain.defaultPath() } }
     }
 
     func open() throws -> Keychain {
-        try Keychain.open(at: try resolvedPath)
+        let keychain = try Keychain.open(at: try resolvedPath)
+        keychain.passwordLimits = limits
+        return keychain
     }
 
     /// Opens and unlocks: from the session keyring when `coffer keychain unlock` is in force, otherwise
     /// with the password.
     func openUnlocked() throws -> Keychain {
-        try Self.openUnlocked(at: resolvedPath, password: password)
+        try Self.openUnlocked(at: resolvedPath, password: password, limits: limits)
     }
 
     /// The keychain at `path`, unlocked from the session keyring when no password source is named,
-    /// otherwise with the password from `password` (a file, a variable, or the terminal).
-    static func openUnlocked(at path: String, password: PasswordOptions) throws -> Keychain {
+    /// otherwise with the password from `password` (a file, a variable, or the terminal), doing at most
+    /// the work `limits` admit.
+    static func openUnlocked(at path: String, password: PasswordOptions, limits: PasswordKDFLimits = PasswordKDFLimits()) throws -> Keychain {
         let keychain = try Keychain.open(at: path)
+        keychain.passwordLimits = limits
         if password.passwordFile == nil && password.passwordEnvironmentVariable == nil && KeychainSession.restore(keychain) {
             return keychain
         }
         var secret = try password.read(prompt: "Keychain password: ")
         defer { SecretBytes.wipe(&secret) }
-        try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
+        do {
+            try keychain.unlock(password: String(decoding: secret, as: UTF8.self))
+        } catch {
+            let tooCostly = (error.underlying as? CofferCryptoError)?.code == .costTooHigh
+            guard tooCostly else { throw error }
+            throw CommandFailure(
+                "\(path): \(error.reason)",
+                hint: "if this is your keychain, made with a higher --scrypt-log-n, raise the limit with --max-scrypt-log-n; a keychain file someone else wrote can ask for any amount of work"
+            )
+        }
         return keychain
     }
 }
@@ -218,8 +243,19 @@ struct KeychainCreate: ParsableCommand {
 
     @OptionGroup var options: KeychainOptions
 
-    @Option(name: .customLong("scrypt-log-n"), help: "scrypt cost of the keychain password, as a power of two (N=2^n, r=8, p=1).")
+    @Option(
+        name: .customLong("scrypt-log-n"),
+        help: "scrypt cost of the keychain password, as a power of two (N=2^n, r=8, p=1): 10 to 19 (every keychain command's limit; more with --max-scrypt-log-n, which every command on this keychain then needs)."
+    )
     var scryptLogN = 17
+
+    func validate() throws {
+        guard scryptLogN <= options.maxScryptLogN else {
+            throw ValidationError(
+                "--scrypt-log-n \(scryptLogN) is above the \(options.maxScryptLogN) keychain commands do by default; add --max-scrypt-log-n \(scryptLogN) here and to every command on this keychain"
+            )
+        }
+    }
 
     func run() throws {
         let path = try options.resolvedPath
@@ -229,6 +265,7 @@ struct KeychainCreate: ParsableCommand {
         var secret = try options.password.read(prompt: "New keychain password: ", confirm: true)
         defer { SecretBytes.wipe(&secret) }
         let keychain = try Keychain.open(at: path, create: true)
+        keychain.passwordLimits = options.limits
         try keychain.create(password: String(decoding: secret, as: UTF8.self), kdf: .scrypt(logN: scryptLogN, r: 8, p: 1))
         Terminal.writeError("created keychain \(path)\n")
     }

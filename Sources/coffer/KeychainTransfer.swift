@@ -169,9 +169,6 @@ struct KeychainImport: ParsableCommand {
     @Flag(name: .customLong("skip-existing"), help: "Keep items the keychain already has and import the rest.")
     var skipExisting = false
 
-    @Option(help: ArgumentHelp("Accept scrypt costs up to those of N=2^N, r=8, p=1 (default 19).", valueName: "n"))
-    var maxScryptLogN: Int = 19
-
     @Argument(help: "The export file ('-': standard input).")
     var input: String
 
@@ -207,7 +204,7 @@ struct KeychainImport: ParsableCommand {
             author = insecureAcceptUnsigned ? .insecureAnyone : .credentialHolder
         }
         let keychain = try options.openUnlocked()
-        let limits = PasswordKDFLimits(scryptUpToLogN: maxScryptLogN)
+        let limits = options.limits
         let summary: KeychainImportSummary
         do {
             summary = try keychain.importItems(bytes, credential: credential, author: author, limits: limits, ifExists: skipExisting ? .skipExisting : .fail)

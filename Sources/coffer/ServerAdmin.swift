@@ -64,23 +64,13 @@ struct AdminOptions: ParsableArguments {
 
     /// Runs one admin exchange, turning the client's errors into the CLI's.
     func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(ServerClientError) -> Value) throws -> Value {
-        let client = try client()
-        return try runBlocking {
-            do throws(ServerClientError) {
-                return try await body(client)
-            } catch {
-                let hint: String? = switch error.problemReason {
-                case "not-found" where error.status == 404:
-                    """
-                    the server answers 404 to everything under /admin/ that is not verified as an admin's request: \
-                    check --server, that the server was started with --admin-key for -k's public half, and the clocks; \
-                    the server's log says why ('admin request refused')
-                    """
-                case "replayed": "send the command again: each signed request is accepted once"
-                default: nil
-                }
-                throw CommandFailure(error.reason, hint: hint)
-            }
+        try runExchange(with: client(), body) { error in
+            guard error.problemReason == "not-found", error.status == 404 else { return nil }
+            return """
+                the server answers 404 to everything under /admin/ that is not verified as an admin's request: \
+                check --server, that the server was started with --admin-key for -k's public half, and the clocks; \
+                the server's log says why ('admin request refused')
+                """
         }
     }
 }

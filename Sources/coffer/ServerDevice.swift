@@ -41,20 +41,30 @@ struct DeviceOptions: ParsableArguments {
 
     /// Runs one exchange, turning the client's errors into the CLI's, with a hint where there is one.
     func run<Value: Sendable>(_ body: @escaping @Sendable (DeviceClient) async throws(ServerClientError) -> Value) throws -> Value {
-        let client = try client()
-        return try runBlocking {
-            do throws(ServerClientError) {
-                return try await body(client)
-            } catch {
-                let hint: String? = switch error.problemReason {
-                case "encryption-key-mismatch": "change a registered key's encryption key with 'coffer server set-encryption-key'"
-                case "token-required", "invalid-token": "ask the server's admin for a registration token ('coffer server tokens create') and pass it with --token-file"
-                case "proof-required": "the server expects the registration signed by the key it registers, as this command signs it: check that --server is the URL the server's clients use"
-                case "replayed": "send the command again: each signed request is accepted once"
-                default: nil
-                }
-                throw CommandFailure(error.reason, hint: hint)
+        try runExchange(with: client(), body) { error in
+            switch error.problemReason {
+            case "encryption-key-mismatch": "change a registered key's encryption key with 'coffer server set-encryption-key'"
+            case "token-required", "invalid-token": "ask the server's admin for a registration token ('coffer server tokens create') and pass it with --token-file"
+            case "proof-required": "the server expects the registration signed by the key it registers, as this command signs it: check that --server is the URL the server's clients use"
+            default: nil
             }
+        }
+    }
+}
+
+/// Runs one signed exchange with a server through `client`, turning a ``ServerClientError`` into a
+/// command failure with the hint `hint` has for it (and, for any command, how to answer a replay refusal).
+func runExchange<Client: Sendable, Value: Sendable>(
+    with client: Client,
+    _ body: @escaping @Sendable (Client) async throws(ServerClientError) -> Value,
+    hint: @escaping @Sendable (ServerClientError) -> String?
+) throws -> Value {
+    try runBlocking {
+        do throws(ServerClientError) {
+            return try await body(client)
+        } catch {
+            let hint = error.problemReason == "replayed" ? "send the command again: each signed request is accepted once" : hint(error)
+            throw CommandFailure(error.reason, hint: hint)
         }
     }
 }

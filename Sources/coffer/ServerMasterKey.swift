@@ -62,7 +62,11 @@ struct MasterKeyOptions: ParsableArguments {
         return try runBlocking {
             let store: any RegistrationStore
             do {
-                store = try await location.open(logger: Logger(label: "coffer.master-key"))
+                // The command reports what it did itself; the database driver's notes at info level
+                // (a pooled connection closed as the command ends) are not the operator's concern.
+                var logger = Logger(label: "coffer.master-key")
+                logger.logLevel = .warning
+                store = try await location.open(logger: logger)
             } catch let error as ServerConfigurationError {
                 throw CommandFailure("cannot open the database: \(error.reason)", hint: error.hint)
             }

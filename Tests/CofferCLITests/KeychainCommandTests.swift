@@ -51,6 +51,34 @@ struct KeychainCommandTests {
         #expect(mode == 0o600)
     }
 
+    /// The keychain file's scrypt cost is held to the same limits as any password a file carries: a
+    /// header asking for more is refused before deriving, with the flag that raises the limit; and
+    /// `create` writes no cost its own commands would refuse.
+    @Test func aKeychainAskingForMoreWorkThanTheLimitIsRefusedWithTheWayOut() async throws {
+        let setup = try await Setup()
+        // log2 N 20 in the header (byte 17): 1 GiB, above the default limit of 19.
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: setup.path)))
+        let header = try #require(Self.headerOffset(in: bytes), "the header row")
+        bytes[header + 17] = 20
+        try Data(bytes).write(to: URL(fileURLWithPath: setup.path))
+        let refused = try await setup.run(["get", "--service", "s", "--account", "a"])
+        #expect(refused.status == 2, "\(refused.standardError)")
+        #expect(refused.standardError.contains("N=2^20") && refused.standardError.contains("--max-scrypt-log-n"), "\(refused.standardError)")
+
+        let tooCostly = try await coffer(["keychain", "create", "--scrypt-log-n", "20", "--keychain", setup.folder.path("other.db"), "--password-file", setup.folder.path("pw")])
+        #expect(tooCostly.status == 2 && tooCostly.standardError.contains("--max-scrypt-log-n 20"), "\(tooCostly.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: setup.folder.path("other.db")))
+    }
+
+    /// Where the keychain header (version 1, then the 16-byte id) sits in the database file: found by
+    /// its layout's last field, the 60-byte wrapped master key, being the end of a 96-byte value whose
+    /// bytes 17...19 are the cost `create --scrypt-log-n 10` wrote (10, 8, 1).
+    static func headerOffset(in file: [UInt8]) -> Int? {
+        guard file.count > 96 else { return nil }
+        let matches = (0...(file.count - 96)).filter { file[$0] == 1 && file[$0 + 17] == 10 && file[$0 + 18] == 8 && file[$0 + 19] == 1 }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
     @Test func wrongPasswordIsExitOneAndSecretsNeverComeFromArgv() async throws {
         let setup = try await Setup()
         _ = try setup.folder.write("wrong\n", to: "bad")

@@ -1,4 +1,5 @@
 import CofferCore
+import CofferCrypto
 @testable import CofferKeychain
 import CofferTestSupport
 import CofferTesting
@@ -82,6 +83,41 @@ struct KeychainStoreTests {
         let reopened = try fixture.reopen()
         let error = try #require(throws: KeychainError.self) { try reopened.unlock(password: Fixture.password) }
         #expect(error.code == .dataCorrupted)
+    }
+
+    /// The outside attack on issue 42's fix: the keychain header's scrypt cost was bounded only by the
+    /// format's ranges (log2 N up to 22, r 32, p 16: gigabytes and minutes), while every other reader
+    /// applies `PasswordKDFLimits`. A header asking more than the limits is refused before deriving,
+    /// whatever the password; raising `passwordLimits` opens it.
+    @Test func aHeaderAskingForMoreWorkThanTheLimitsIsRefusedBeforeDeriving() throws {
+        let fixture = try Fixture(.sqlite)
+        let path = fixture.folder.path("data/coffer/keychain.db")
+        // log2 N 22 at r 1, p 1: 512 MiB and the work of N=2^19 at r=8, but a log2 N above the limit's 19.
+        try DatabaseQueue(path: path).write { db in
+            let header = try #require(try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'header'"))
+            var bytes = Array(header)
+            bytes.replaceSubrange(17..<20, with: [22, 1, 1])
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'header'", arguments: [Data(bytes)])
+        }
+        let reopened = try fixture.reopen()
+        let error = try #require(throws: KeychainError.self) { try reopened.unlock(password: Fixture.password) }
+        #expect(error.code == .badParameter, "\(error.code): \(error.reason)")
+        #expect((error.underlying as? CofferCryptoError)?.code == .costTooHigh)
+        #expect(error.reason.contains("N=2^22"), "\(error.reason)")
+        #expect(reopened.isLocked)
+    }
+
+    /// A keychain is never made, nor its password changed, with a cost its own reader would refuse.
+    @Test func aCostAboveTheLimitsIsNeitherWrittenNorChanged() throws {
+        let folder = try TemporaryDirectory()
+        let keychain = try Keychain.open(at: folder.path("k.db"), create: true)
+        let error = try #require(throws: KeychainError.self) { try keychain.create(password: "pw", kdf: .scrypt(logN: 19, r: 8, p: 2)) }
+        #expect(error.code == .badParameter && (error.underlying as? CofferCryptoError)?.code == .costTooHigh, "\(error.reason)")
+        #expect(try !keychain.isCreated)
+        keychain.passwordLimits = PasswordKDFLimits(scryptUpToLogN: 10)
+        #expect(throws: KeychainError.self) { try keychain.create(password: "pw", kdf: .scrypt(logN: 11, r: 8, p: 1)) }
+        try keychain.create(password: "pw", kdf: .scrypt(logN: 10, r: 8, p: 1))
+        #expect(throws: KeychainError.self) { try keychain.changePassword(from: "pw", to: "new", kdf: .scrypt(logN: 11, r: 8, p: 1)) }
     }
 
     @Test func notADatabaseIsReported() throws {

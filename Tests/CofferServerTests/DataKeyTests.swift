@@ -181,6 +181,40 @@ struct DataKeyTests {
         }
     }
 
+    /// The outside attack on issue 42's fix: rotations at once were all answered 200, most of them with
+    /// a version another request had made (18 of 20 were told version 1). Each answered rotation now
+    /// made its own new version, and the limit still holds for rotations at once.
+    @Test(arguments: AllowListTests.Backend.allCases)
+    func rotationsAtOnceEachMakeTheirOwnVersion(backend: AllowListTests.Backend) async throws {
+        try await Self.withTwoInstances(backend) { instances in
+            let identity = RecipientPrivateKey.generateX25519()
+            let signer = try await Self.device(at: instances.one, identity: identity)
+            let clients = try [instances.one, instances.two].map { try DataKeyClient(server: $0, signer: signer, identity: identity) }
+            #expect(try await clients[0].fetch().version == 1)
+
+            func rotations(_ count: Int) async -> [Result<DataKeyClient.DataKey, ServerClientError>] {
+                await withTaskGroup(of: Result<DataKeyClient.DataKey, ServerClientError>.self) { group in
+                    for index in 0..<count {
+                        group.addTask {
+                            do throws(ServerClientError) { return .success(try await clients[index % 2].rotate()) } catch { return .failure(error) }
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            // Eight at once, within the limit of ten versions an hour: eight new versions, one each.
+            let eight = await rotations(8)
+            let versions = eight.compactMap { try? $0.get().version }
+            #expect(versions.sorted() == Array(2...9), "\(versions.sorted())")
+            #expect(Set(eight.compactMap { try? Self.bytes($0.get().key) }).count == 8, "eight different keys")
+            // Five more at once with one version left under the limit: one is made, four are refused.
+            let five = await rotations(5)
+            #expect(five.compactMap { try? $0.get().version } == [10], "\(five)")
+            #expect(five.filter { if case .failure(let error) = $0 { error.problemReason == "rate-limited" } else { false } }.count == 4)
+            #expect(try await instances.store.dataKey(owner: signer.keyID, version: nil)?.version == 10)
+        }
+    }
+
     /// `POST /data-keys/rotate` is refused once `dataKeyRotationsPerHour` versions of the owner's key
     /// were made in the last hour (the first and an admin's count too), counted in the database (so
     /// across instances); it is then `429` with `Retry-After`, and nothing is stored. The admin's

@@ -196,14 +196,18 @@ extension MasterKeyringTests {
             let admin = try SigningKey.generate(.ed25519)
             let fleet = Fleet()
 
-            // The fleet on the old key; an HMAC secret stored in clear by an earlier release, too.
+            // An HMAC secret stored in clear by an earlier release (before any keyring: once one is
+            // recorded, a secret in clear is no longer stored); then the fleet on the old key.
+            let legacy = try SecureRandom.bytes(count: 32)
+            let stored = try await first.registerKey(
+                RegisteredKey(keyID: "h_legacy", algorithm: .hmacSHA256, publicKey: nil, secret: Base64.encode(legacy), createdAt: 1), spending: nil
+            )
+            guard case .registered = stored else { throw CofferCoreError(.ioFailure, "the legacy secret was not stored: \(stored)") }
+            fleet.add(keyID: "h_legacy", secret: legacy)
             try await Server.withServer(store: first, options: try Self.options([old], admin: admin)) { one in
                 for _ in 0..<5 { try await fleet.addDevice(at: one) }
                 for _ in 0..<3 { try await fleet.addHMACKey(at: one) }
             }
-            let legacy = try SecureRandom.bytes(count: 32)
-            _ = try await first.registerKey(RegisteredKey(keyID: "h_legacy", algorithm: .hmacSHA256, publicKey: nil, secret: Base64.encode(legacy), createdAt: 1), spending: nil)
-            fleet.add(keyID: "h_legacy", secret: legacy)
 
             // Every instance gets both keys; then the operator promotes the new one.
             let both = try ServerMasterKeyring([old, new])
@@ -261,6 +265,9 @@ extension MasterKeyringTests {
                     "an instance given only the retired key does not start")
             let holdingBoth = try await ServerMasterKeyring.check(both, against: second)
             #expect(holdingBoth.notes.contains { $0.contains(old.keyID) && $0.contains("retired") }, "\(holdingBoth.notes)")
+            // Retirement is final (the outside attack promoted a retired key back to wrapping).
+            #expect(await Self.mismatch { _ = try await both.promote(old.keyID, in: first) }?.reason.contains("final") == true)
+            #expect(try await first.masterKeyring().first { $0.keyID == old.keyID }?.state == .retired)
             try await Server.withServer(store: second, options: try Self.options([new], admin: admin)) { newOnly in
                 try await fleet.everythingAnswers(at: newOnly)
             }

@@ -152,4 +152,32 @@ struct MasterKeyringTests {
             }
         }
     }
+
+    /// The outside attack on issue 42's fix: an instance started without master keys, before the fleet
+    /// recorded a keyring, went on storing HMAC secrets in clear beside the wrapped ones. A secret in
+    /// clear is stored only while the database records no keyring; afterwards the keyless instance
+    /// answers 503 and stores nothing.
+    @Test(arguments: Backend.allCases)
+    func aKeylessInstanceStoresNoSecretInClearOnceAKeyringIsRecorded(backend: Backend) async throws {
+        try await Self.withStores(backend) { first, second, _ in
+            let admin = try SigningKey.generate(.ed25519)
+            let hmac = #"{"algorithm": "hmac-sha256"}"#
+            try await Server.withServer(store: first, options: AllowList.options(admin: admin, registration: .open)) { keyless in
+                let before = try await Server.post(keyless, "/register", json: hmac)
+                #expect(before.status == 201, "no keyring recorded yet: stored in clear, as documented: \(before.text)")
+                let keyed = try DataKeyTests.options(admin: admin, masterKey: try SecureRandom.bytes(count: 32))
+                try await Server.withServer(store: second, options: keyed) { withKey in
+                    let wrapped = try await Server.post(withKey, "/register", json: hmac)
+                    #expect(wrapped.status == 201, "\(wrapped.text)")
+                    #expect(try await first.masterKeyring().contains { $0.state == .wrapping })
+
+                    let after = try await Server.post(keyless, "/register", json: hmac)
+                    #expect(after.status == 503 && after.json["reason"] as? String == "master-key-unavailable", "\(after.text)")
+                    let secrets = try await first.keys(limit: 100).compactMap(\.secret)
+                    #expect(secrets.count == 2, "nothing stored by the refused registration")
+                    #expect(secrets.filter { !$0.hasPrefix("wrapped-v1:") }.count == 1, "only the one stored before the keyring")
+                }
+            }
+        }
+    }
 }

@@ -227,4 +227,40 @@ struct RegistrationProofTests {
             }
         }
     }
+
+    /// The outside attack on issue 42's fix: a PKCS#8 private key sent where a public key belongs was
+    /// reduced to its public half and accepted (201, or 200 changed). The client is now told of its
+    /// mistake, and nothing is stored.
+    @Test func aPrivateKeyWhereAPublicKeyBelongsIsRefused() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await Server.sqliteStore(folder)
+        let admin = try SigningKey.generate(.ed25519)
+        try await Server.withServer(store: store, options: try Self.dataKeyOptions(admin: admin)) { base in
+            func json(_ pem: String) -> String { pem.replacingOccurrences(of: "\n", with: "\\n") }
+            let device = try SigningKey.generate(.p256)
+            let privateX25519 = RecipientPrivateKey.generateX25519()
+
+            // publicKey: the device's own private key, the request signed by it.
+            let asPublicKey = #"{"publicKey": "\#(json(device.pemRepresentation))"}"#
+            let refused = try await Self.signedRegistration(base, json: asPublicKey, signer: device, keyID: Self.registeredKeyID(device))
+            #expect(refused.status == 400 && refused.json["reason"] as? String == "invalid-key", "\(refused.text)")
+            #expect((refused.json["detail"] as? String)?.contains("private key") == true, "\(refused.text)")
+
+            // encryptionKey: an X25519 private key, at registration and through POST /encryption-key.
+            let withPrivate = #"{"publicKey": "\#(Self.jsonPEM(device.verifyingKey.derRepresentation))", "encryptionKey": "\#(json(privateX25519.pemRepresentation))"}"#
+            let atRegistration = try await Self.signedRegistration(base, json: withPrivate, signer: device, keyID: Self.registeredKeyID(device))
+            #expect(atRegistration.status == 400 && atRegistration.json["reason"] as? String == "invalid-encryption-key", "\(atRegistration.text)")
+            #expect(try await store.keys(limit: 10).isEmpty, "nothing registered")
+
+            #expect(try await Self.register(device, at: base).status == 201)
+            let change = try await Server.send(
+                AllowList.signed(
+                    .post, base, "/encryption-key", json: #"{"encryptionKey": "\#(json(privateX25519.pemRepresentation))"}"#,
+                    key: device, keyID: Self.registeredKeyID(device)
+                )
+            )
+            #expect(change.status == 400 && change.json["reason"] as? String == "invalid-encryption-key", "\(change.text)")
+            #expect(try await store.key(id: Self.registeredKeyID(device))?.encryptionKey == nil, "no encryption key stored")
+        }
+    }
 }

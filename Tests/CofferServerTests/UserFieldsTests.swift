@@ -13,7 +13,7 @@ struct UserFieldsTests {
         "\u{A0}ada@example.com", "ada\u{2003}@example.com", "ada@example.com\u{0301}", "e\u{0301}@x", "\u{7F}a@b", "a@b\u{0}",
         "Ada Lovelace", String(repeating: "x", count: 200), String(repeating: "x", count: 201), String(repeating: "é", count: 200),
         String(repeating: "é", count: 201), String(repeating: "e\u{0301}", count: 200), "\r\n" + String(repeating: "x", count: 199),
-        "\u{1F469}\u{200D}\u{1F4BB}", "~!#$%^&*()_+{}|:\"<>?`-=[]\\;',./",
+        "\u{1F469}\u{200D}\u{1F4BB}", "~!#$%^&*()_+{}|:\"<>?`-=[]\\;',./", "   ", " x ", "a@@b", "\u{2800}", "\u{3000}",
     ]
 
     static func printableASCII(length: Int) -> String {
@@ -47,7 +47,13 @@ struct UserFieldsTests {
     }
 
     /// Control, format and separator characters are refused in both fields, naming the character.
-    @Test(arguments: ["\u{0}", "\n", "\r", "\t", "\u{7F}", "\u{85}", "\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}", "\u{2028}", "\u{2029}"])
+    /// The outside attack on issue 42's fix added the invisible ones that are no control or format
+    /// character: Hangul fillers, the combining grapheme joiner, variation selectors, noncharacters and
+    /// private use.
+    @Test(arguments: [
+        "\u{0}", "\n", "\r", "\t", "\u{7F}", "\u{85}", "\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}", "\u{2028}", "\u{2029}",
+        "\u{3164}", "\u{115F}", "\u{034F}", "\u{FE0F}", "\u{FFFE}", "\u{FFFF}", "\u{E000}", "\u{F0000}", "\u{E0001}",
+    ])
     func hostileCharactersAreRefused(character: String) throws {
         let scalar = try #require(character.unicodeScalars.first)
         for (field, result) in [("name", UserFields.name("Ad\(character)a")), ("email", UserFields.email("ad\(character)a@example.com"))] {
@@ -56,6 +62,18 @@ struct UserFieldsTests {
                 continue
             }
             #expect(refusal.reason == "invalid-request" && refusal.detail.contains(String(format: "U+%04X", scalar.value)), "\(refusal)")
+        }
+    }
+
+    /// A name that shows as nothing, and an address with two `@`, are refused (the outside attack found
+    /// a name of U+3164 alone, and `a@@b`, accepted).
+    @Test func blankNamesAndAddressesWithTwoAtSignsAreRefused() {
+        for blank in ["   ", "\u{2800}", "\u{3000}", " \u{2800}\u{3000} "] {
+            #expect(UserFields.name(blank) == .failure(.name), "\(blank.debugDescription)")
+        }
+        #expect(UserFields.name("Ada\u{2800}Lovelace") == .success("Ada\u{2800}Lovelace"), "blank inside a name that shows")
+        for address in ["a@@b", "a@b@c", "a@b@", "ä@@b"] {
+            #expect(UserFields.email(address) == .failure(.email), "\(address)")
         }
     }
 }

@@ -97,7 +97,7 @@ struct UserIdentityTests {
     func controlAndFormatCharactersAreRefused(backend: Backend) async throws {
         try await DataKeyTests.withTwoInstances(backend) { instances in
             let signer = try await Self.device(at: instances.one, identity: .generateX25519())
-            let hostile = [#"\u0000"#, #"\n"#, #"\t"#, #"\u202e"#, #"\u2066"#, #"\u200b"#, #"\u2028"#, #"\u007f"#, #"\u0085"#]
+            let hostile = [#"\u0000"#, #"\n"#, #"\t"#, #"\u202e"#, #"\u2066"#, #"\u200b"#, #"\u2028"#, #"\u007f"#, #"\u0085"#, #"\u3164"#, #"\ufffe"#, #"\ue000"#]
             for character in hostile {
                 let tag = UUID().uuidString.prefix(8).lowercased()
                 let badName = try await Self.signUp(instances.one, json: #"{"email": "n\#(tag)@example.com", "name": "Ad\#(character)a"}"#, signer: signer)

@@ -88,7 +88,7 @@ extension Keychain {
             audience = []
         }
         let header = try requireHeader()
-        let master = try KeychainCrypto.unwrap(password: Array(keychainPassword.utf8), header: header)
+        let master = try KeychainCrypto.unwrap(password: Array(keychainPassword.utf8), header: header, limits: passwordLimits)
         var exported: [ExportedItem] = []
         var skipped = 0
         defer {

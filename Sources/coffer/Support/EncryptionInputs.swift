@@ -124,8 +124,8 @@ func readIdentity(_ path: String, password: @escaping ImportedKey.PasswordProvid
 /// The 32 key bytes stored in the keychain under `tag` (`coffer server data-key fetch --keychain-tag`):
 /// the keychain at `path` (or the default), unlocked by the session from `coffer keychain unlock` or
 /// by its password asked on the terminal.
-func readKeychainKey(tag: String, path: String?, passwords: PasswordOptions) throws -> [UInt8] {
-    let keychain = try KeychainOptions.openUnlocked(at: try path ?? Keychain.defaultPath(), password: passwords)
+func readKeychainKey(tag: String, path: String?, passwords: PasswordOptions, limits: PasswordKDFLimits = PasswordKDFLimits()) throws -> [UInt8] {
+    let keychain = try KeychainOptions.openUnlocked(at: try path ?? Keychain.defaultPath(), password: passwords, limits: limits)
     do {
         return try keychain.encryptionKey(tag: tag).withUnsafeKeyBytes { Array($0) }
     } catch {
