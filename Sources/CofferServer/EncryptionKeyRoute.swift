@@ -24,6 +24,9 @@ enum EncryptionKeyIdentity {
     /// The SPKI DER (base64, as stored) of an X25519 or P-256 public key given as PEM or DER, or the
     /// problem to answer: a private key is refused, never reduced to its public half.
     static func stored(fromPEM text: String) -> Reading {
+        if let problem = PrivateKeyRefusal.problem(inPublicKeyText: text, field: "encryptionKey", reason: "invalid-encryption-key") {
+            return .refused(problem)
+        }
         let bytes = Array(text.utf8)
         if (try? RecipientPrivateKey(importing: bytes)) != nil {
             return .refused(PrivateKeyRefusal.problem(field: "encryptionKey", reason: "invalid-encryption-key"))
@@ -54,6 +57,19 @@ enum PrivateKeyRefusal {
     }
 
     static func response(field: String, reason: String) -> Response { problem(field: field, reason: reason).response() }
+
+    /// The problem with a public-key field's text, found before it is parsed: a private key anywhere in
+    /// it (a PEM label naming one), or a PEM block with other text beside it, which the key readers
+    /// would pass over (a private key in base64 before a public key's block went through that way).
+    static func problem(inPublicKeyText text: String, field: String, reason: String) -> ProblemDetails? {
+        if text.contains("PRIVATE KEY") { return problem(field: field, reason: reason) }
+        guard text.contains("-----BEGIN") else { return nil }
+        let block = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard block.components(separatedBy: "-----BEGIN").count == 2, block.hasPrefix("-----BEGIN"), block.hasSuffix("-----") else {
+            return ProblemDetails(status: .badRequest, reason: reason, detail: "\(field) must be one PEM block ('PUBLIC KEY') and nothing beside it")
+        }
+        return nil
+    }
 }
 
 /// `POST /encryption-key` (docs/SERVER.md, "A device's encryption key"): a device, signing with its

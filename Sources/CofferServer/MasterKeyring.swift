@@ -154,7 +154,8 @@ extension ServerMasterKeyring {
     ///   - now: the time recorded with a change (UNIX seconds); nil for now.
     /// - Throws: ``ServerConfigurationError`` `.masterKeyringMismatch` naming the ids the instance holds
     ///   and the ids the database records when `keyring` lacks the wrapping key (or holds none of the
-    ///   keys an earlier release's rows are wrapped under); the store's errors.
+    ///   keys an earlier release's rows are wrapped under); `.masterKeyGivenUp` when a new keyring
+    ///   would start with a key the database records retired or abandoned; the store's errors.
     public static func check(
         _ keyring: ServerMasterKeyring?, against store: any RegistrationStore, abandoningRecordedKeyring: Bool = false,
         now: Int64? = nil
@@ -191,11 +192,18 @@ extension ServerMasterKeyring {
             return MasterKeyringCheck(wrappingKeyID: wrapping, recorded: recorded, changedKeyring: false, notes: operatorNotes(keyring, recorded: recorded))
         }
         guard abandoning else { throw mismatch(keyring, recorded: recorded) }
+        let newWrapping = keyring.keys[0].keyID
+        if let given = recorded.first(where: { $0.keyID == newWrapping && ($0.state == .retired || $0.state == .abandoned) }) {
+            throw ServerConfigurationError(
+                .masterKeyGivenUp, "cannot start a new master keyring with \(newWrapping): the keyring records it \(given.state.rawValue), and that is final",
+                hint: "make a new master key for the new keyring"
+            )
+        }
         var states: [String: MasterKeyRecord.State] = [:]
         for record in recorded where record.state != .retired {
             states[record.keyID] = keyring.key(id: record.keyID) == nil ? .abandoned : .previous
         }
-        return try await change(keyring, wrapping: keyring.keys[0].keyID, replacing: wrapping, states: states, store: store, now: now)
+        return try await change(keyring, wrapping: newWrapping, replacing: wrapping, states: states, store: store, now: now)
     }
 
     /// Records the keyring of a database that records none.
@@ -289,9 +297,9 @@ extension ServerMasterKeyring {
     /// - Returns: the keyring as recorded afterwards.
     /// - Throws: ``ServerConfigurationError`` `.masterKeyringMismatch` when this keyring does not hold
     ///   `keyID` or the wrapping key recorded now (the check of
-    ///   ``check(_:against:abandoningRecordedKeyring:now:)``), when the keyring records `keyID`
-    ///   retired or abandoned (final: a key given up is never wrapping again), or when another change
-    ///   landed first.
+    ///   ``check(_:against:abandoningRecordedKeyring:now:)``) or when another change landed first;
+    ///   `.masterKeyGivenUp` when the keyring records `keyID` retired or abandoned (final: a key given
+    ///   up never wraps again).
     public func promote(_ keyID: String, in store: any RegistrationStore, now: Int64? = nil) async throws -> [MasterKeyRecord] {
         guard key(id: keyID) != nil else {
             throw ServerConfigurationError(
@@ -303,7 +311,7 @@ extension ServerMasterKeyring {
         let check = try await Self.check(self, against: store, now: now)
         if let recorded = check.recorded.first(where: { $0.keyID == keyID }), recorded.state == .retired || recorded.state == .abandoned {
             throw ServerConfigurationError(
-                .masterKeyringMismatch, "cannot promote \(keyID): the keyring records it \(recorded.state.rawValue), and that is final",
+                .masterKeyGivenUp, "cannot promote \(keyID): the keyring records it \(recorded.state.rawValue), and that is final",
                 hint: "make a new master key and promote that one"
             )
         }

@@ -510,6 +510,9 @@ public struct ServerConfigurationError: CofferError {
         /// The master keys an instance holds do not include the one its database wraps with (or a
         /// keyring change asked for a key the database's records forbid).
         public static let masterKeyringMismatch = Code(rawValue: "master-keyring-mismatch")
+        /// The key named (to promote, or to start a new keyring with) is recorded retired or abandoned:
+        /// a key given up never wraps again.
+        public static let masterKeyGivenUp = Code(rawValue: "master-key-given-up")
         /// A stored row is wrapped under a master key this instance does not hold, or does not open.
         public static let masterKeyUnavailable = Code(rawValue: "master-key-unavailable")
         /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).

@@ -96,6 +96,7 @@ struct RegisterRoute: Sendable {
             }
             return try await registerSharedSecret(token: token, encryptionKey: encryptionKey, now: now, context: context)
         }
+        if let problem = PrivateKeyRefusal.problem(inPublicKeyText: text, field: "publicKey", reason: "invalid-key") { return problem.response() }
         let key: HTTPVerificationKey
         do {
             let imported = try ImportedKey(importing: Array(text.utf8))

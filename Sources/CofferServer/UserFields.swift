@@ -56,8 +56,8 @@ enum UserFields {
         normalized.precomposedStringWithCanonicalMapping.lowercased()
     }
 
-    /// The name in NFC when it has 1 to 200 characters, at least one of them not blank, and none of
-    /// ``hostileScalar(in:)``'s.
+    /// The name in NFC when it has 1 to 200 characters, at least one of which ``shows(_:)``, and none
+    /// of ``hostileScalar(in:)``'s.
     static func name(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
@@ -70,27 +70,40 @@ enum UserFields {
     static func anyName(_ text: String) -> Result<String, UserFieldRefusal> {
         if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "name")) }
         let name = text.precomposedStringWithCanonicalMapping
-        guard name.count <= 200, name.unicodeScalars.contains(where: { !isBlank($0) }) else { return .failure(.name) }
+        guard name.count <= 200, name.unicodeScalars.contains(where: shows) else { return .failure(.name) }
         return .success(name)
     }
 
-    /// A character that shows as nothing but is no control or format character: whitespace (U+3000
-    /// IDEOGRAPHIC SPACE too), and U+2800 BRAILLE PATTERN BLANK.
+    /// Whitespace (U+3000 IDEOGRAPHIC SPACE too): nothing an address holds.
     static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isWhitespace || scalar == "\u{2800}"
+        scalar.properties.isWhitespace
     }
+
+    /// A character that shows by itself: not whitespace and not a combining mark (a name of marks
+    /// alone shows nothing a reader can tell apart).
+    static func shows(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark, .spaceSeparator: false
+        default: !scalar.properties.isWhitespace
+        }
+    }
+
+    /// Characters that are symbols by their category but show as nothing or as a placeholder:
+    /// U+2800 BRAILLE PATTERN BLANK, U+FFFC OBJECT REPLACEMENT CHARACTER, U+1D159 MUSICAL SYMBOL NULL
+    /// NOTEHEAD.
+    static let invisibleSymbols: Set<UInt32> = [0x2800, 0xFFFC, 0x1D159]
 
     /// The first character that has no place in text for people: a control character (C0, DEL, C1:
     /// newlines, tabs, NUL), a format character (the bidirectional overrides and isolates, zero-width
     /// characters, the byte-order mark…), a line or paragraph separator, a private-use, surrogate or
-    /// unassigned code point (the noncharacters U+FFFE and U+FFFF among them), or one Unicode says to
+    /// unassigned code point (the noncharacters U+FFFE and U+FFFF among them), one Unicode says to
     /// show as nothing (default-ignorable: U+3164 HANGUL FILLER, U+034F COMBINING GRAPHEME JOINER, the
-    /// variation selectors…).
+    /// variation selectors…), or one of ``invisibleSymbols``.
     static func hostileScalar(in text: String) -> Unicode.Scalar? {
         text.unicodeScalars.first { scalar in
             switch scalar.properties.generalCategory {
             case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: true
-            default: scalar.properties.isDefaultIgnorableCodePoint
+            default: scalar.properties.isDefaultIgnorableCodePoint || invisibleSymbols.contains(scalar.value)
             }
         }
     }

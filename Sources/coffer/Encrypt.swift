@@ -66,6 +66,9 @@ struct Encrypt: ParsableCommand {
     @Option(name: .customLong("keychain"), help: ArgumentHelp("The keychain for --keychain-key (default: $XDG_DATA_HOME/coffer/keychain.db).", valueName: "path"))
     var keychainPath: String?
 
+    @Option(name: .customLong("max-scrypt-log-n"), help: ArgumentHelp("With --keychain-key: do the keychain password's key derivation up to the work of scrypt N=2^N, r=8, p=1 (default 19), for a keychain made with a higher --scrypt-log-n.", valueName: "n"))
+    var maxScryptLogN = 19
+
     @Option(name: [.customShort("r"), .customLong("recipient")], help: ArgumentHelp("Encrypt for this public key (repeatable).", valueName: "pub"))
     var recipients: [String] = []
 
@@ -148,7 +151,9 @@ struct Encrypt: ParsableCommand {
         // Wiped in place on the way out; empty when no password is used.
         var secret = usesPassword ? try passwords.read(prompt: "Password: ", confirm: true) : []
         defer { SecretBytes.wipe(&secret) }
-        let keyBytes = try keyFile.map(readKeyFile) ?? keychainKey.map { try readKeychainKey(tag: $0, path: keychainPath, passwords: passwords) }
+        let keyBytes = try keyFile.map(readKeyFile) ?? keychainKey.map {
+            try readKeychainKey(tag: $0, path: keychainPath, passwords: passwords, limits: PasswordKDFLimits(scryptUpToLogN: maxScryptLogN))
+        }
         let reader = try FileReader.open(input)
         let progress = ProgressBar(total: reader.size, label: input)
         defer { progress.finish() }

@@ -198,15 +198,16 @@ struct KeyShow: ParsableCommand {
     }
 
     func run() throws {
+        let password = PasswordOnce { try passwords.read(prompt: "Password for \(file): ") }
         let imported: ImportedKey
         do {
-            imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA)
+            imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, allowingLegacyRSA: insecureAllowLegacyRSA, password: password)
         } catch let failure as CommandFailure {
             // X25519 keys receive encrypted files; the signing-key reader does not know them. A wrong
             // password is final: trying it again as an X25519 key would derive (and prompt) twice.
             guard failure.exitCode != ExitStatus.checkFailed else { throw failure }
             let bytes = try KeyFile(contentsOf: file).bytes
-            if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
+            if let identity = try? RecipientPrivateKey(importing: bytes, password: password.get),
                 case .x25519 = identity
             {
                 try showRecipient(identity.publicKey, isPrivate: true)
@@ -354,15 +355,16 @@ struct KeyConvert: ParsableCommand {
     var force = false
 
     func run() throws {
+        let password = PasswordOnce { try passwords.read(prompt: "Password for \(file): ") }
         let imported: ImportedKey
         do {
-            imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass)
+            imported = try KeyFiles.importKey(file, passwords: passwords, appleKeyClass: appleKeyClass, password: password)
         } catch let failure as CommandFailure {
             // X25519 keys receive encrypted files; the signing-key reader does not know them. A wrong
             // password is final: trying it again as an X25519 key would derive (and prompt) twice.
             guard failure.exitCode != ExitStatus.checkFailed else { throw failure }
             let bytes = try KeyFile(contentsOf: file).bytes
-            if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
+            if let identity = try? RecipientPrivateKey(importing: bytes, password: password.get),
                 case .x25519 = identity
             {
                 try convert(identity)

@@ -211,16 +211,17 @@ struct PinOf: ParsableCommand {
         guard !certificatePin else {
             throw CommandFailure("'\(file)' is a key, not a certificate; --cert needs a certificate")
         }
+        let password = PasswordOnce { try passwords.read(prompt: "Password for \(file): ") }
         let spki: [UInt8]
         do {
-            spki = try KeyFiles.importKey(file, passwords: passwords).verifyingKey.derRepresentation
+            spki = try KeyFiles.importKey(file, passwords: passwords, password: password).verifyingKey.derRepresentation
         } catch let failure as CommandFailure {
             // An X25519 key (encryption): the signing-key reader does not know it; its SPKI pins the same way.
             // A wrong password is final (no second derivation, no second prompt).
             guard failure.exitCode != ExitStatus.checkFailed else { throw failure }
             if let recipient = try? RecipientPublicKey(importing: bytes), case .x25519 = recipient {
                 spki = recipient.derRepresentation
-            } else if let identity = try? RecipientPrivateKey(importing: bytes, password: { try passwords.read(prompt: "Password for \(file): ") }),
+            } else if let identity = try? RecipientPrivateKey(importing: bytes, password: password.get),
                 case .x25519 = identity
             {
                 spki = identity.publicKey.derRepresentation

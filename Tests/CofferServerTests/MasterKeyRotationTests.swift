@@ -265,9 +265,17 @@ extension MasterKeyringTests {
                     "an instance given only the retired key does not start")
             let holdingBoth = try await ServerMasterKeyring.check(both, against: second)
             #expect(holdingBoth.notes.contains { $0.contains(old.keyID) && $0.contains("retired") }, "\(holdingBoth.notes)")
-            // Retirement is final (the outside attack promoted a retired key back to wrapping).
-            #expect(await Self.mismatch { _ = try await both.promote(old.keyID, in: first) }?.reason.contains("final") == true)
+            // Retirement is final (the outside attack promoted a retired key back to wrapping, and then
+            // started a new keyring with it through --abandon-master-keyring).
+            for attempt in [
+                { _ = try await both.promote(old.keyID, in: first) },
+                { _ = try await ServerMasterKeyring.check(try ServerMasterKeyring([old]), against: second, abandoningRecordedKeyring: true) },
+            ] as [@Sendable () async throws -> Void] {
+                let refusal = await #expect(throws: ServerConfigurationError.self) { try await attempt() }
+                #expect(refusal?.code.rawValue == "master-key-given-up" && refusal?.reason.contains("final") == true, "\(String(describing: refusal))")
+            }
             #expect(try await first.masterKeyring().first { $0.keyID == old.keyID }?.state == .retired)
+            #expect(try await first.masterKeyring().first { $0.state == .wrapping }?.keyID == new.keyID)
             try await Server.withServer(store: second, options: try Self.options([new], admin: admin)) { newOnly in
                 try await fleet.everythingAnswers(at: newOnly)
             }

@@ -246,6 +246,22 @@ struct RegistrationProofTests {
             #expect(refused.status == 400 && refused.json["reason"] as? String == "invalid-key", "\(refused.text)")
             #expect((refused.json["detail"] as? String)?.contains("private key") == true, "\(refused.text)")
 
+            // A private key beside the public one (the second outside attack: the readers took the first
+            // block and passed over the rest), as PEM after it or as base64 DER before it.
+            for text in [
+                device.verifyingKey.pemRepresentation + device.pemRepresentation,
+                Base64.encode(device.pkcs8DERRepresentation) + "\n" + device.verifyingKey.pemRepresentation,
+            ] {
+                let beside = try await Self.signedRegistration(
+                    base, json: #"{"publicKey": "\#(json(text))"}"#, signer: device, keyID: Self.registeredKeyID(device)
+                )
+                #expect(beside.status == 400 && beside.json["reason"] as? String == "invalid-key", "\(beside.text)")
+            }
+            let p256Identity = RecipientPrivateKey.p256(.init())
+            let besideEncryption = #"{"publicKey": "\#(Self.jsonPEM(device.verifyingKey.derRepresentation))", "encryptionKey": "\#(json(p256Identity.publicKey.pemRepresentation + p256Identity.pemRepresentation))"}"#
+            let refusedBeside = try await Self.signedRegistration(base, json: besideEncryption, signer: device, keyID: Self.registeredKeyID(device))
+            #expect(refusedBeside.status == 400 && refusedBeside.json["reason"] as? String == "invalid-encryption-key", "\(refusedBeside.text)")
+
             // encryptionKey: an X25519 private key, at registration and through POST /encryption-key.
             let withPrivate = #"{"publicKey": "\#(Self.jsonPEM(device.verifyingKey.derRepresentation))", "encryptionKey": "\#(json(privateX25519.pemRepresentation))"}"#
             let atRegistration = try await Self.signedRegistration(base, json: withPrivate, signer: device, keyID: Self.registeredKeyID(device))

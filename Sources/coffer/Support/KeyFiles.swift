@@ -18,13 +18,14 @@ enum KeyFiles {
         _ path: String,
         passwords: PasswordOptions,
         appleKeyClass: AppleKeyClass? = nil,
-        allowingLegacyRSA: Bool = false
+        allowingLegacyRSA: Bool = false,
+        password once: PasswordOnce? = nil
     ) throws -> ImportedKey {
         let bytes = try KeyFile(contentsOf: path).bytes
         do {
             return try ImportedKey(
                 importing: bytes,
-                password: { try passwords.read(prompt: "Password for \(path): ") },
+                password: once?.get ?? { try passwords.read(prompt: "Password for \(path): ") },
                 appleKeyClass: appleKeyClass,
                 allowingLegacyRSA: allowingLegacyRSA
             )
@@ -64,5 +65,28 @@ enum KeyFiles {
         try writer.write(bytes)
         if !secret { try writer.setPermissions(0o644) }
         try writer.commit()
+    }
+}
+
+/// A password asked for once, however many readers need it: a key file read as one kind of key and
+/// then another asks (and, at a terminal, prompts) only once. Wiped when released.
+final class PasswordOnce {
+    private let read: () throws -> [UInt8]
+    private var value: [UInt8]?
+
+    init(_ read: @escaping () throws -> [UInt8]) {
+        self.read = read
+    }
+
+    /// The password, read the first time it is asked for.
+    func get() throws -> [UInt8] {
+        if let value { return value }
+        let read = try read()
+        value = read
+        return read
+    }
+
+    deinit {
+        if var value { SecretBytes.wipe(&value) }
     }
 }
