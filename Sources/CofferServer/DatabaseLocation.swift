@@ -10,8 +10,9 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// A PostgreSQL database.
     case postgres(url: String)
 
-    /// Reads `sqlite:PATH`, `postgres://…`/`postgresql://…`, or nil for the default SQLite file.
-    /// - Throws: ``ServerConfigurationError`` for anything else.
+    /// Reads `sqlite:PATH`, `postgres://…`/`postgresql://…`, a plain file path (one that starts with `/`
+    /// or `.`, or has no `:`: a SQLite file), or nil for the default SQLite file.
+    /// - Throws: ``ServerConfigurationError`` for anything else (another scheme, an empty text).
     public init(_ text: String?, environment: [String: String] = DataLocation.currentEnvironment) throws {
         guard let text else {
             self = .sqlite(path: try Self.defaultSQLitePath(environment: environment))
@@ -25,8 +26,12 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
             // Checked now, so that a URL that cannot be used fails before anything starts.
             _ = try PostgresRegistrationStore.configuration(url: text)
             self = .postgres(url: text)
+        } else if !text.isEmpty, !text.contains("://"), text.hasPrefix("/") || text.hasPrefix(".") || !text.contains(":") {
+            self = .sqlite(path: text)
         } else {
-            throw ServerConfigurationError(.invalidDatabaseLocation, "the database must be sqlite:PATH or postgres://user:password@host:port/database")
+            throw ServerConfigurationError(
+                .invalidDatabaseLocation, "the database must be a file path, sqlite:PATH or postgres://user:password@host:port/database"
+            )
         }
     }
 

@@ -109,6 +109,9 @@ struct Coffer: ParsableCommand {
     /// The word where a subcommand was expected that names none (`coffer verfy`, `coffer key shwo`),
     /// with the full commands it is closest to; nil when the command words are all known.
     static func unknownSubcommand(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> (String, [String])? {
+        // `coffer help key generate` is ArgumentParser's own spelling of `coffer key generate --help`:
+        // the words after it name a command.
+        let arguments = arguments.first == "help" ? Array(arguments.dropFirst()) : arguments
         var names = commandTree(Coffer.self)
         var path: [String] = []
         for argument in arguments {

@@ -15,7 +15,7 @@ struct Random: ParsableCommand {
 
             Examples:
               coffer random                       # 32 bytes as hex
-              coffer random --bytes 16 --base64url
+              coffer random 16 --base64url
               coffer random --raw --output mac.key
             """
     )
@@ -36,8 +36,14 @@ struct Random: ParsableCommand {
     /// The most `--bytes` accepts: 1 GiB is far beyond any key, and bounds a typo.
     static let maximumByteCount = 1 << 30
 
-    @Option(help: ArgumentHelp("How many random bytes.", valueName: "n"))
-    var bytes: Int = 32
+    @Option(name: .customLong("bytes"), help: ArgumentHelp("How many random bytes (default: 32).", valueName: "n"))
+    var bytesOption: Int?
+
+    @Argument(help: ArgumentHelp("How many random bytes, as --bytes ('coffer random 16', as 'openssl rand -hex 16').", valueName: "n"))
+    var count: Int?
+
+    /// How many bytes: the argument or --bytes (which must agree when both are given), else 32.
+    var bytes: Int { count ?? bytesOption ?? 32 }
 
     @Flag(exclusivity: .exclusive)
     var encoding: Encoding = .hex
@@ -49,6 +55,9 @@ struct Random: ParsableCommand {
     var force = false
 
     func validate() throws {
+        if let count, let bytesOption, count != bytesOption {
+            throw ValidationError("the count \(count) and --bytes \(bytesOption) disagree; give one")
+        }
         guard (1...Self.maximumByteCount).contains(bytes) else {
             throw ValidationError("--bytes must be from 1 to \(Self.maximumByteCount), found \(bytes)")
         }

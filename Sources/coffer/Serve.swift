@@ -86,7 +86,7 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("The port (0 picks a free one).", valueName: "port"))
     var port: Int = 8080
 
-    @Option(help: ArgumentHelp("sqlite:PATH or postgres://… (default: COFFER_DATABASE, else the SQLite file in the XDG data folder).", valueName: "url"))
+    @Option(help: ArgumentHelp("A SQLite file (a path, or sqlite:PATH) or postgres://… (default: COFFER_DATABASE, else the SQLite file in the XDG data folder).", valueName: "url"))
     var database: String?
 
     @Option(help: ArgumentHelp("The TLS certificate chain (PEM); with --key, serves HTTPS.", valueName: "file"))

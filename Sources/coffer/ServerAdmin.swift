@@ -96,8 +96,8 @@ struct ServerKeys: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("list, events, disable, enable, revoke or link.", valueName: "action"))
-    var action: String
+    @Argument(help: ArgumentHelp("list (the default), events, disable, enable, revoke or link.", valueName: "action"))
+    var action: String = "list"
 
     @Argument(help: ArgumentHelp("The key id (for every action but list).", valueName: "keyid"))
     var keyID: String?

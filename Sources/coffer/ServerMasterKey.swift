@@ -40,7 +40,7 @@ struct ServerMasterKeyCommand: ParsableCommand {
 
 /// The database and master keys every `master-key` command (and `coffer serve`) reads.
 struct MasterKeyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("sqlite:PATH or postgres://… (default: COFFER_DATABASE, else the SQLite file in the XDG data folder).", valueName: "url"))
+    @Option(help: ArgumentHelp("A SQLite file (a path, or sqlite:PATH) or postgres://… (default: COFFER_DATABASE, else the SQLite file in the XDG data folder).", valueName: "url"))
     var database: String?
 
     @Option(name: .customLong("master-key-file"), help: ArgumentHelp("A master key file: 32 raw bytes, mode 0600 or 0400 (repeatable). Or COFFER_MASTER_KEY (base64).", valueName: "file"))

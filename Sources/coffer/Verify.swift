@@ -145,7 +145,15 @@ extension Verify {
     /// ECDSA and PSS only the asked hash counts.
     func verifyRawDigest(_ signature: [UInt8], of target: String, with key: VerifyingKey) throws -> DigestAlgorithm? {
         let candidates: [DigestAlgorithm]
-        if case .rsa = key.algorithm, flags.rsaPadding == .pkcs1v15, !flags.hashWasChosen { candidates = hashesToTry } else { candidates = [flags.hash] }
+        if case .rsa = key.algorithm, flags.rsaPadding == .pkcs1v15, !flags.hashWasChosen {
+            candidates = hashesToTry
+        } else if !flags.hashWasChosen {
+            // What OpenSSL pairs with the key, then SHA-512, which `coffer sign --raw` hashes with.
+            let paired = SignatureFlags.opensslHash(for: key.algorithm)
+            candidates = paired == .sha512 ? [.sha512] : [paired, .sha512]
+        } else {
+            candidates = [flags.hash]
+        }
         for hash in candidates {
             let reader = try FileReader.open(target)
             let progress = ProgressBar(total: reader.size, label: target)

@@ -120,6 +120,20 @@ struct CLIReferenceTests {
         #expect(flag.status == 2 && flag.standardError.contains("Did you mean '--password-file'?"), "\(flag.standardError)")
     }
 
+    /// `coffer help <command>` prints what `<command> --help` prints (issue 43: it answered "'coffer' has
+    /// no command 'help'", exit 2, although every group's help says "See 'coffer help …'").
+    @Test func helpNamesACommand() async throws {
+        for words in [["hash"], ["key", "generate"], ["server", "keys"]] {
+            let viaHelp = try await coffer(["help"] + words)
+            let viaFlag = try await coffer(words + ["--help"])
+            #expect(viaHelp.status == 0 && !viaHelp.output.isEmpty && viaHelp.output == viaFlag.output, "\(words): \(viaHelp.standardError)")
+        }
+        let root = try await coffer("help")
+        #expect(root.status == 0 && root.output.contains("SUBCOMMANDS"), "\(root.standardError)")
+        let mistyped = try await coffer("help", "verfy")
+        #expect(mistyped.status == 2 && mistyped.standardError.contains("did you mean 'coffer verify'?"), "\(mistyped.standardError)")
+    }
+
     /// A wrong password is a failed check (1) whether it opens a key file or a file (it was 2 for key files).
     @Test func aWrongPasswordExitsOneEverywhere() async throws {
         let folder = try TemporaryDirectory()

@@ -133,6 +133,12 @@ struct SmallCommandTests {
         #expect(try Base64.decodeURLSafe(url.output.dropLast()).count == 100_000)
         let raw = try await coffer("random", "--bytes", "70000", "--raw")
         #expect(raw.standardOutput.count == 70_000)
+        // A bare count is the number of bytes, as `openssl rand -hex 16` (issue 43: it was refused).
+        let counted = try await coffer("random", "16")
+        #expect(counted.status == 0 && counted.output.count == 33, "\(counted.standardError)")
+        #expect(try await coffer("random", "16", "--bytes", "16").status == 0)
+        let disagreeing = try await coffer("random", "16", "--bytes", "32")
+        #expect(disagreeing.status == 2 && disagreeing.standardError.contains("disagree"), "\(disagreeing.standardError)")
     }
 
     @Test func randomOutputFileIsPrivateAndNotOverwritten() async throws {

@@ -52,6 +52,9 @@ struct ServerAdminCommandTests {
         #expect(try await coffer(signUp + ["-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder).status == 0)
 
         let listed = try await coffer(["server", "keys", "list", "--json"] + admin, in: folder)
+        // `server keys` alone lists (issue 43: it asked for an action).
+        let bare = try await coffer(["server", "keys", "--json"] + admin, in: folder)
+        #expect(bare.status == 0 && bare.output == listed.output, "\(bare.standardError)")
         #expect(listed.status == 0)
         let entry = try #require(listed.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         #expect(entry["keyId"] as? String == keyID && entry["state"] as? String == "active")

@@ -18,6 +18,13 @@ struct DatabaseLocationTests {
         #expect(try DatabaseLocation("sqlite:/var/lib/coffer.sqlite") == .sqlite(path: "/var/lib/coffer.sqlite"))
         #expect(throws: ServerConfigurationError.self) { try DatabaseLocation("sqlite:") }
         #expect(throws: ServerConfigurationError.self) { try DatabaseLocation("mysql://db/x") }
+        // A plain path is a SQLite file (issue 43: `--database ./s.db` was refused).
+        for path in ["./s.db", "/var/lib/coffer/server.sqlite", "server.sqlite", "../data/s.db", "./odd:name.db"] {
+            #expect(try DatabaseLocation(path) == .sqlite(path: path), "\(path)")
+        }
+        for refused in ["", "redis:db", "file://s.db"] {
+            #expect(throws: ServerConfigurationError.self, "\(refused)") { try DatabaseLocation(refused) }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ import CofferFormats
 struct SignatureFlags: ParsableArguments {
     @Option(
         name: .customLong("hash"),
-        help: ArgumentHelp("The file hash: sha256, sha384 or sha512 (default: sha512; verifying a bare RSA PKCS#1 v1.5 signature, the one it names).", valueName: "hash"),
+        help: ArgumentHelp("The file hash: sha256, sha384 or sha512 (default: sha512; verifying a bare signature, what OpenSSL pairs with the key: sha256 for P-256, sha384 for P-384, sha512 for P-521, and for RSA PKCS#1 v1.5 the one the signature names; sha512, which 'sign --raw' uses, is tried too).", valueName: "hash"),
         transform: parseSignatureHash
     )
     var chosenHash: DigestAlgorithm?
@@ -16,6 +16,16 @@ struct SignatureFlags: ParsableArguments {
     var hash: DigestAlgorithm { chosenHash ?? .sha512 }
     /// Whether --hash was given.
     var hashWasChosen: Bool { chosenHash != nil }
+
+    /// The hash OpenSSL pairs with a key for a bare signature when none is named: SHA-256 for P-256
+    /// and RSA, SHA-384 for P-384, SHA-512 for P-521 (and for keys that sign messages whole).
+    static func opensslHash(for algorithm: KeyAlgorithm) -> DigestAlgorithm {
+        switch algorithm {
+        case .p256, .rsa: .sha256
+        case .p384: .sha384
+        default: .sha512
+        }
+    }
 
     @Flag(help: "Read or write the bare signature bytes, as 'openssl dgst -sign' and 'openssl pkeyutl -rawin' do.")
     var raw = false
