@@ -13,8 +13,9 @@ struct Decrypt: ParsableCommand {
             --force). The file is not flushed to disk before exit unless --sync is given: the ciphertext \
             remains.
 
-            Without -o the plaintext goes to standard output when that is a pipe or a file (as age and gpg \
-            do: 'coffer decrypt -i me.key docs.tar.coffer | tar x'), and otherwise to IN without its \
+            Without -o the plaintext goes to standard output unless that is a terminal (a pipe, a file, \
+            /dev/null: as age and gpg do, 'coffer decrypt -i me.key docs.tar.coffer | tar x'); -o /dev/stdout \
+            and devices such as -o /dev/null are written as streams. At a terminal it goes to IN without its \
             .coffer, .rncryptor or .enc suffix. To standard output, nothing touches the disk. A Coffer file streams as each segment \
             authenticates (as age does): if the rest turns out truncated or altered, coffer exits 1 and \
             what the reader received must be discarded. RNCryptor and OpenSSL files check their data only \
@@ -68,7 +69,7 @@ struct Decrypt: ParsableCommand {
     @Option(name: [.customShort("i"), .customLong("identity")], help: ArgumentHelp("Decrypt with this private key.", valueName: "key"))
     var identity: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output; default: standard output when it is a pipe or file, else IN without .coffer).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output; default: standard output unless it is a terminal, else IN without .coffer).", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("OpenSSL format: the iteration count used to encrypt (default 10,000).", valueName: "n"))
@@ -114,7 +115,7 @@ struct Decrypt: ParsableCommand {
         } else {
             throw CommandFailure("cannot guess the output name for '\(input)'", hint: "name it with -o FILE, or -o - for standard output")
         }
-        if destination != "-" && !force && KeyFiles.exists(destination) {
+        if !OutputTarget.isStream(destination) && !force && KeyFiles.exists(destination) {
             throw CommandFailure("'\(destination)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
         let limits = PasswordKDFLimits(scryptUpToLogN: maxScryptLogN, pbkdf2Iterations: maxIterations)
@@ -134,12 +135,14 @@ struct Decrypt: ParsableCommand {
         var found = EncryptedFormat.coffer
         var released: Int64 = 0
         do {
-            if destination == "-" {
-                found = try AnyFormatDecryptor.decryptToStream(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }) { bytes in
-                    try Terminal.writeData(bytes)
-                    released += Int64(bytes.count)
+            if OutputTarget.isStream(destination) {
+                // Standard output, or a device (`-o /dev/null`): released as it authenticates.
+                try OutputTarget(path: destination, overwrite: force, durable: sync).write { (write: (UnsafeRawBufferPointer) throws -> Void) in
+                    found = try AnyFormatDecryptor.decryptToStream(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }) { bytes in
+                        try write(bytes)
+                        released += Int64(bytes.count)
+                    }
                 }
-                if sync { try Terminal.syncStandardOutput() } else { try Terminal.flush() }
             } else {
                 let writer = try AtomicFileWriter(destination: destination, overwrite: force, durable: sync, background: true)
                 found = try AnyFormatDecryptor.decrypt(reader: reader, with: credential, limits: limits, progress: { progress.update($0) }, writer: writer)
@@ -163,7 +166,7 @@ struct Decrypt: ParsableCommand {
         if found == .openssl {
             Terminal.warn("the OpenSSL enc format is not authenticated; the data decrypted, but nothing proves it was not altered")
         }
-        if destination != "-" {
+        if !OutputTarget.standardOutputNames.contains(destination) {
             Terminal.writeError("decrypted \(input == "-" ? "standard input" : input) (\(found)) -> \(destination)\n")
         } else if output == nil && input != "-" {
             Terminal.writeError("decrypted \(input) (\(found)) -> standard output; -o FILE writes a file\n")

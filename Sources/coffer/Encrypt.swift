@@ -20,8 +20,9 @@ struct Encrypt: ParsableCommand {
 
             Legacy formats for existing apps and tools: --format rncryptor (RNCryptor v3, authenticated) \
             and --format openssl ('openssl enc -aes-256-cbc -pbkdf2 -iter N' files; NOT authenticated, \
-            with a warning). Without -o the output goes to standard output when that is a pipe or a file \
-            (as age does), else to IN.coffer; never to a terminal, unless -a/--armor makes it text.
+            with a warning). Without -o the output goes to standard output unless that is a terminal (a \
+            pipe, a file, /dev/null: as age does), else to IN.coffer; never to a terminal, unless -a/--armor \
+            makes it text. -o /dev/stdout and devices such as -o /dev/null are written as streams.
 
             The output file appears whole or not at all: it has no name until the last byte is written, \
             so Ctrl-C, a kill or a full disk leaves nothing behind, and a file that appears at the \
@@ -75,7 +76,7 @@ struct Encrypt: ParsableCommand {
     @Option(name: [.customShort("R"), .customLong("recipients-file")], help: ArgumentHelp("Encrypt for every public key this file lists: PEM blocks or one key per line (JWK, OpenSSH, base64 DER), '#' comments (repeatable).", valueName: "file"))
     var recipientFiles: [String] = []
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output; default: standard output when it is a pipe or file, else IN.coffer).", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write ('-': standard output; default: standard output unless it is a terminal, else IN.coffer).", valueName: "file"))
     var output: String?
 
     @Option(help: ArgumentHelp("coffer (default), rncryptor or openssl.", valueName: "format"), transform: parseEncryptedFormat)
@@ -125,14 +126,14 @@ struct Encrypt: ParsableCommand {
     }
 
     func run() throws {
-        // Without -o: standard output when it is a pipe or a file (`tar c docs | coffer encrypt -r KEY > docs.tar.coffer`,
+        // Without -o: standard output unless it is a terminal (`tar c docs | coffer encrypt -r KEY > docs.tar.coffer`,
         // as age does), else IN with the format's suffix.
         let suffix = format == .coffer ? ".coffer" : format == .rncryptor ? ".rncryptor" : ".enc"
         let destination = output ?? (input == "-" || Terminal.standardOutputTakesData ? "-" : input + suffix)
         if destination == "-" && Terminal.standardOutputIsTerminal && !armor {
             throw CommandFailure("refusing to write ciphertext to a terminal", hint: "redirect to a file, or use -o FILE")
         }
-        if destination != "-" && !force && KeyFiles.exists(destination) {
+        if !OutputTarget.isStream(destination) && !force && KeyFiles.exists(destination) {
             throw CommandFailure("'\(destination)' already exists", hint: "choose another name with -o, or pass --force to replace it")
         }
         if format == .openssl {
@@ -189,7 +190,7 @@ struct Encrypt: ParsableCommand {
             }
         }
         progress.finish()
-        if destination != "-" {
+        if !OutputTarget.standardOutputNames.contains(destination) {
             Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format)\(armor ? ", armoured" : ""))\n")
         } else if output == nil && input != "-" {
             Terminal.writeError("encrypted \(input) -> standard output (\(format)); -o FILE writes a file\n")

@@ -150,4 +150,31 @@ struct EncryptCommandTests {
 
             """)
     }
+
+    /// Without -o, output goes to standard output whenever it is not a terminal, `/dev/null` included;
+    /// `-o /dev/null` and `-o /dev/stdout` are streams (issue 43: `> /dev/null` wrote the plaintext to a
+    /// file beside the input, and both -o forms were refused).
+    @Test func standardOutputAndDevicesAreStreams() async throws {
+        let folder = try TemporaryDirectory()
+        _ = try folder.write("secret plan\n", to: "plan.txt")
+        #expect(try await coffer("random", "--raw", "--output", "k.bin", in: folder).status == 0)
+        let binary = try CommandRunner.cofferExecutable()
+        let encrypted = try await tool("sh", ["-c", "'\(binary)' encrypt -k k.bin plan.txt > /dev/null"], in: folder)
+        #expect(encrypted.status == 0, "\(encrypted.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("plan.txt.coffer")), "> /dev/null writes no file")
+        #expect(try await coffer("encrypt", "-k", "k.bin", "-o", "plan.txt.coffer", "plan.txt", in: folder).status == 0)
+        try FileManager.default.removeItem(atPath: folder.path("plan.txt"))
+
+        let discarded = try await tool("sh", ["-c", "'\(binary)' decrypt -k k.bin plan.txt.coffer > /dev/null"], in: folder)
+        #expect(discarded.status == 0, "\(discarded.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("plan.txt")), "no plaintext on disk")
+        for device in ["/dev/null", "/dev/stdout"] {
+            let streamed = try await coffer("decrypt", "-k", "k.bin", "-o", device, "plan.txt.coffer", in: folder)
+            #expect(streamed.status == 0, "\(device): \(streamed.standardError)")
+            #expect(streamed.output == (device == "/dev/stdout" ? "secret plan\n" : ""), "\(device)")
+            let sealed = try await coffer("encrypt", "-k", "k.bin", "-o", device, "plan.txt.coffer", in: folder)
+            #expect(sealed.status == 0, "\(device): \(sealed.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("plan.txt")))
+    }
 }

@@ -3,6 +3,7 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 import CofferKeychain
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -52,10 +53,38 @@ struct OutputTarget {
         try write { (destination: Destination) in try produce(destination.write) }
     }
 
+    /// Names of standard output that are paths (`-o /dev/stdout`): written as `-` is.
+    static let standardOutputNames: Set<String> = ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+
+    /// Whether `path` names a stream rather than a file: standard output, or a character device
+    /// (`/dev/null`, a terminal). A stream is written as it is, never made or replaced.
+    static func isStream(_ path: String) -> Bool {
+        if standardOutputNames.contains(path) { return true }
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
+    }
+
     func write(_ produce: (Destination) throws -> Void) throws {
-        if path == "-" {
+        if Self.standardOutputNames.contains(path) {
             try produce(.stream { try Terminal.writeData($0) })
             if durable { try Terminal.syncStandardOutput() } else { try Terminal.flush() }
+            return
+        }
+        if Self.isStream(path) {
+            let device: FileHandle
+            do {
+                device = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandFailure("cannot write to '\(path)': \(error.localizedDescription)")
+            }
+            defer { try? device.close() }
+            try produce(.stream { bytes in
+                do {
+                    try device.write(contentsOf: Data(bytes))
+                } catch {
+                    throw CommandFailure("cannot write to '\(path)': \(error.localizedDescription)")
+                }
+            })
             return
         }
         if !overwrite && KeyFiles.exists(path) {

@@ -22,15 +22,10 @@ enum Terminal {
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     /// Whether standard output is a terminal (raw bytes are refused then).
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-    /// Whether standard output leads somewhere that keeps data: a pipe, a socket or a regular file (`| tar x`,
-    /// `> out`). Not a terminal, and not a character device such as `/dev/null` (a script run with output
-    /// discarded keeps writing files, rather than losing its result).
-    static var standardOutputTakesData: Bool {
-        var status = stat()
-        guard fstat(STDOUT_FILENO, &status) == 0 else { return false }
-        let type = status.st_mode & S_IFMT
-        return type == S_IFIFO || type == S_IFREG || type == S_IFSOCK
-    }
+    /// Whether standard output takes the data of a command that names no output: anything but a
+    /// terminal, so a pipe, a file, a socket, or a device such as `/dev/null` (`> /dev/null` discards the
+    /// output as asked; it once wrote a file beside the input instead, plaintext included).
+    static var standardOutputTakesData: Bool { !standardOutputIsTerminal }
 
     private static let bufferCapacity = 64 * 1024
     nonisolated(unsafe) private static var buffer: [UInt8] = {
