@@ -84,6 +84,14 @@ struct Coffer: ParsableCommand {
                 Terminal.writeLine(fullMessage(for: error))
                 end(0)
             }
+            // A misspelled option is the first thing to say, whatever else failed because of it (a
+            // missing credential, a missing required option).
+            if let (typed, command, suggestion) = unknownOption() {
+                end(
+                    ExitStatus.inputError, "Unknown option '\(typed)'." + (suggestion.map { " Did you mean '\($0)'?" } ?? ""),
+                    hint: "run '\(command) --help' for usage"
+                )
+            }
             let message = self.message(for: error).trimmingTrailingWhitespace
             end(ExitStatus.inputError, message, hint: "run '\(helpCommand(for: error))' for usage")
         }
@@ -123,6 +131,37 @@ struct Coffer: ParsableCommand {
             }
             let close = names.map(\.name).filter { editDistance($0, argument) <= (argument.count <= 3 ? 1 : 2) || $0.hasPrefix(argument) }
             return ((["coffer"] + path).joined(separator: " ") + "' has no command '" + argument, close.map { (["coffer"] + path + [$0]).joined(separator: " ") })
+        }
+        return nil
+    }
+
+    /// The first `--option` the command the arguments name does not take, the command's words, and the
+    /// option it is closest to; nil when every long option is one the command takes. Read from the
+    /// command's full help (hidden options included), only once parsing has already failed.
+    static func unknownOption(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> (String, String, String?)? {
+        var command: any ParsableCommand.Type = Coffer.self
+        var words = ["coffer"]
+        for argument in arguments where !argument.hasPrefix("-") {
+            let configuration: CommandConfiguration = command.configuration
+            guard let next = configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
+            command = next
+            words.append(argument)
+        }
+        let help = command.helpMessage(includeHidden: true, columns: 10_000)
+        var known: Set<String> = ["--help", "--version", "--generate-completion-script", "--experimental-dump-help"]
+        var rest = Substring(help)
+        while let start = rest.range(of: "--") {
+            let name = rest[start.lowerBound...].prefix { $0 == "-" || $0.isLetter || $0.isNumber }
+            if name.count > 2 { known.insert(String(name)) }
+            rest = rest[start.upperBound...]
+        }
+        for argument in arguments {
+            if argument == "--" { break }
+            guard argument.hasPrefix("--"), argument.count > 2 else { continue }
+            let typed = String(argument.prefix { $0 != "=" })
+            guard !known.contains(typed) else { continue }
+            let closest = known.map { ($0, editDistance($0, typed)) }.filter { $0.1 <= 2 }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+            return (typed, words.joined(separator: " "), closest)
         }
         return nil
     }

@@ -118,6 +118,14 @@ struct CLIReferenceTests {
         #expect(nested.status == 2 && nested.standardError.contains("did you mean 'coffer key show'?"), "\(nested.standardError)")
         let flag = try await coffer("encrypt", "-k", "k.bin", "--pasword-file", "p", "x")
         #expect(flag.status == 2 && flag.standardError.contains("Did you mean '--password-file'?"), "\(flag.standardError)")
+        // The misspelled option was the only credential, or a required one (issue 43: the answer was
+        // "say how to open the file", or "Missing expected argument", and never named the typo).
+        for arguments in [["decrypt", "--pasword-file", "p", "f"], ["encrypt", "--pasword-file", "p", "f"], ["sign", "--kee", "k", "f"]] {
+            let typo = try await coffer(arguments)
+            #expect(typo.status == 2 && typo.standardError.contains("Unknown option '\(arguments[1])'"), "\(arguments): \(typo.standardError)")
+        }
+        let suggested = try await coffer("decrypt", "--pasword-file", "p", "f")
+        #expect(suggested.standardError.contains("Did you mean '--password-file'?"), "\(suggested.standardError)")
     }
 
     /// `coffer help <command>` prints what `<command> --help` prints (issue 43: it answered "'coffer' has
