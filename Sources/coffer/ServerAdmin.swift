@@ -64,7 +64,7 @@ struct AdminOptions: ParsableArguments {
 
     /// Runs one admin exchange, turning the client's errors into the CLI's.
     func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(ServerClientError) -> Value) throws -> Value {
-        try runExchange(with: client(), body) { error in
+        try runExchange(with: client(), at: server, body) { error in
             guard error.problemReason == "not-found", error.status == 404 else { return nil }
             return """
                 the server answers 404 to everything under /admin/ that is not verified as an admin's request: \

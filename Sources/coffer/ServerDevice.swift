@@ -41,7 +41,7 @@ struct DeviceOptions: ParsableArguments {
 
     /// Runs one exchange, turning the client's errors into the CLI's, with a hint where there is one.
     func run<Value: Sendable>(_ body: @escaping @Sendable (DeviceClient) async throws(ServerClientError) -> Value) throws -> Value {
-        try runExchange(with: client(), body) { error in
+        try runExchange(with: client(), at: server, body) { error in
             switch error.problemReason {
             case "encryption-key-mismatch": "change a registered key's encryption key with 'coffer server set-encryption-key'"
             case "token-required", "invalid-token": "ask the server's admin for a registration token ('coffer server tokens create') and pass it with --token-file"
@@ -52,10 +52,13 @@ struct DeviceOptions: ParsableArguments {
     }
 }
 
-/// Runs one signed exchange with a server through `client`, turning a ``ServerClientError`` into a
-/// command failure with the hint `hint` has for it (and, for any command, how to answer a replay refusal).
+/// Runs one signed exchange with the server at `server` through `client`, turning a
+/// ``ServerClientError`` into a command failure with the hint `hint` has for it (and, for any command,
+/// how to answer a replay refusal); a connection that failed is said as what happened, naming the host
+/// and port.
 func runExchange<Client: Sendable, Value: Sendable>(
     with client: Client,
+    at server: String,
     _ body: @escaping @Sendable (Client) async throws(ServerClientError) -> Value,
     hint: @escaping @Sendable (ServerClientError) -> String?
 ) throws -> Value {
@@ -63,6 +66,10 @@ func runExchange<Client: Sendable, Value: Sendable>(
         do throws(ServerClientError) {
             return try await body(client)
         } catch {
+            if error.code == .unreachable, let underlying = error.underlying, let url = URL(string: server), let host = url.host {
+                let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+                throw NetworkFailure.describe(underlying, host: host, port: port, timeout: 30, usedCA: false)
+            }
             let hint = error.problemReason == "replayed" ? "send the command again: each signed request is accepted once" : hint(error)
             throw CommandFailure(error.reason, hint: hint)
         }

@@ -89,6 +89,18 @@ struct ServerAdminCommandTests {
         #expect(notAdmin.status != 0 && notAdmin.standardError.contains("--admin-key"), "\(notAdmin.standardError)")
     }
 
+    /// A server that is not there is said as a sentence naming the host and port (issue 43: "the server
+    /// did not answer: connection reset (error set): Connection refused) (errno: 111)").
+    @Test func aServerThatIsNotThereIsNamed() async throws {
+        let folder = try TemporaryDirectory()
+        #expect(try await coffer("key", "generate", "-o", "dev.key", in: folder).status == 0)
+        for arguments in [["server", "register"], ["server", "keys", "list"]] {
+            let refused = try await coffer(arguments + ["--server", "http://127.0.0.1:1", "-k", "dev.key"], in: folder)
+            #expect(refused.status == 2, "\(refused.standardError)")
+            #expect(refused.standardError.contains("127.0.0.1:1 refused the connection") && !refused.standardError.contains("errno"), "\(refused.standardError)")
+        }
+    }
+
     /// The data-key flow from the command line: register with an encryption key, fetch the key into
     /// the keychain, encrypt with it, "reinstall" (a new keychain), fetch again, decrypt.
     @Test func aDataKeyFetchedTwiceDecryptsWhatItEncrypted() async throws {
