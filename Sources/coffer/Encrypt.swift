@@ -168,7 +168,7 @@ struct Encrypt: ParsableCommand {
                 } else if let keyBytes {
                     protection = .key(try EncryptionKey(bytes: keyBytes))
                 } else {
-                    protection = .recipients(try readRecipients(recipients) + readRecipientFiles(recipientFiles))
+                    protection = .recipients(distinctRecipients(try readRecipients(recipients) + readRecipientFiles(recipientFiles)))
                 }
                 switch destination {
                 case _ where armor:

@@ -177,4 +177,25 @@ struct EncryptCommandTests {
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path("plan.txt")))
     }
+
+    /// A private key given to -r is refused with the way to its public half, and the same key given
+    /// twice is one recipient (issue 43, item 7: the private key was used as its public half, and a
+    /// repeated key made two stanzas).
+    @Test func recipientsArePublicKeysAndCountedOnce() async throws {
+        let folder = try TemporaryDirectory()
+        _ = try folder.write("plan\n", to: "plan.txt")
+        #expect(try await coffer("key", "generate", "-t", "x25519", "-o", "me.key", "--public", "me.pub", in: folder).status == 0)
+        let refused = try await coffer("encrypt", "-r", "me.key", "-o", "p.coffer", "plan.txt", in: folder)
+        #expect(refused.status == 2 && refused.standardError.contains("is a private key") && refused.standardError.contains("--public-only"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("p.coffer")))
+
+        _ = try folder.write(try String(contentsOfFile: folder.path("me.pub"), encoding: .utf8) + (try String(contentsOfFile: folder.path("me.pub"), encoding: .utf8)), to: "twice.txt")
+        #expect(try await coffer("encrypt", "-r", "me.pub", "-R", "twice.txt", "-o", "p.coffer", "plan.txt", in: folder).status == 0)
+        let once = try await coffer("encrypt", "-r", "me.pub", "-o", "once.coffer", "plan.txt", in: folder)
+        #expect(once.status == 0)
+        let sizes = try [folder.path("p.coffer"), folder.path("once.coffer")].map { try #require(FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) }
+        #expect(sizes[0] == sizes[1], "one stanza for one key: \(sizes)")
+        let opened = try await coffer("decrypt", "-i", "me.key", "-o", "-", "p.coffer", in: folder)
+        #expect(opened.output == "plan\n")
+    }
 }

@@ -113,15 +113,31 @@ func parseEncryptedFormat(_ name: String) throws -> EncryptedFormat {
     return format
 }
 
-/// Reads `-r` recipient public-key files (X25519 or P-256), naming the file in any error.
+/// Reads `-r` recipient public-key files (X25519 or P-256), naming the file in any error. A private key
+/// is refused: the public half is what others are given, and a private key passed where a public one
+/// belongs is one step from being sent along with it.
 func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
     try paths.map { path in
+        let bytes = try KeyFile(contentsOf: path).bytes
+        if (try? RecipientPrivateKey(importing: bytes)) != nil || String(decoding: bytes.prefix(1 << 16), as: UTF8.self).contains("PRIVATE KEY") {
+            throw CommandFailure(
+                "'\(path)' is a private key; a recipient is given by its public key",
+                hint: "write the public half with 'coffer key convert \(path) --to pem --public-only -o \(path).pub' and pass that"
+            )
+        }
         do {
-            return try RecipientPublicKey(importing: KeyFile(contentsOf: path).bytes)
+            return try RecipientPublicKey(importing: bytes)
         } catch let error as CofferFormatsError {
             throw CommandFailure("\(path): \(error.reason)")
         }
     }
+}
+
+/// `keys` without repeats (the same key given twice, by -r and -R or twice in a list, is one
+/// recipient), in the order first given.
+func distinctRecipients(_ keys: [RecipientPublicKey]) -> [RecipientPublicKey] {
+    var seen: Set<[UInt8]> = []
+    return keys.filter { seen.insert($0.derRepresentation).inserted }
 }
 
 /// Reads the keys `-R` recipients files list (``RecipientList``).
