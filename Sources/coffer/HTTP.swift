@@ -191,7 +191,7 @@ struct HTTPVerify: ParsableCommand {
         case .success(let verified) where json:
             try JSONLines.write(HTTPVerifyReport(
                 ok: true, label: verified.label, keyID: verified.keyID, algorithm: "\(verified.algorithm)",
-                covered: verified.components.map(\.description), created: verified.parameters.created
+                covered: verified.components.map(Self.jsonName), created: verified.parameters.created
             ))
         case .success(let verified):
             let covered = verified.components.map(\.description).joined(separator: " ")
@@ -249,5 +249,13 @@ struct AnyKeyID: HTTPSignatureKeyProvider {
     func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
         if let only, only != keyID { return nil }
         return key
+    }
+}
+
+extension HTTPVerify {
+    /// A covered component as JSON gives it: its name without the structured-field quotes the signature
+    /// base puts around it, then its parameters (`@method`, `content-digest`, `@query-param;name="Pet"`).
+    static func jsonName(_ component: HTTPSignatureComponent) -> String {
+        component.name + component.description.dropFirst(component.name.utf8.count + 2)
     }
 }

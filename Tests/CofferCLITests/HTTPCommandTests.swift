@@ -30,6 +30,11 @@ struct HTTPCommandTests {
         let verified = try await coffer(["http", "verify", "-p", "app.pub"] + alg, input: good, in: folder)
         #expect(verified.status == 0, "\(verified.standardError)")
         #expect(verified.output.hasPrefix("verified: signature 'sig1' by key 'app'"))
+        // --json names the covered components as they are, without the signature base's quotes
+        // (issue 43: "covered":["\"@method\"", …]).
+        let report = try await coffer(["http", "verify", "-p", "app.pub", "--json"] + alg, input: good, in: folder)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.output.utf8)) as? [String: Any], "\(report.output)")
+        #expect(object["covered"] as? [String] == ["@method", "@target-uri", "content-digest", "content-type"], "\(report.output)")
 
         let tampered = Self.rawRequest(fields: signed.output, body: body.replacingOccurrences(of: "Ada", with: "Eve"))
         let refused = try await coffer(["http", "verify", "-p", "app.pub"] + alg, input: tampered, in: folder)
