@@ -31,8 +31,12 @@ enum GeneratedKeyType: Equatable {
     case x25519
 }
 
+/// ssh-keygen's names for the types it makes by default: `-t rsa` is RSA-3072, `-t ecdsa` P-256.
+let sshKeygenTypeAliases: [String: KeyType] = ["rsa": .rsa3072, "ecdsa": .p256]
+
 func parseKeyType(_ name: String) throws -> GeneratedKeyType {
     if name.lowercased() == "x25519" { return .x25519 }
+    if let alias = sshKeygenTypeAliases[name.lowercased()] { return .signing(alias) }
     guard let type = KeyType(rawValue: name.lowercased()) else {
         throw ValidationError("unknown key type '\(name)'; expected one of: \((KeyType.allCases.map(\.rawValue) + ["x25519"]).joined(separator: ", "))")
     }
@@ -52,7 +56,7 @@ struct KeyGenerate: ParsableCommand {
         abstract: "Generate a key pair.",
         discussion: """
             Types: ed25519 (default), p256, p384, p521, rsa2048, rsa3072, rsa4096, mldsa65, mldsa87 \
-            (post-quantum) for signing; x25519 for receiving encrypted files ('coffer encrypt -r'; P-256 \
+            (post-quantum) for signing, with ssh-keygen's rsa (RSA-3072) and ecdsa (P-256); x25519 for receiving encrypted files ('coffer encrypt -r'; P-256 \
             keys can receive too). The private key is written as PKCS#8 PEM with mode 0600; with --encrypt it \
             is protected by a password (PBKDF2-HMAC-SHA-256, 600,000 iterations, AES-256-CBC — the form \
             'openssl pkey' reads).

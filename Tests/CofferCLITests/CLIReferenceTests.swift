@@ -128,6 +128,18 @@ struct CLIReferenceTests {
         #expect(suggested.standardError.contains("Did you mean '--password-file'?"), "\(suggested.standardError)")
     }
 
+    /// ssh-keygen's `-t rsa` and `-t ecdsa` make what ssh-keygen makes: RSA-3072 and P-256 (issue 43,
+    /// item 7: "unknown key type").
+    @Test func sshKeygenTypeNamesAreAccepted() async throws {
+        let folder = try TemporaryDirectory()
+        for (type, shown) in [("rsa", "RSA-3072"), ("ecdsa", "P-256")] {
+            let made = try await coffer("key", "generate", "-t", type, "-o", "\(type).key", in: folder)
+            #expect(made.status == 0, "\(made.standardError)")
+            let shownKey = try await coffer("key", "show", "\(type).key", in: folder)
+            #expect(shownKey.output.contains(shown), "\(type): \(shownKey.output)")
+        }
+    }
+
     /// `coffer help <command>` prints what `<command> --help` prints (issue 43: it answered "'coffer' has
     /// no command 'help'", exit 2, although every group's help says "See 'coffer help …'").
     @Test func helpNamesACommand() async throws {
