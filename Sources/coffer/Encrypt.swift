@@ -103,6 +103,9 @@ struct Encrypt: ParsableCommand {
     @Flag(help: "Replace an existing output file.")
     var force = false
 
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Say where the output went, standard output included (to standard output, nothing is said otherwise).")
+    var verbose = false
+
     @Flag(name: .customLong("no-sync"), help: "Do not wait for the output to reach the disk (faster; not for the only copy).")
     var noSync = false
 
@@ -192,8 +195,8 @@ struct Encrypt: ParsableCommand {
         progress.finish()
         if !OutputTarget.standardOutputNames.contains(destination) {
             Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> \(destination) (\(format)\(armor ? ", armoured" : ""))\n")
-        } else if output == nil && input != "-" {
-            Terminal.writeError("encrypted \(input) -> standard output (\(format)); -o FILE writes a file\n")
+        } else if verbose {
+            Terminal.writeError("encrypted \(input == "-" ? "standard input" : input) -> standard output (\(format)); -o FILE writes a file\n")
         }
     }
 }

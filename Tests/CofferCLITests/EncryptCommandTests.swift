@@ -198,4 +198,16 @@ struct EncryptCommandTests {
         let opened = try await coffer("decrypt", "-i", "me.key", "-o", "-", "p.coffer", in: folder)
         #expect(opened.output == "plan\n")
     }
+
+    /// To standard output `encrypt` says nothing on standard error unless asked (-v), as age (issue 43,
+    /// item 7: every run printed "encrypted … -> standard output").
+    @Test func toStandardOutputNothingIsSaidUnlessAsked() async throws {
+        let folder = try TemporaryDirectory()
+        _ = try folder.write("plan\n", to: "plan.txt")
+        #expect(try await coffer("random", "--raw", "--output", "k.bin", in: folder).status == 0)
+        let quiet = try await coffer("encrypt", "-k", "k.bin", "plan.txt", in: folder)
+        #expect(quiet.status == 0 && !quiet.standardOutput.isEmpty && quiet.standardError.isEmpty, "\(quiet.standardError)")
+        let told = try await coffer("encrypt", "-v", "-k", "k.bin", "plan.txt", in: folder)
+        #expect(told.status == 0 && told.standardError.contains("-> standard output"), "\(told.standardError)")
+    }
 }
