@@ -1,3 +1,6 @@
+// One file on purpose: every /admin/ route, the admin-only middleware and the JSON entries they answer
+// with, so that what the admin API exposes (docs/SERVER.md, "Admin API") is read in one place.
+
 import CofferCore
 import CofferCrypto
 import CofferHTTPSignatures

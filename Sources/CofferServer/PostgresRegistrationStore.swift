@@ -1,3 +1,7 @@
+// One file on purpose: the PostgreSQL store's every statement and transaction, kept beside each other
+// so that its locking (token rows FOR UPDATE, the keyring share lock) is reviewed as one piece; the
+// SQL text itself is shared with SQLite in RegistrationSQL.
+
 public import CofferCore
 public import CofferHTTPSignatures
 import Foundation

@@ -1,3 +1,6 @@
+// One file on purpose: the store protocol, the value types it speaks and the SQL both stores share,
+// which change together whenever a migration is added.
+
 public import CofferHTTPSignatures
 import Foundation
 

@@ -1,3 +1,6 @@
+// One file on purpose: the SQLite store's every write job, kept together so that its one-writer
+// transactions (savepoints per registration) are reviewed as one piece.
+
 import CofferCore
 public import CofferHTTPSignatures
 import Foundation

@@ -1,3 +1,6 @@
+// One file on purpose: `coffer key` and its four subcommands, which share the key-type and format
+// parsing and the X25519 fallbacks defined here.
+
 import ArgumentParser
 import CofferCore
 import CofferCrypto

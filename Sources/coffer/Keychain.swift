@@ -1,3 +1,6 @@
+// One file on purpose: `coffer keychain` and its item subcommands share KeychainOptions and ItemName,
+// defined here; export and import live in KeychainTransfer.swift.
+
 import ArgumentParser
 import CofferCore
 import CofferCrypto

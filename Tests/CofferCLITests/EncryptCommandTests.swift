@@ -178,6 +178,25 @@ struct EncryptCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path("plan.txt")))
     }
 
+    /// A device that refuses the bytes (`/dev/full`: every write is ENOSPC) fails the command with the
+    /// device named, exit 2, and nothing is written anywhere else; so does a closed standard output.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func aDeviceThatRefusesTheBytesFailsTheCommand() async throws {
+        let folder = try TemporaryDirectory()
+        _ = try folder.write(String(repeating: "secret plan\n", count: 10_000), to: "plan.txt")
+        #expect(try await coffer("random", "--raw", "--output", "k.bin", in: folder).status == 0)
+        #expect(try await coffer("encrypt", "-k", "k.bin", "-o", "plan.txt.coffer", "plan.txt", in: folder).status == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        for arguments in [["decrypt", "-k", "k.bin", "-o", "/dev/full", "plan.txt.coffer"], ["encrypt", "-k", "k.bin", "-o", "/dev/full", "plan.txt"]] {
+            let full = try await coffer(arguments, in: folder)
+            #expect(full.status == 2 && full.standardError.contains("/dev/full"), "\(arguments[0]): \(full.standardError)")
+        }
+        let binary = try CommandRunner.cofferExecutable()
+        let closed = try await tool("sh", ["-c", "'\(binary)' decrypt -k k.bin plan.txt.coffer >&-"], in: folder)
+        #expect(closed.status == 2 && closed.standardError.contains("standard output"), "\(closed.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before, "nothing left behind")
+    }
+
     /// A private key given to -r is refused with the way to its public half, and the same key given
     /// twice is one recipient (issue 43, item 7: the private key was used as its public half, and a
     /// repeated key made two stanzas).

@@ -1,3 +1,7 @@
+// One file on purpose: the Coffer file format's reader and writer share the header, stanza and
+// segment code and are read together against docs/FORMAT-ENCRYPTION.md; splitting them would put one
+// format's invariants in two places.
+
 public import CofferCore
 public import CofferCrypto
 import Crypto
