@@ -205,7 +205,11 @@ struct EncryptCommandTests {
         _ = try folder.write("plan\n", to: "plan.txt")
         #expect(try await coffer("key", "generate", "-t", "x25519", "-o", "me.key", "--public", "me.pub", in: folder).status == 0)
         let refused = try await coffer("encrypt", "-r", "me.key", "-o", "p.coffer", "plan.txt", in: folder)
-        #expect(refused.status == 2 && refused.standardError.contains("is a private key") && refused.standardError.contains("--public-only"), "\(refused.standardError)")
+        #expect(refused.status == 2 && refused.standardError.contains("holds a private key") && refused.standardError.contains("--public-only"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("p.coffer")))
+        // The same in an -R list (the outside attack found -R taking private keys that -r refused).
+        let listed = try await coffer("encrypt", "-R", "me.key", "-o", "p.coffer", "plan.txt", in: folder)
+        #expect(listed.status == 2 && listed.standardError.contains("holds a private key"), "\(listed.standardError)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("p.coffer")))
 
         _ = try folder.write(try String(contentsOfFile: folder.path("me.pub"), encoding: .utf8) + (try String(contentsOfFile: folder.path("me.pub"), encoding: .utf8)), to: "twice.txt")

@@ -119,18 +119,29 @@ func parseEncryptedFormat(_ name: String) throws -> EncryptedFormat {
 func readRecipients(_ paths: [String]) throws -> [RecipientPublicKey] {
     try paths.map { path in
         let bytes = try KeyFile(contentsOf: path).bytes
-        if (try? RecipientPrivateKey(importing: bytes)) != nil || String(decoding: bytes.prefix(1 << 16), as: UTF8.self).contains("PRIVATE KEY") {
-            throw CommandFailure(
-                "'\(path)' is a private key; a recipient is given by its public key",
-                hint: "write the public half with 'coffer key convert \(path) --to pem --public-only -o \(path).pub' and pass that"
-            )
-        }
+        try refusePrivateKeys(in: bytes, path: path)
         do {
             return try RecipientPublicKey(importing: bytes)
         } catch let error as CofferFormatsError {
             throw CommandFailure("\(path): \(error.reason)")
         }
     }
+}
+
+/// Refuses a recipient file that holds a private key anywhere: a key any reader imports as private,
+/// a PEM block labelled as one (PKCS #8, SEC1, OpenSSH), or a JWK line with a private member `d`.
+/// The same rule for `-r` files and `-R` lists.
+func refusePrivateKeys(in bytes: [UInt8], path: String) throws {
+    let text = String(decoding: bytes.prefix(1 << 20), as: UTF8.self)
+    let jwkWithPrivatePart = text.split(whereSeparator: \.isNewline).contains { line in
+        guard line.contains("\"d\""), let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return false }
+        return object["d"] != nil
+    }
+    guard (try? RecipientPrivateKey(importing: bytes)) != nil || text.contains("PRIVATE KEY") || jwkWithPrivatePart else { return }
+    throw CommandFailure(
+        "'\(path)' holds a private key; a recipient is given by its public key",
+        hint: "write the public half with 'coffer key convert KEY --to pem --public-only -o KEY.pub' and pass that"
+    )
 }
 
 /// `keys` without repeats (the same key given twice, by -r and -R or twice in a list, is one
@@ -146,6 +157,7 @@ func readRecipientFiles(_ paths: [String]) throws -> [RecipientPublicKey] {
     for path in paths {
         let bytes = try KeyFile(contentsOf: path).bytes
         guard let text = String(validating: bytes, as: UTF8.self) else { throw CommandFailure("\(path): a recipients file is text (UTF-8)") }
+        try refusePrivateKeys(in: bytes, path: path)
         do {
             recipients += try RecipientList.parse(text)
         } catch {
