@@ -81,7 +81,7 @@ struct Verify: ParsableCommand {
                 let verified = try verifyRawDigest(signatureBytes, of: target, with: key)
                 guard let hash = verified else {
                     throw CommandFailure(
-                        "the signature does not match \(shown) with \(key.algorithm) key \(keyID) (\(schemeName(key, hash: flags.hash)))",
+                        "the signature does not match \(shown) with \(key.algorithm) key \(keyID) (\(rawCandidates(for: key).map { schemeName(key, hash: $0) }.joined(separator: " or ")))",
                         hint: try rawFailureHint(signatureBytes, of: target, with: key),
                         exitCode: ExitStatus.checkFailed
                     )
@@ -139,22 +139,22 @@ extension Verify {
     /// The hashes a bare signature may have been made over, the asked (or default) one first.
     private var hashesToTry: [DigestAlgorithm] { [flags.hash] + [DigestAlgorithm.sha256, .sha384, .sha512].filter { $0 != flags.hash } }
 
+    /// The hashes a bare signature by `key` is checked with, in order: the one named with --hash; else
+    /// for RSA PKCS#1 v1.5 every SHA-2 hash (its DigestInfo names one), and otherwise the hash OpenSSL
+    /// pairs with the key, then SHA-512 (what `coffer sign --raw` hashes with).
+    func rawCandidates(for key: VerifyingKey) -> [DigestAlgorithm] {
+        guard !flags.hashWasChosen else { return [flags.hash] }
+        if case .rsa = key.algorithm, flags.rsaPadding == .pkcs1v15 { return hashesToTry }
+        let paired = SignatureFlags.opensslHash(for: key.algorithm)
+        return paired == .sha512 ? [.sha512] : [paired, .sha512]
+    }
+
     /// Verifies a bare RSA or ECDSA signature over the file's digest; the hash it verified with, or nil.
     /// An RSA PKCS#1 v1.5 signature names its hash in its DigestInfo, so whichever SHA-2 hash verifies is
     /// the one the signer chose (`openssl dgst -sign` hashes with SHA-256 unless told otherwise); for
     /// ECDSA and PSS only the asked hash counts.
     func verifyRawDigest(_ signature: [UInt8], of target: String, with key: VerifyingKey) throws -> DigestAlgorithm? {
-        let candidates: [DigestAlgorithm]
-        if case .rsa = key.algorithm, flags.rsaPadding == .pkcs1v15, !flags.hashWasChosen {
-            candidates = hashesToTry
-        } else if !flags.hashWasChosen {
-            // What OpenSSL pairs with the key, then SHA-512, which `coffer sign --raw` hashes with.
-            let paired = SignatureFlags.opensslHash(for: key.algorithm)
-            candidates = paired == .sha512 ? [.sha512] : [paired, .sha512]
-        } else {
-            candidates = [flags.hash]
-        }
-        for hash in candidates {
+        for hash in rawCandidates(for: key) {
             let reader = try FileReader.open(target)
             let progress = ProgressBar(total: reader.size, label: target)
             var options = flags.options
