@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 extension HTTPFields {
     /// A field's lines combined into one value with `, ` (RFC 9110 §5.3), nil when the message has

@@ -105,7 +105,7 @@ private final class Relay: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        partner.writeAndFlush(data, promise: nil)
+        partner.writeAndFlush(Self.unwrapInboundIn(data), promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
