@@ -8,7 +8,9 @@ import Foundation
 /// - text attributes under their property names (`service`, `account`, `server`, `protocol`, `path`,
 ///   `keyClass`, `keyType`, `label`, `comment`, `accessGroup`), numbers as numbers (`port`,
 ///   `keySizeInBits`), binary attributes in base64 (`applicationTag`, `applicationLabel`, `issuer`,
-///   `serialNumber`); absent attributes are left out;
+///   `serialNumber`); absent attributes are left out; an application tag that is text
+///   (``KeychainItem/applicationTagText``) is also given as that text, under `applicationTagText`, which
+///   decoding ignores (the base64 form is the one it reads);
 /// - the store's dates as ISO 8601 UTC strings to the second (`created`, `modified`), and its flags
 ///   `applicationPassword` and `userPresence` always; `synchronizable` only when true.
 ///
@@ -17,7 +19,7 @@ import Foundation
 extension KeychainItem: Codable {
     enum CodingKeys: String, CodingKey {
         case itemClass = "class", accessibility, service, account, server, `protocol`, port, path
-        case applicationTag, applicationLabel, keyClass, keyType, keySizeInBits, issuer, serialNumber
+        case applicationTag, applicationTagText, applicationLabel, keyClass, keyType, keySizeInBits, issuer, serialNumber
         case label, comment, accessGroup, synchronizable
         case creationDate = "created", modificationDate = "modified"
         case hasApplicationPassword = "applicationPassword", requiresUserPresence = "userPresence"
@@ -34,6 +36,7 @@ extension KeychainItem: Codable {
         try container.encodeIfPresent(port, forKey: .port)
         try container.encodeIfPresent(path, forKey: .path)
         try container.encodeIfPresent(applicationTag.map { Base64.encode($0) }, forKey: .applicationTag)
+        try container.encodeIfPresent(applicationTagText, forKey: .applicationTagText)
         try container.encodeIfPresent(applicationLabel.map { Base64.encode($0) }, forKey: .applicationLabel)
         try container.encodeIfPresent(keyClass?.rawValue, forKey: .keyClass)
         try container.encodeIfPresent(keyType, forKey: .keyType)
@@ -103,4 +106,22 @@ extension KeychainItem: Codable {
 
     /// `2026-11-23T17:09:55Z`: ISO 8601 in UTC, to the second.
     static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+}
+
+extension KeychainItem {
+    /// The application tag as text, when its bytes are UTF-8 that prints as it reads: no control,
+    /// format, private-use or unassigned characters and no space at either end (a reverse-DNS name such
+    /// as `com.example.release`, as apps usually choose). Nil when there is no tag or it is binary; the
+    /// bytes themselves are always ``applicationTag``.
+    public var applicationTagText: String? {
+        guard let tag = applicationTag, !tag.isEmpty, let text = String(bytes: tag, encoding: .utf8) else { return nil }
+        let printable = text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .privateUse, .surrogate, .unassigned, .lineSeparator, .paragraphSeparator: false
+            default: true
+            }
+        }
+        guard printable, text.trimmingCharacters(in: .whitespaces) == text else { return nil }
+        return text
+    }
 }

@@ -24,6 +24,7 @@ struct HMACCommand: ParsableCommand {
               coffer hmac -k mac.key message.json
               COFFER_KEY=… coffer hmac --key-env COFFER_KEY --key-encoding hex -
               coffer hmac -k mac.key --verify 5d7c…e1 message.json
+              coffer hmac -k mac.key --verify 5d7c…e1 --json message.json
             """
     )
 
@@ -46,7 +47,7 @@ struct HMACCommand: ParsableCommand {
     @Flag(exclusivity: .exclusive)
     var encoding: DigestEncoding = .hex
 
-    @Flag(help: "Print a JSON object: path, algorithm, hex, base64, size.")
+    @Flag(help: "Print a JSON object: path, algorithm, hex, base64, size; with --verify, path, algorithm, size and ok.")
     var json = false
 
     @Argument(help: "The file to authenticate; '-' or nothing reads standard input.")
@@ -61,8 +62,8 @@ struct HMACCommand: ParsableCommand {
         if json && encoding == .base64 {
             throw ValidationError("--json already carries hex and base64; drop --base64")
         }
-        if verify != nil && (json || encoding == .base64) {
-            throw ValidationError("--verify prints OK or FAILED; --json and --base64 do not apply to it")
+        if verify != nil && encoding == .base64 {
+            throw ValidationError("--verify prints OK or FAILED (or --json's verdict); --base64 does not apply to it")
         }
     }
 
@@ -88,10 +89,15 @@ struct HMACCommand: ParsableCommand {
         let name = ChecksumList.displayName(file)
 
         if let expected {
-            if ConstantTime.equals(tag.bytes, expected) {
-                Terminal.writeLine("\(name): OK")
+            // The verdict only: the tag the key makes is never printed here, so a verifier fed
+            // others' messages does not hand out valid tags for them.
+            let matches = ConstantTime.equals(tag.bytes, expected)
+            if json {
+                try JSONLines.write(MACVerdict(path: file, algorithm: algorithm.rawValue, size: size, ok: matches))
             } else {
-                Terminal.writeLine("\(name): FAILED")
+                Terminal.writeLine("\(name): \(matches ? "OK" : "FAILED")")
+            }
+            if !matches {
                 throw CommandFailure("the \(algorithm.standardName) tag of \(file == "-" ? "standard input" : "'\(file)'") does not match", exitCode: ExitStatus.checkFailed)
             }
         } else if json {
@@ -121,4 +127,12 @@ struct HMACCommand: ParsableCommand {
             hint: hint
         )
     }
+}
+
+/// What `coffer hmac --verify --json` prints: the verdict, never the tag the key makes.
+struct MACVerdict: Encodable {
+    let path: String
+    let algorithm: String
+    let size: Int64
+    let ok: Bool
 }

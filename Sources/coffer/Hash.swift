@@ -23,6 +23,7 @@ struct Hash: ParsableCommand {
               coffer hash -a sha512 *.iso > SHA512SUMS
               coffer hash -c SHA512SUMS
               coffer hash -c --ignore-missing --status SHA256SUMS && echo verified
+              coffer hash -c --json SHA256SUMS | jq -r 'select(.ok == false) | .path'
               curl -s https://example.com/file | coffer hash --json
             """
     )
@@ -54,7 +55,7 @@ struct Hash: ParsableCommand {
     @Flag(exclusivity: .exclusive)
     var encoding: DigestEncoding = .hex
 
-    @Flag(help: "Print one JSON object per file: path, algorithm, hex, base64, size.")
+    @Flag(help: "Print one JSON object per file: path, algorithm, hex, base64, size; with --check, path, algorithm, ok (and why not).")
     var json = false
 
     @Flag(name: .shortAndLong, help: "With --check, print only failures.")
@@ -67,8 +68,11 @@ struct Hash: ParsableCommand {
         if json && (tag || encoding == .base64) {
             throw ValidationError("--json already carries hex and base64; it cannot be combined with --tag or --base64")
         }
-        if check && (json || tag || encoding == .base64) {
-            throw ValidationError("--check reads lists in any format; --json, --tag and --base64 do not apply to it")
+        if check && (tag || encoding == .base64) {
+            throw ValidationError("--check reads lists in any format; --tag and --base64 do not apply to it")
+        }
+        if check && json && (quiet || status) {
+            throw ValidationError("--json prints every file's verdict; it cannot be combined with \(quiet ? "--quiet" : "--status")")
         }
         if quiet && !check {
             throw ValidationError("--quiet only applies to --check")
@@ -85,7 +89,7 @@ struct Hash: ParsableCommand {
         let inputs = files.isEmpty ? ["-"] : files
         if check {
             var checker = ChecksumChecker(
-                algorithm: algorithm, strict: chosenAlgorithm != nil, quiet: quiet || status, silent: status, ignoringMissing: ignoreMissing
+                algorithm: algorithm, strict: chosenAlgorithm != nil, quiet: quiet || status, silent: status, ignoringMissing: ignoreMissing, json: json
             )
             for list in inputs { checker.check(list: list) }
             try checker.finish()

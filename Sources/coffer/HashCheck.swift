@@ -7,21 +7,25 @@ import CofferFormats
 ///
 /// Each listed file prints `NAME: OK` or `NAME: FAILED`; unreadable files print `NAME: FAILED open or read`
 /// with the reason on standard error; malformed lines are reported as `LIST:LINE: reason` and skipped.
+/// With `--json` each listed file is one JSON object on its own line instead (``CheckRecord``).
 /// Exit status: 1 if any file failed, else 2 if any line was malformed or no line was usable, else 0.
 struct ChecksumChecker {
     let verifier: ChecksumVerifier
     let quiet: Bool
     /// `--status`: nothing on either stream for the files; the exit status alone.
     let silent: Bool
+    /// `--json`: one ``CheckRecord`` per listed file on standard output.
+    let json: Bool
 
     private var summary = ChecksumVerifier.Summary()
     private var unreadableLists = 0
 
     /// `strict`: the user named `-a`, so BSD lines tagged with another algorithm are errors.
-    init(algorithm: DigestAlgorithm, strict: Bool, quiet: Bool, silent: Bool = false, ignoringMissing: Bool = false) {
+    init(algorithm: DigestAlgorithm, strict: Bool, quiet: Bool, silent: Bool = false, ignoringMissing: Bool = false, json: Bool = false) {
         verifier = ChecksumVerifier(algorithm: algorithm, strict: strict, ignoresMissingFiles: ignoringMissing)
         self.quiet = quiet
         self.silent = silent
+        self.json = json
     }
 
     mutating func check(list: String) {
@@ -57,6 +61,10 @@ struct ChecksumChecker {
 
     private func report(_ entry: ChecksumList.Entry, _ outcome: ChecksumVerifier.Outcome) {
         guard !silent else { return }
+        if json {
+            reportJSON(entry, outcome)
+            return
+        }
         let shownName = ChecksumList.displayName(entry.path)
         switch outcome {
         case .matched:
@@ -67,6 +75,24 @@ struct ChecksumChecker {
             Terminal.writeLine("\(shownName): FAILED open or read")
             Terminal.flushStandardOutput()
             Terminal.reportError(error.reason)
+        }
+    }
+
+    private func reportJSON(_ entry: ChecksumList.Entry, _ outcome: ChecksumVerifier.Outcome) {
+        let record: CheckRecord
+        switch outcome {
+        case .matched:
+            record = CheckRecord(path: entry.path, algorithm: entry.algorithm.rawValue, ok: true, reason: nil)
+        case .mismatched:
+            record = CheckRecord(path: entry.path, algorithm: entry.algorithm.rawValue, ok: false, reason: "mismatch")
+        case .unreadable(let error):
+            record = CheckRecord(path: entry.path, algorithm: entry.algorithm.rawValue, ok: false, reason: error.reason)
+        }
+        do {
+            try JSONLines.write(record)
+        } catch {
+            // Encoding a record of strings and a Bool cannot fail; were it to, say so rather than drop it.
+            Terminal.reportError("\(entry.path): the verdict could not be written as JSON")
         }
     }
 
@@ -97,4 +123,14 @@ struct ChecksumChecker {
             throw CommandFailure("no properly formatted checksum lines found", hint: "expected lines like 'DIGEST  NAME', as sha256sum writes them")
         }
     }
+}
+
+/// What `coffer hash --check --json` prints for each listed file: its path as listed, the algorithm of
+/// its line, and the verdict; `reason` is `mismatch` for a different digest, or why the file could not
+/// be read.
+struct CheckRecord: Encodable {
+    let path: String
+    let algorithm: String
+    let ok: Bool
+    let reason: String?
 }

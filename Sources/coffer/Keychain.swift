@@ -648,7 +648,9 @@ struct KeychainList: ParsableCommand {
             let path: String = item.path ?? ""
             return "\(scheme)://\(account)@\(server)\(port)\(path)"
         case .key:
-            let tag = String(decoding: item.applicationTag ?? [], as: UTF8.self)
+            // Text as it reads; a binary tag (or one that would print invisible or control characters
+            // to the terminal) in hex, as 0x….
+            let tag = item.applicationTagText ?? item.applicationTag.map { "0x" + Hex.encode($0) } ?? ""
             let keyClass: String = item.keyClass?.rawValue ?? ""
             let keyType: String = item.keyType ?? ""
             return "tag \(tag)  \(keyClass) \(keyType)"

@@ -43,7 +43,7 @@ struct AdminOptions: ParsableArguments {
     @Option(name: [.customShort("k"), .customLong("key")], help: ArgumentHelp("An admin's private key file.", valueName: "file"))
     var key: String
 
-    @Flag(help: "Print JSON (one object per line) instead of text.")
+    @Flag(help: "Print JSON instead of text: a list as one array ('[]' when empty), anything else as one object.")
     var json = false
 
     @OptionGroup(title: "Password (for an encrypted key)")
@@ -129,7 +129,7 @@ struct ServerKeys: ParsableCommand {
         if let keyID, action == "events" {
             let events = try admin.run { client async throws(ServerClientError) in try await client.events(ofKey: keyID) }
             if admin.json {
-                for event in events { try JSONLines.write(event) }
+                try JSONLines.write(events)
                 return
             }
             for event in events {
@@ -144,7 +144,7 @@ struct ServerKeys: ParsableCommand {
         }
         let keys = try admin.run { client async throws(ServerClientError) in try await client.keys() }
         if admin.json {
-            for key in keys { try JSONLines.write(key) }
+            try JSONLines.write(keys)
             return
         }
         for key in keys {
@@ -190,7 +190,7 @@ struct ServerUsers: ParsableCommand {
         let email = email
         let users = try admin.run { client async throws(ServerClientError) in try await client.users(email: email) }
         if admin.json {
-            for user in users { try JSONLines.write(user) }
+            try JSONLines.write(users)
             return
         }
         for user in users {
@@ -260,7 +260,7 @@ struct ServerTokens: ParsableCommand {
         default:
             let tokens = try admin.run { client async throws(ServerClientError) in try await client.tokens() }
             if admin.json {
-                for token in tokens { try JSONLines.write(token) }
+                try JSONLines.write(tokens)
                 return
             }
             for token in tokens {

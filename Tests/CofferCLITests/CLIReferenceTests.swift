@@ -88,6 +88,30 @@ struct CLIReferenceTests {
         let bad = try await coffer("password", "verify", "--json", "--stdin", phc, input: Array("wrong\n".utf8), in: folder)
         #expect(bad.status == 1 && bad.output.contains(#""ok":false"#) && !bad.output.contains("wrong"), "\(bad.output)")
 
+        // A check's verdicts as JSON (issue 43: `hash -c --json` and `hmac --verify --json` were refused).
+        _ = try folder.write("one\n", to: "one.txt")
+        _ = try folder.write("two\n", to: "two.txt")
+        let list = try await coffer("hash", "one.txt", "two.txt", in: folder)
+        _ = try folder.write(list.output, to: "SUMS")
+        let sums = try await coffer("hash", "-c", "--json", "SUMS", in: folder)
+        #expect(sums.status == 0 && sums.lines.count == 2 && sums.lines.allSatisfy { $0.contains(#""ok":true"#) && $0.contains(#""algorithm":"sha256""#) },
+                "\(sums.output)\(sums.standardError)")
+        _ = try folder.write("changed\n", to: "two.txt")
+        let changed = try await coffer("hash", "-c", "--json", "SUMS", in: folder)
+        let verdicts = changed.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(changed.status == 1 && verdicts.count == 2, "\(changed.output)\(changed.standardError)")
+        #expect(verdicts.last?["path"] as? String == "two.txt" && verdicts.last?["ok"] as? Bool == false && verdicts.last?["reason"] as? String == "mismatch")
+
+        #expect(try await coffer("random", "32", "-o", "mac.key", in: folder).status == 0)
+        let tag = try await coffer("hmac", "-k", "mac.key", "one.txt", in: folder)
+        let tagHex = String(tag.output.prefix(64))
+        let matched = try await coffer("hmac", "-k", "mac.key", "--verify", tagHex, "--json", "one.txt", in: folder)
+        #expect(matched.status == 0 && matched.output.contains(#""ok":true"#) && matched.output.contains(#""path":"one.txt""#), "\(matched.output)\(matched.standardError)")
+        let mismatched = try await coffer("hmac", "-k", "mac.key", "--verify", tagHex, "--json", "two.txt", in: folder)
+        #expect(mismatched.status == 1 && mismatched.output.contains(#""ok":false"#), "\(mismatched.output)\(mismatched.standardError)")
+        let realTag = try await coffer("hmac", "-k", "mac.key", "two.txt", in: folder)
+        #expect(!mismatched.output.contains(String(realTag.output.prefix(64))), "a failed check never prints the tag that would have matched")
+
         try FileManager.default.createDirectory(atPath: folder.path("data"), withIntermediateDirectories: false)
         chmod(folder.path("data"), 0o755)
         let open = try await coffer("protect", "--check", "--json", folder.path("data"), in: folder)

@@ -187,6 +187,13 @@ struct KeychainCommandTests {
         #expect(openssl.status == 0 && openssl.output == expected.output, "\(openssl.standardError)")
         result = try await setup.run(["list"])
         #expect(result.output.contains("internet-password  postgres://app@db.example.com:5432") && result.output.contains("key  tag com.example.signing  private ec-p256"))
+        // The JSON says what the text says: the tag as text beside its base64 (issue 43: base64 alone,
+        // where the text form printed com.example.signing).
+        result = try await setup.run(["list", "--json"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput)) as? [[String: Any]])
+        let stored = try #require(items.first { $0["class"] as? String == "key" })
+        #expect(stored["applicationTagText"] as? String == "com.example.signing", "\(stored)")
+        #expect(stored["applicationTag"] as? String == Data("com.example.signing".utf8).base64EncodedString(), "\(stored)")
         result = try await setup.run(["add", "--tag", "t", "--stdin"], input: "x")
         #expect(result.status == 2 && result.standardError.contains("--key-class and --key-type"))
         result = try await setup.run(["get", "--service", "s"])

@@ -28,6 +28,13 @@ struct ServerAdminCommandTests {
         let base = "http://127.0.0.1:\(port)"
         let admin = ["--server", base, "-k", "admin.key"]
 
+        // A list is one JSON array, and an empty list is still JSON (issue 43: nothing was printed, and a
+        // list was one object per line).
+        for list in [["server", "keys", "list"], ["server", "users", "list"], ["server", "tokens", "list"]] {
+            let empty = try await coffer(list + ["--json"] + admin, in: folder)
+            #expect(empty.status == 0 && empty.output == "[]\n", "\(list): '\(empty.output)' \(empty.standardError)")
+        }
+
         let device = ["server", "register", "--server", base, "-k", "app.key"]
         let refused = try await coffer(device, in: folder)
         #expect(refused.status != 0 && refused.standardError.contains("token") && refused.standardError.contains("hint:"), "\(refused.standardError)")
@@ -56,14 +63,14 @@ struct ServerAdminCommandTests {
         let bare = try await coffer(["server", "keys", "--json"] + admin, in: folder)
         #expect(bare.status == 0 && bare.output == listed.output, "\(bare.standardError)")
         #expect(listed.status == 0)
-        let entry = try #require(listed.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        let entry = try #require((try JSONSerialization.jsonObject(with: Data(listed.standardOutput)) as? [[String: Any]])?.first)
         #expect(entry["keyId"] as? String == keyID && entry["state"] as? String == "active")
 
         // Signing a user up made the key no member of it; the admin finds the user by its address and
         // links the device.
         #expect(entry["userId"] == nil || entry["userId"] is NSNull, "\(entry)")
         let found = try await coffer(["server", "users", "list", "--email", "ADA@Example.com", "--json"] + admin, in: folder)
-        let user = found.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let user = (try? JSONSerialization.jsonObject(with: Data(found.standardOutput)) as? [[String: Any]])?.first
         #expect(found.status == 0 && user?["id"] as? Int == 1 && user?["keyId"] as? String == keyID, "\(found.output)\(found.standardError)")
         let linked = try await coffer(["server", "keys", "link", keyID, "--user", "1", "--json"] + admin, in: folder)
         let linkedEntry = linked.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
