@@ -13,10 +13,17 @@ struct RequestCommand: ParsableCommand {
         commandName: "request",
         abstract: "Sign an HTTP request and send it: a small curl for trying a signed API by hand.",
         discussion: """
-            The response body goes to standard output, the status line (and with -i the header \
-            fields) to standard error. Without -k the request is sent unsigned. Exit 0 for a 2xx \
-            status, 1 for any other status (or a server that fails its pins), 2 when the request could \
-            not be made.
+            The response body goes to standard output and the status line to standard error; with -i \
+            the status line and the header fields go to standard output before the body, as curl -i \
+            prints them. Without -k the request is sent unsigned. Exit 0 for a 2xx status, 1 for any \
+            other status (or a server that fails its pins), 2 when the request could not be made.
+
+            The body as curl takes it: -d TEXT, or -d @FILE (@- for standard input) with carriage \
+            returns and newlines removed, as curl -d does; --data-binary @FILE sends a file's bytes \
+            exactly (as --data-file FILE does), and --data-raw TEXT sends TEXT even when it starts \
+            with @. A signed request covers @method, @target-uri and the Content-Digest of its body, \
+            an empty body included (what Coffer's server asks of every signed route), and \
+            Content-Type when it has one.
 
             A redirect is never followed (as curl without -L): the status line, then where the server \
             pointed (its Location) on standard error, and exit 1. A signed request is signed for its \
@@ -39,6 +46,8 @@ struct RequestCommand: ParsableCommand {
                   https://api.example/register_user
               coffer request -k secret.b64 --alg hmac-sha256 --keyid h_… \\
                   https://api.example/health
+              coffer request -i -k admin.key --keyid 3f… https://keys.example/admin/keys
+              coffer request -k app.key --keyid k_3f… -d @order.json https://api.example/orders
               coffer request --ca internal-ca.pem --pin CURRENT= --pin BACKUP= \\
                   https://api.internal/health
             """
@@ -53,13 +62,19 @@ struct RequestCommand: ParsableCommand {
     @Option(name: .customShort("H"), help: ArgumentHelp("A header field (repeat).", valueName: "Name: value"))
     var headers: [String] = []
 
-    @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("The body, as text.", valueName: "text"))
+    @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("The body: TEXT, or @FILE (@- standard input) without its line breaks, as curl -d.", valueName: "text|@file"))
     var data: String?
 
-    @Option(name: .customLong("data-file"), help: ArgumentHelp("The body, from a file ('-' for standard input).", valueName: "file"))
+    @Option(name: .customLong("data-binary"), help: ArgumentHelp("The body: TEXT, or @FILE's bytes exactly, as curl --data-binary.", valueName: "text|@file"))
+    var dataBinary: String?
+
+    @Option(name: .customLong("data-raw"), help: ArgumentHelp("The body: TEXT as it is, even when it starts with @.", valueName: "text"))
+    var dataRaw: String?
+
+    @Option(name: .customLong("data-file"), help: ArgumentHelp("The body, from a file's bytes exactly ('-' for standard input).", valueName: "file"))
     var dataFile: String?
 
-    @Flag(name: .shortAndLong, help: "Print the response's header fields to standard error.")
+    @Flag(name: .shortAndLong, help: "Print the status line and the response's header fields on standard output before the body, as curl -i.")
     var include = false
 
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
@@ -75,7 +90,8 @@ struct RequestCommand: ParsableCommand {
     var signing: HTTPSigningOptions
 
     func validate() throws {
-        if data != nil && dataFile != nil { throw ValidationError("-d and --data-file are alternatives") }
+        let bodies = [("-d", data), ("--data-binary", dataBinary), ("--data-raw", dataRaw), ("--data-file", dataFile)].filter { $0.1 != nil }
+        if bodies.count > 1 { throw ValidationError("\(bodies.map(\.0).joined(separator: " and ")) each give the body; give one") }
         if (ca != nil || !pins.isEmpty) && !url.lowercased().hasPrefix("https://") {
             throw ValidationError("--ca and --pin apply to https URLs")
         }
@@ -102,11 +118,28 @@ struct RequestCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let body: [UInt8]? = try data.map { Array($0.utf8) } ?? dataFile.map {
-            guard let bytes = try FileReader.open($0).readAll(limit: 64 << 20) else { throw CommandFailure("the body is larger than 64 MiB") }
+    /// The body the options give, read as curl reads it; nil for none.
+    func requestBody() throws -> [UInt8]? {
+        func file(_ path: String) throws -> [UInt8] {
+            guard let bytes = try FileReader.open(path).readAll(limit: Self.bodyLimit) else { throw CommandFailure("the body is larger than 64 MiB") }
             return bytes
         }
+        if let data {
+            // curl -d @FILE: the file without its carriage returns and newlines.
+            guard data.hasPrefix("@") else { return Array(data.utf8) }
+            return try file(String(data.dropFirst())).filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+        }
+        if let dataBinary {
+            return dataBinary.hasPrefix("@") ? try file(String(dataBinary.dropFirst())) : Array(dataBinary.utf8)
+        }
+        if let dataRaw { return Array(dataRaw.utf8) }
+        return try dataFile.map(file)
+    }
+
+    static let bodyLimit = 64 << 20
+
+    func run() throws {
+        let body = try requestBody()
         var request = try makeRequest(method: method ?? (body == nil ? "GET" : "POST"), url: url, headers: headers)
         if body != nil && request.headerFields[.contentType] == nil && (body?.first == UInt8(ascii: "{") || body?.first == UInt8(ascii: "[")) {
             request.headerFields[.contentType] = "application/json"
@@ -114,7 +147,9 @@ struct RequestCommand: ParsableCommand {
         let signer = signing.isSigning ? try signing.signer() : nil
         if let signer {
             do {
-                try signer.sign(&request, body: body)
+                // An empty body is a body too: its Content-Digest is covered, as Coffer's server asks
+                // of every signed request (a signed GET to the admin API needed --cover before).
+                try signer.sign(&request, body: body ?? [])
             } catch {
                 throw CommandFailure(error.reason)
             }
@@ -134,9 +169,14 @@ struct RequestCommand: ParsableCommand {
             } catch {
                 throw NetworkFailure.describe(error, host: host, port: port, timeout: timeout, usedCA: usedCA)
             }
-            Terminal.writeError("HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
             if include {
-                for header in response.headers { Terminal.writeError("\(header.name): \(header.value)\n") }
+                // curl -i: the status line and the fields as received, CRLF-ended, a blank line, the body.
+                var head = "HTTP/\(response.version.major).\(response.version.minor) \(response.status.code) \(response.status.reasonPhrase)\r\n"
+                for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
+                head += "\r\n"
+                try Array(head.utf8).withUnsafeBytes { try Terminal.writeData($0) }
+            } else {
+                Terminal.writeError("HTTP \(response.status.code) \(response.status.reasonPhrase)\n")
             }
             for try await chunk in response.body {
                 try chunk.withUnsafeReadableBytes { try Terminal.writeData($0) }
