@@ -197,7 +197,7 @@ public final class Keychain: KeychainBackend, @unchecked Sendable {
 
     func requireHeader() throws(KeychainError) -> KeychainCrypto.Header {
         guard let header = try currentHeader() else {
-            throw KeychainError(.noSuchKeychain, "the keychain has no password yet; set one first with create(password:)")
+            throw KeychainError(.noSuchKeychain, "the keychain has no password yet; create it with one first")
         }
         return header
     }

@@ -49,7 +49,7 @@ public struct KeychainPasswordItem: Sendable {
     public func readPassword() throws(KeychainError) -> String {
         let bytes = try keychain.secret(matching: query)
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw KeychainError(.dataCorrupted, "the saved secret is not text; read it with readBytes()")
+            throw KeychainError(.dataCorrupted, "the saved secret is not UTF-8 text; read it as bytes")
         }
         return text
     }

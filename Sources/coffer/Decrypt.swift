@@ -152,6 +152,8 @@ struct Decrypt: ParsableCommand {
             progress.finish()
             let discard: String? = released > 0 ? "standard output already received \(released) authenticated bytes of an incomplete plaintext; discard them" : nil
             switch error.code {
+            case .authenticationFailed where error.reason == OpenSSLEnc.settingsMismatch:
+                throw CommandFailure(error.reason, hint: discard ?? Hint.openSSLSettings(iterations: iter), exitCode: ExitStatus.checkFailed)
             case .authenticationFailed, .noMatchingKey:
                 throw CommandFailure(error.reason, hint: discard, exitCode: ExitStatus.checkFailed)
             case .costTooHigh:

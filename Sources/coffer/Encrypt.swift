@@ -82,7 +82,7 @@ struct Encrypt: ParsableCommand {
     @Option(help: ArgumentHelp("coffer (default), rncryptor or openssl.", valueName: "format"), transform: parseEncryptedFormat)
     var format: EncryptedFormat = .coffer
 
-    @Option(help: ArgumentHelp("aes-gcm (default) or chacha.", valueName: "cipher"), transform: EncryptionCipher.parse)
+    @Option(help: ArgumentHelp("aes-gcm (default) or chacha.", valueName: "cipher"), completion: .list(["aes-gcm", "chacha"]), transform: EncryptionCipher.parse)
     var cipher: EncryptionCipher = .aes256GCM
 
     @Option(help: ArgumentHelp("Password KDF: scrypt (default) or pbkdf2.", valueName: "kdf"))

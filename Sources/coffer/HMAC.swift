@@ -31,6 +31,7 @@ struct HMACCommand: ParsableCommand {
     @Option(
         name: [.customShort("a"), .customLong("algorithm")],
         help: ArgumentHelp("The hash inside the HMAC (default: sha256).", valueName: "algorithm"),
+        completion: .list(["sha256", "sha384", "sha512", "insecure-sha1"]),
         transform: parseMACAlgorithm
     )
     var algorithm: MACAlgorithm = .hmacSHA256

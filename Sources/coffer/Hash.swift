@@ -31,6 +31,7 @@ struct Hash: ParsableCommand {
     @Option(
         name: [.customShort("a"), .customLong("algorithm")],
         help: ArgumentHelp("The hash function (default: sha256).", valueName: "algorithm"),
+        completion: .list(DigestAlgorithm.allCases.map(\.rawValue)),
         transform: parseDigestAlgorithm
     )
     var chosenAlgorithm: DigestAlgorithm?

@@ -85,6 +85,7 @@ struct KeyGenerate: ParsableCommand {
     @Option(
         name: [.customShort("t"), .customLong("type")],
         help: ArgumentHelp("The key type (default: ed25519).", valueName: "type"),
+        completion: .list(KeyType.allCases.map(\.rawValue) + ["x25519"] + sshKeygenTypeAliases.keys.sorted()),
         transform: parseKeyType
     )
     var type: GeneratedKeyType = .signing(.ed25519)

@@ -101,10 +101,7 @@ struct Verify: ParsableCommand {
         do {
             parsed = try SignatureFile(parsing: text)
         } catch {
-            throw CommandFailure(
-                "\(signature): \(error.reason)",
-                hint: error.code == .malformedSignature && !text.contains("COFFER SIGNATURE") ? "for a bare OpenSSL signature, add --raw" : nil
-            )
+            throw CommandFailure("\(signature): \(error.reason)", hint: error.code == .malformedSignature ? Self.hint(forSignatureText: text) : nil)
         }
         let reader = try FileReader.open(target)
         let progress = ProgressBar(total: reader.size, label: target)
@@ -220,4 +217,22 @@ struct VerifyReport: Encodable {
     var scheme: String?
     var comment: String?
     var reason: String?
+}
+
+extension Verify {
+    /// What a signature file that is not Coffer's probably is, and what checks it.
+    static func hint(forSignatureText text: String) -> String? {
+        if text.contains("-----BEGIN SSH SIGNATURE-----") {
+            return "this is an SSH signature (ssh-keygen -Y sign), which Coffer does not verify; "
+                + "'ssh-keygen -Y verify -f allowed_signers -I IDENTITY -n NAMESPACE -s FILE.sig < FILE' checks it, "
+                + "and 'coffer sign -k KEY' makes a signature coffer verify checks (the same OpenSSH key works)"
+        }
+        if text.contains("-----BEGIN PGP SIGNATURE-----") {
+            return "this is an OpenPGP signature, which Coffer does not verify; 'gpg --verify FILE.sig FILE' checks it"
+        }
+        if text.contains("untrusted comment:") {
+            return "this is a minisign or signify signature, which Coffer does not verify; 'minisign -Vm FILE -p KEY.pub' checks it"
+        }
+        return text.contains("COFFER SIGNATURE") ? nil : "for a bare OpenSSL signature, add --raw"
+    }
 }

@@ -96,6 +96,17 @@ struct EncryptCommandTests {
         #expect(decrypted.status == 0, "\(decrypted.standardError)")
         #expect(try Self.contents(folder, "theirs.out") == data)
 
+        // Read with other settings than it was written with (here without --iter), or written without
+        // -pbkdf2: the file cannot tell, so the message names the settings and the hint what to give
+        // (issue 43: it said "wrong password or iteration count" alone).
+        _ = try await tool("openssl", ["enc", "-aes-256-cbc", "-salt", "-in", "data.bin", "-out", "legacy.enc", "-pass", "file:pass"], in: folder)
+        for file in ["theirs.enc", "legacy.enc"] {
+            let refused = try await coffer("decrypt", "--password-file", "pass", file, "-o", "refused.out", in: folder)
+            #expect(refused.status == 1 && refused.standardError.contains("settings") && refused.standardError.contains("-pbkdf2"), "\(refused.standardError)")
+            #expect(refused.standardError.contains("hint:") && refused.standardError.contains("--iter N") && refused.standardError.contains("deprecated key derivation"), "\(refused.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("refused.out")))
+        }
+
         #expect(try await coffer("encrypt", "--format", "rncryptor", "--password-file", "pass", "data.bin", "-o", "r.rncryptor", in: folder).status == 0)
         #expect(try await coffer("inspect", "r.rncryptor", in: folder).lines.first == "format:       RNCryptor v3")
         #expect(try await coffer("decrypt", "--password-file", "pass", "r.rncryptor", "-o", "r.out", in: folder).status == 0)

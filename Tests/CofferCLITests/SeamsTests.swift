@@ -234,6 +234,20 @@ struct SeamsTests {
         #expect(verified.status == 0, "\(verified.standardError)")
     }
 
+    /// An `ssh-keygen -Y sign` signature given to `coffer verify` is named for what it is, with what
+    /// checks it (issue 43, item 7: the hint said "for a bare OpenSSL signature, add --raw").
+    @Test(.enabled(if: haveSSHKeygen))
+    func anSSHSignatureIsNamedWithWhatChecksIt() async throws {
+        let folder = try TemporaryDirectory()
+        #expect(try await tool("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "id"], in: folder).status == 0)
+        _ = try folder.write("release\n", to: "release.tar")
+        #expect(try await tool("ssh-keygen", ["-Y", "sign", "-f", "id", "-n", "file", "release.tar"], in: folder).status == 0)
+        let result = try await coffer("verify", "-p", "id.pub", "release.tar.sig", in: folder)
+        #expect(result.status == 2 && result.standardError.contains("found a 'SSH SIGNATURE' block"), "\(result.standardError)")
+        #expect(result.standardError.contains("hint: this is an SSH signature (ssh-keygen -Y sign)") && result.standardError.contains("ssh-keygen -Y verify"), "\(result.standardError)")
+        #expect(!result.standardError.contains("--raw"))
+    }
+
     @Test(.enabled(if: haveSSHKeygen))
     func anEncryptedOpenSSHKeySaysHowToDecryptItAndThatWorks() async throws {
         let folder = try TemporaryDirectory()

@@ -210,6 +210,15 @@ public enum RNCryptor {
 public enum OpenSSLEnc {
     /// OpenSSL's default iteration count for `-pbkdf2`.
     public static let defaultIterations = 10_000
+
+    /// Why a `Salted__` file did not decrypt: its padding did not check, which is all this format can
+    /// say, and which a wrong password and a file written with other settings cause alike.
+    public static let settingsMismatch = """
+        this OpenSSL file does not open with the password and settings given: the file records neither \
+        how its key was derived nor how many iterations made it, and Coffer reads 'openssl enc -pbkdf2' \
+        files with -md sha256 and the iteration count given; otherwise the password is wrong or the data \
+        is corrupted
+        """
     static let magic = Array("Salted__".utf8)
 
     /// Key and IV from the password, within `limits` when reading (nil when writing: then within the
@@ -297,8 +306,9 @@ public enum OpenSSLEnc {
         } catch let error as CofferFormatsError {
             throw error
         } catch {
-            // Bad padding: the only sign of a wrong password this unauthenticated format gives.
-            throw CofferFormatsError(.authenticationFailed, "wrong password or iteration count, or the data is corrupted")
+            // Bad padding: the only sign of a wrong password this unauthenticated format gives, and the
+            // same sign of a file written with other settings, which the format does not record.
+            throw CofferFormatsError(.authenticationFailed, Self.settingsMismatch)
         }
     }
 }

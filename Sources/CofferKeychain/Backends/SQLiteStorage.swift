@@ -24,7 +24,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
         readers = SQLiteReaders(path: path)
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && !create {
-            throw KeychainError(.noSuchKeychain, "no keychain at '\(path)'; open it with create: true to make one")
+            throw KeychainError(.noSuchKeychain, "no keychain at '\(path)'")
         }
         if !exists {
             try Self.prepareFile(path)
