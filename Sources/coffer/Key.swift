@@ -62,7 +62,10 @@ struct KeyGenerate: ParsableCommand {
             (post-quantum) for signing, with ssh-keygen's rsa (RSA-3072) and ecdsa (P-256); x25519 for receiving encrypted files ('coffer encrypt -r'; P-256 \
             keys can receive too). The private key is written as PKCS#8 PEM with mode 0600; with --encrypt it \
             is protected by a password (PBKDF2-HMAC-SHA-256, 600,000 iterations, AES-256-CBC — the form \
-            'openssl pkey' reads).
+            'openssl pkey' reads). The public key is written beside it as NAME.pub (SubjectPublicKeyInfo \
+            PEM), as ssh-keygen does; --public FILE names another file, --no-public writes none. With \
+            -o - the private key goes to standard output (as openssl genpkey), the public key only where \
+            --public says, and the summary to standard error.
 
             With --pkcs11-module, --token and --label the key pair is made on a PKCS #11 token (p256, \
             p384, ed25519 where the token has CKM_EDDSA, rsa2048/3072/4096): the private key is sensitive and not extractable, and is named by \
@@ -73,7 +76,8 @@ struct KeyGenerate: ParsableCommand {
             the URI's pin-source or a prompt, and is sent only to the token selected.
 
             Examples:
-              coffer key generate -o release.key --public release.pub
+              coffer key generate -o release.key          # and release.key.pub
+              coffer key generate -t x25519 -o - | coffer keychain add --tag backup -k -
               coffer key generate -t p256 -o api.key --encrypt --password-file pass.txt
               coffer key generate --pkcs11-module /usr/lib/softhsm/libsofthsm2.so \\
                   --token release -t p256 --label signing-2026 --password-file pin.txt
@@ -90,7 +94,7 @@ struct KeyGenerate: ParsableCommand {
     )
     var type: GeneratedKeyType = .signing(.ed25519)
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Where to write the private key (mode 0600).", valueName: "file"))
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Where to write the private key (mode 0600); '-' standard output.", valueName: "file"))
     var outputPath: String?
 
     @OptionGroup(title: "On a PKCS #11 token (the private key never leaves it)")
@@ -98,8 +102,19 @@ struct KeyGenerate: ParsableCommand {
 
     private var output: String { outputPath ?? "" }
 
-    @Option(name: .customLong("public"), help: ArgumentHelp("Also write the public key (SPKI PEM) here.", valueName: "file"))
+    @Option(name: .customLong("public"), help: ArgumentHelp("Write the public key (SPKI PEM) here (default: the private key's name + .pub).", valueName: "file"))
     var publicOutput: String?
+
+    @Flag(name: .customLong("no-public"), help: "Write no public key file.")
+    var noPublic = false
+
+    /// Where the public key goes: `--public`, else beside the private key file as ssh-keygen puts it.
+    private var publicDestination: String? {
+        if noPublic { return nil }
+        if let publicOutput { return publicOutput }
+        guard let outputPath, outputPath != "-", !token.isGiven else { return nil }
+        return outputPath + ".pub"
+    }
 
     @Flag(help: "Encrypt the private key with a password.")
     var encrypt = false
@@ -119,17 +134,21 @@ struct KeyGenerate: ParsableCommand {
             if outputPath != nil || encrypt { throw ValidationError("a key made on a token stays there: -o and --encrypt do not apply (--public FILE writes its public key)") }
             return
         }
-        guard let outputPath else { throw ValidationError("say where to write the private key with -o FILE (or make it on a token with --pkcs11-module)") }
+        guard let outputPath else { throw ValidationError("say where to write the private key with -o FILE, or -o - for standard output (or make it on a token with --pkcs11-module)") }
         if scrypt && !encrypt { throw ValidationError("--scrypt only applies with --encrypt") }
-        if outputPath == "-" { throw ValidationError("the private key goes to a file; '-' is not accepted for -o") }
+        if noPublic && publicOutput != nil { throw ValidationError("--public and --no-public are alternatives") }
+        if outputPath == "-" && publicOutput == "-" { throw ValidationError("the private key goes to standard output; give --public a file") }
+        if publicDestination == outputPath { throw ValidationError("the private and public keys need two files") }
     }
 
     func run() throws {
         if token.isGiven { return try generateOnToken() }
-        for path in [output] + (publicOutput.map { [$0] } ?? []) where !force && KeyFiles.exists(path) {
+        let toStandardOutput = output == "-"
+        let publicOutput = publicDestination
+        for path in (toStandardOutput ? [] : [output]) + (publicOutput.map { [$0] } ?? []) where !force && KeyFiles.exists(path) {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
         }
-        let password = encrypt ? try passwords.read(prompt: "New password for \(output): ", confirm: true) : nil
+        let password = encrypt ? try passwords.read(prompt: "New password for \(toStandardOutput ? "the key" : output): ", confirm: true) : nil
         let kdf: PasswordKDF = scrypt ? .openSSLCompatibleScrypt : .encryptedKeyDefault
         let privateBytes: [UInt8]
         let publicBytes: [UInt8]
@@ -149,15 +168,32 @@ struct KeyGenerate: ParsableCommand {
             fingerprint = KeyFingerprint(subjectPublicKeyInfo: key.publicKey.derRepresentation)
             name = "X25519"
         }
-        try KeyFiles.write(privateBytes, to: output, secret: true, overwrite: force)
-        if let publicOutput {
-            try KeyFiles.write(publicBytes, to: publicOutput, secret: false, overwrite: force)
+        // Both files or neither: to standard output, the public file is written before the key is
+        // printed; to a file, a private key made here is removed again if its public half cannot be
+        // written.
+        if toStandardOutput {
+            if let publicOutput { try KeyFiles.write(publicBytes, to: publicOutput, secret: false, overwrite: force) }
+            try privateBytes.withUnsafeBytes { try Terminal.writeData($0) }
+            Terminal.flushStandardOutput()
+        } else {
+            let replacing = KeyFiles.exists(output)
+            try KeyFiles.write(privateBytes, to: output, secret: true, overwrite: force)
+            if let publicOutput {
+                do {
+                    try KeyFiles.write(publicBytes, to: publicOutput, secret: false, overwrite: force)
+                } catch {
+                    if !replacing { try? FileManager.default.removeItem(atPath: output) }
+                    throw error
+                }
+            }
         }
-        Terminal.writeLine("generated \(name) key \(fingerprint.keyID)")
-        Terminal.writeLine("  private key:  \(output) (\(encrypt ? "encrypted " : "")PKCS#8 PEM, mode 0600)")
-        if let publicOutput { Terminal.writeLine("  public key:   \(publicOutput) (SubjectPublicKeyInfo PEM)") }
-        Terminal.writeLine("  fingerprint:  \(fingerprint.hex)")
-        Terminal.writeLine("  read aloud:   \(fingerprint.readAloud)")
+        // The summary goes where the key does not: standard error when the key is on standard output.
+        let say: (String) -> Void = toStandardOutput ? { Terminal.writeError($0 + "\n") } : { Terminal.writeLine($0) }
+        say("generated \(name) key \(fingerprint.keyID)")
+        say("  private key:  \(toStandardOutput ? "standard output" : output) (\(encrypt ? "encrypted " : "")PKCS#8 PEM\(toStandardOutput ? "" : ", mode 0600"))")
+        if let publicOutput { say("  public key:   \(publicOutput) (SubjectPublicKeyInfo PEM)") }
+        say("  fingerprint:  \(fingerprint.hex)")
+        say("  read aloud:   \(fingerprint.readAloud)")
     }
 }
 
