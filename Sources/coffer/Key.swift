@@ -77,7 +77,7 @@ struct KeyGenerate: ParsableCommand {
 
             Examples:
               coffer key generate -o release.key          # and release.key.pub
-              coffer key generate -t x25519 -o - | coffer keychain add --tag backup -k -
+              coffer key generate -t p256 -o - | coffer keychain add --tag release -k -
               coffer key generate -t p256 -o api.key --encrypt --password-file pass.txt
               coffer key generate --pkcs11-module /usr/lib/softhsm/libsofthsm2.so \\
                   --token release -t p256 --label signing-2026 --password-file pin.txt
