@@ -12,11 +12,15 @@ struct Encrypt: ParsableCommand {
             altered, reordered, truncated or extended.
 
             Who can open the file:
-              -P / --password-file F / --password-env VAR   a password (scrypt N=2^17 by default)
-              -k/--key K                                    a 32-byte key ('coffer random --raw --output K')
-              -r PUB (repeatable)                           holders of these X25519 or P-256 private keys
-                                                            ('coffer key generate -t x25519')
-              -R FILE                                       every key a recipients file lists
+              -P, --password-file F, --password-env VAR
+                  a password (scrypt N=2^17 by default)
+              -k/--key K
+                  a 32-byte key ('coffer random --raw --output K')
+              -r PUB (repeatable)
+                  holders of these X25519 or P-256 private keys
+                  ('coffer key generate -t x25519')
+              -R FILE
+                  every key a recipients file lists
 
             Legacy formats for existing apps and tools: --format rncryptor (RNCryptor v3, authenticated) \
             and --format openssl ('openssl enc -aes-256-cbc -pbkdf2 -iter N' files; NOT authenticated, \

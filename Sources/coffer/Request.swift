@@ -47,7 +47,8 @@ struct RequestCommand: ParsableCommand {
               coffer request -k secret.b64 --alg hmac-sha256 --keyid h_… \\
                   https://api.example/health
               coffer request -i -k admin.key --keyid 3f… https://keys.example/admin/keys
-              coffer request -k app.key --keyid k_3f… -d @order.json https://api.example/orders
+              coffer request -k app.key --keyid k_3f… -d @order.json \\
+                  https://api.example/orders
               coffer request --ca internal-ca.pem --pin CURRENT= --pin BACKUP= \\
                   https://api.internal/health
             """

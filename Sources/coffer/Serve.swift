@@ -11,26 +11,35 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the registration server: apps register keys, then sign their requests (RFC 9421).",
         discussion: """
-            Routes:
-              POST /register        {"publicKey": "<PEM or JWK>"}, signed by that key (RFC 9421, with
-                                    created and a nonce: proof that the caller holds it; 'coffer
-                                    server register' signs it) → 201 {"keyId", "algorithm"}
-                                    (RSA keys add "algorithm": "rsa-pss-sha512" or "rsa-v1_5-sha256")
-                                    {"algorithm": "hmac-sha256"} → 201 {"keyId", "algorithm", "secret"}
-                                    — the only time the secret is ever sent
-              POST /register_user   {"email", "name"}, signed by a registered key, covering @method,
-                                    @target-uri and content-digest, with created → 201; otherwise 401
-                                    with a problem-details body saying why; a replayed request is 401.
-                                    The address is not verified: the user makes no device a member
-              POST /encryption-key  {"encryptionKey": PEM}, signed by a registered key: sets the key
-                                    its data keys are sealed to (logged, kept in the key's history)
-              GET  /health          200 {"status": "ok"} when the database answers
-              GET  /ready           200 when the database answers with every migration applied
-              POST /data-keys       signed by a device that registered an "encryptionKey" (X25519 or \
-            P-256): its 256-bit data key sealed to that key with HPKE (needs --master-key-file); \
-            POST /data-keys/rotate makes a new version (at most --rotate-limit versions an hour). With \
-            --data-key-scope user the key is the user's, shared by the devices an admin linked to the \
-            user (coffer server keys link) once the backend verified who the user is
+            Routes (docs/SERVER.md and docs/openapi.yaml have every field and status):
+              POST /register
+                  {"publicKey": "<PEM or JWK>"}, signed by that key (RFC 9421, with
+                  created and a nonce: proof that the caller holds it; 'coffer
+                  server register' signs it) -> 201 {"keyId", "algorithm"}; RSA keys
+                  add "algorithm": "rsa-pss-sha512" or "rsa-v1_5-sha256".
+                  {"algorithm": "hmac-sha256"} -> 201 {"keyId", "algorithm", "secret"},
+                  the only time the secret is ever sent.
+              POST /register_user
+                  {"email", "name"}, signed by a registered key, covering @method,
+                  @target-uri and content-digest, with created -> 201; otherwise 401
+                  with a problem-details body saying why; a replayed request is 401.
+                  The address is not verified: the user makes no device a member.
+              POST /encryption-key
+                  {"encryptionKey": PEM}, signed by a registered key: sets the key
+                  its data keys are sealed to (logged, kept in the key's history).
+              GET /health
+                  200 {"status": "ok"} when the database answers.
+              GET /ready
+                  200 when the database answers with every migration applied.
+              POST /data-keys
+                  Signed by a device that registered an "encryptionKey" (X25519 or
+                  P-256): its 256-bit data key sealed to that key with HPKE (needs
+                  --master-key-file).
+              POST /data-keys/rotate
+                  A new version (at most --rotate-limit versions an hour).
+
+            With --data-key-scope user a data key is the user's, shared by the devices an admin \
+            linked to the user (coffer server keys link) once the backend verified who the user is.
 
             Master keys: --master-key-file FILE (32 raw bytes, mode 0600 or 0400; repeatable) or \
             COFFER_MASTER_KEY (base64) wrap stored data keys and HMAC secrets. The database records \

@@ -22,7 +22,8 @@ struct ServerCommand: ParsableCommand {
               coffer server register --server https://api.example -k device.key \\
                   --encryption-key device-x25519.pub --token-file token.txt
               coffer server keys list --server https://api.example -k admin.key
-              coffer server users list --email ada@example.com --server https://api.example -k admin.key
+              coffer server users list --email ada@example.com \\
+                  --server https://api.example -k admin.key
               coffer server tokens create --uses 10 --platform ios --server \\
                   https://api.example -k admin.key
               coffer server master-key status --database postgres://coffer@db/coffer \\

@@ -160,7 +160,8 @@ struct ServerSetEncryptionKey: ParsableCommand {
             changes per key an hour. Data keys fetched afterwards are sealed to the new key only.
 
             Example:
-              coffer server set-encryption-key --server https://api.example -k device.key \\
+              coffer server set-encryption-key --server https://api.example \\
+                  -k device.key \\
                   --encryption-key device-x25519.pub
             """
     )

@@ -30,7 +30,8 @@ struct ServerMasterKeyCommand: ParsableCommand {
 
             Examples:
               coffer server master-key status \\
-                  --database sqlite:/var/lib/coffer/server.sqlite --master-key-file new.key
+                  --database sqlite:/var/lib/coffer/server.sqlite \\
+                  --master-key-file new.key
               coffer server master-key rewrap --dry-run --master-key-file old.key \\
                   --master-key-file new.key
             """,
@@ -228,7 +229,8 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             Examples:
               coffer server master-key rewrap --dry-run --master-key-file old.key \\
                   --master-key-file new.key
-              coffer server master-key rewrap --batch-size 1000 --master-key-file old.key \\
+              coffer server master-key rewrap --batch-size 1000 \\
+                  --master-key-file old.key \\
                   --master-key-file new.key
             """
     )

@@ -40,7 +40,8 @@ struct Speed: ParsableCommand {
             Examples:
               coffer speed sha256
               coffer speed --seconds 1 --json
-              coffer speed -k 'pkcs11:token=release;object=signing' --password-file pin.txt
+              coffer speed -k 'pkcs11:token=release;object=signing' \\
+                  --password-file pin.txt
             """
     )
 

@@ -118,6 +118,26 @@ struct CLIReferenceTests {
         #expect(open.status == 1 && open.output.contains(#""protected":false"#), "\(open.output)\(open.standardError)")
     }
 
+    /// Help's indented lines (examples, lists of routes and options) keep their shape: none is longer
+    /// than the 80 columns help is wrapped to, so none is broken in two (issue 43: the tables of
+    /// `encrypt --help` and `serve --help` ran past the edge and wrapped into the next column).
+    @Test func indentedHelpLinesFitTheWidth() async throws {
+        let dump = try await CommandRunner.run(try CommandRunner.cofferExecutable(), ["--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput)) as? [String: Any])
+        var long: [String] = []
+        func visit(_ command: [String: Any], _ path: String) {
+            let discussion = command["discussion"] as? String ?? ""
+            for line in discussion.split(separator: "\n") where line.hasPrefix(" ") && line.count > 80 {
+                long.append("\(path): \(line.count) columns: \(line)")
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                visit(sub, path + " " + (sub["commandName"] as? String ?? "?"))
+            }
+        }
+        visit(try #require(root["command"] as? [String: Any]), "coffer")
+        #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
+    }
+
     @Test func oldSpellingsWorkWithOneDeprecationLine() async throws {
         let folder = try TemporaryDirectory()
         #expect(try await coffer("random", "--raw", "--bytes", "32", "-o", "k.bin", in: folder).status == 0)
