@@ -53,6 +53,16 @@ struct RequestCurlTests {
         #expect(plain.output == "made" && plain.standardError.contains("HTTP 201 Created"), "\(plain.output)\(plain.standardError)")
     }
 
+    /// A server cannot drive the user's terminal through `-i`: a control character in a field it sends
+    /// is never printed as it is (the HTTP parser refuses it, or it is shown as `\xHH`).
+    @Test func aFieldsControlCharactersAreNotPrinted() async throws {
+        let server = try await LoopbackHTTPServer { _ in .init(status: 200, fields: [.init("X-Note", "a\u{1B}]0;owned\u{07}b")], body: []) }
+        defer { Task { try? await server.shutdown() } }
+        let result = try await coffer("request", "-i", "http://127.0.0.1:\(server.port)/")
+        #expect(!result.output.contains("\u{1B}") && !result.output.contains("\u{07}"), "\(result.output.debugDescription)")
+        if result.status == 0 { #expect(result.output.contains("X-Note: a\\x1B]0;owned\\x07b\r\n"), "\(result.output.debugDescription)") }
+    }
+
     /// A signed GET to `coffer serve`'s admin API is answered without `--cover` (it was refused: the
     /// server requires the Content-Digest of the empty body, which a GET did not carry).
     @Test func aSignedGetToTheAdminAPIIsAnswered() async throws {
