@@ -46,6 +46,10 @@ public struct RegistrationServer: Sendable {
         /// Failed signature checks (`401` on a signed route) accepted per client address per minute
         /// before the address gets `429` without verification; nil for no limit. 60 by default.
         public var signatureFailuresPerMinute: Int? = 60
+        /// The clock the per-address limits (``registrationsPerMinute``, ``signatureFailuresPerMinute``)
+        /// refill by, in seconds: monotonic by default. A test holds it still, so that a limit it
+        /// reaches holds however slowly the machine runs the test.
+        public var rateLimitClock: @Sendable () -> Double = AddressRateLimiter.monotonicSeconds
         /// The admin identities: public keys (never shared secrets) whose signed requests may manage the
         /// allow-list and issue registration tokens (docs/SERVER.md, "Admin API"); their `keyid` is their Coffer
         /// key id. None by default: no admin API.
@@ -127,8 +131,8 @@ public struct RegistrationServer: Sendable {
                 throw ServerConfigurationError(.invalidAdminKey, "the admin key \(key.fingerprint.keyID) cannot sign HTTP requests: \(error.reason)", underlying: error)
             }
         }
-        let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0) }
-        let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0) }
+        let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0, now: options.rateLimitClock) }
+        let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0, now: options.rateLimitClock) }
         if !admins.isEmpty {
             AdminRoutes.add(
                 to: router, server: self, store: store, adminKeys: admins, writer: writer,
