@@ -246,20 +246,22 @@ public struct PasswordKDFLimits: Sendable, Hashable {
     ///   - kdf: The parameters to check, typically read from input.
     ///   - subject: What asks for them, for the error's reason: "the file", "the stored hash".
     /// - Throws: ``CofferCryptoError`` `.costTooHigh`, saying what was asked (scrypt's memory and its
-    ///   work N·r·p, or the iteration count), each limit it is above, and the ``PasswordKDFLimits``
-    ///   property that sets that limit.
+    ///   work N·r·p, or the iteration count) and each limit it is above: N (``maximumScryptLogN``),
+    ///   memory (``maximumScryptMemory``), work (``maximumScryptWork``) or iterations
+    ///   (``maximumPBKDF2Iterations``). The message speaks of the limits, not of the properties, so that
+    ///   a command line can show it as it is.
     public func check(_ kdf: PasswordKDF, subject: String = "the derivation") throws(CofferCryptoError) {
         switch kdf {
         case let .scrypt(logN, r, p):
             let memory = kdf.memoryCost
             let work = kdf.workCost
             var above: [String] = []
-            if logN > maximumScryptLogN { above.append("2^\(maximumScryptLogN) (PasswordKDFLimits.maximumScryptLogN)") }
+            if logN > maximumScryptLogN { above.append("N=2^\(maximumScryptLogN)") }
             if memory.map({ $0 > maximumScryptMemory }) ?? true {
-                above.append("\(maximumScryptMemory >> 20) MiB (PasswordKDFLimits.maximumScryptMemory)")
+                above.append("\(maximumScryptMemory >> 20) MiB of memory")
             }
             if work.map({ $0 > maximumScryptWork }) ?? true {
-                above.append("work \(maximumScryptWork) (PasswordKDFLimits.maximumScryptWork)")
+                above.append("work \(maximumScryptWork)")
             }
             guard !above.isEmpty else { return }
             let needs = memory.map { "\($0 >> 20) MiB" } ?? "more memory than any machine has"
@@ -272,7 +274,7 @@ public struct PasswordKDFLimits: Sendable, Hashable {
             guard iterations <= maximumPBKDF2Iterations else {
                 throw CofferCryptoError(
                     .costTooHigh,
-                    "\(subject) asks for \(iterations) PBKDF2 iterations, above the limit of \(maximumPBKDF2Iterations) (PasswordKDFLimits.maximumPBKDF2Iterations)"
+                    "\(subject) asks for \(iterations) PBKDF2 iterations, above the limit of \(maximumPBKDF2Iterations)"
                 )
             }
         }

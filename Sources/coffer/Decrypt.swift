@@ -23,7 +23,9 @@ struct Decrypt: ParsableCommand {
             ones to a file.
 
             Exit status: 0 decrypted; 1 wrong password or key, or the data was altered or truncated (one \
-            message, which on purpose does not say which); 2 a usage or input error.
+            message, which on purpose does not say which); 2 a usage or input error. An OpenSSL enc \
+            file authenticates nothing: about one wrong password in 256 passes its padding check and \
+            decrypts to noise with status 0 (with the warning every OpenSSL file gets).
 
             A password-protected file may ask for more work than this reader allows by default: the \
             memory and the work N·r·p of scrypt N=2^19, r=8, p=1 (however the file splits them), and 2 \
@@ -166,7 +168,7 @@ struct Decrypt: ParsableCommand {
         }
         progress.finish()
         if found == .openssl {
-            Terminal.warn("the OpenSSL enc format is not authenticated; the data decrypted, but nothing proves it was not altered")
+            Terminal.warn("the OpenSSL enc format is not authenticated; the data decrypted, but nothing proves it was not altered, nor even that the password was right (about one wrong password in 256 passes the only check the format has)")
         }
         if !OutputTarget.standardOutputNames.contains(destination) {
             Terminal.writeError("decrypted \(input == "-" ? "standard input" : input) (\(found)) -> \(destination)\n")

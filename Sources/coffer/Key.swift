@@ -168,25 +168,24 @@ struct KeyGenerate: ParsableCommand {
             fingerprint = KeyFingerprint(subjectPublicKeyInfo: key.publicKey.derRepresentation)
             name = "X25519"
         }
-        // Both files or neither: to standard output, the public file is written before the key is
-        // printed; to a file, a private key made here is removed again if its public half cannot be
-        // written.
-        if toStandardOutput {
-            if let publicOutput { try KeyFiles.write(publicBytes, to: publicOutput, secret: false, overwrite: force) }
-            try privateBytes.withUnsafeBytes { try Terminal.writeData($0) }
-            Terminal.flushStandardOutput()
-        } else {
-            let replacing = KeyFiles.exists(output)
-            try KeyFiles.write(privateBytes, to: output, secret: true, overwrite: force)
-            if let publicOutput {
-                do {
-                    try KeyFiles.write(publicBytes, to: publicOutput, secret: false, overwrite: force)
-                } catch {
-                    if !replacing { try? FileManager.default.removeItem(atPath: output) }
-                    throw error
-                }
-            }
+        // Both files or neither: each is written in full under no name first (anything that can fail
+        // fails there, before either destination changes), then both are named, the private key
+        // first. To standard output, the public file is named only once the key was written out.
+        let publicWriter = try publicOutput.map { path in
+            let writer = try AtomicFileWriter(destination: path, overwrite: force)
+            try writer.write(publicBytes)
+            try writer.setPermissions(0o644)
+            return writer
         }
+        if toStandardOutput {
+            try privateBytes.withUnsafeBytes { try Terminal.writeData($0) }
+            try Terminal.flush()
+        } else {
+            let privateWriter = try AtomicFileWriter(destination: output, overwrite: force)
+            try privateWriter.write(privateBytes)
+            try privateWriter.commit()
+        }
+        try publicWriter?.commit()
         // The summary goes where the key does not: standard error when the key is on standard output.
         let say: (String) -> Void = toStandardOutput ? { Terminal.writeError($0 + "\n") } : { Terminal.writeLine($0) }
         say("generated \(name) key \(fingerprint.keyID)")

@@ -380,7 +380,7 @@ struct KeychainAdd: ParsableCommand {
         discussion: """
             The secret comes from a prompt (asked twice) or --stdin. A private key file (PEM, DER, \
             JWK...) is stored under --tag with -k/--key: its class, type, size and public-key fingerprint \
-            become the item's attributes, as a signing key stored from Swift with Keychain.add(key, tag: …).
+            become the item's attributes, as for a signing key an app stores with Coffer's library.
 
             Examples:
               coffer keychain add --service com.example.app --account ada@example.com
@@ -487,7 +487,7 @@ struct KeychainAdd: ParsableCommand {
             guard error.code == KeychainError.Code.duplicateItem else { throw error }
             throw CommandFailure("\(Article.indefinite("\(key.algorithm)")) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
         }
-        Terminal.writeError("stored \(key.algorithm) key \(key.verifyingKey.fingerprint.keyID) under tag '\(tag)'\n")
+        Terminal.note("stored \(key.algorithm) key \(key.verifyingKey.fingerprint.keyID) under tag '\(tag)'")
     }
 
     /// A key on a token: its public key is read from the token (no PIN: public objects are readable),
@@ -507,7 +507,7 @@ struct KeychainAdd: ParsableCommand {
             guard error.code == KeychainError.Code.duplicateItem else { throw error }
             throw CommandFailure("\(Article.indefinite("\(publicKey.algorithm)")) private key with tag '\(tag)' already exists", hint: "delete it first with 'coffer keychain delete --tag \(tag)'")
         }
-        Terminal.writeError("stored a reference to \(publicKey.algorithm) key \(publicKey.fingerprint.keyID) on token '\(exact.token ?? "")' (serial \(exact.serial ?? "")) under tag '\(tag)'\n")
+        Terminal.note("stored a reference to \(publicKey.algorithm) key \(publicKey.fingerprint.keyID) on token '\(exact.token ?? "")' (serial \(exact.serial ?? "")) under tag '\(tag)'")
     }
 }
 

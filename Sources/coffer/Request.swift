@@ -64,16 +64,16 @@ struct RequestCommand: ParsableCommand {
     var headers: [String] = []
 
     @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("The body: TEXT, or @FILE (@- standard input) without its line breaks, as curl -d.", valueName: "text|@file"))
-    var data: String?
+    var data: [String] = []
 
     @Option(name: .customLong("data-binary"), help: ArgumentHelp("The body: TEXT, or @FILE's bytes exactly, as curl --data-binary.", valueName: "text|@file"))
-    var dataBinary: String?
+    var dataBinary: [String] = []
 
     @Option(name: .customLong("data-raw"), help: ArgumentHelp("The body: TEXT as it is, even when it starts with @.", valueName: "text"))
-    var dataRaw: String?
+    var dataRaw: [String] = []
 
     @Option(name: .customLong("data-file"), help: ArgumentHelp("The body, from a file's bytes exactly ('-' for standard input).", valueName: "file"))
-    var dataFile: String?
+    var dataFile: [String] = []
 
     @Flag(name: .shortAndLong, help: "Print the status line and the response's header fields on standard output before the body, as curl -i.")
     var include = false
@@ -91,8 +91,9 @@ struct RequestCommand: ParsableCommand {
     var signing: HTTPSigningOptions
 
     func validate() throws {
-        let bodies = [("-d", data), ("--data-binary", dataBinary), ("--data-raw", dataRaw), ("--data-file", dataFile)].filter { $0.1 != nil }
+        let bodies = [("-d", data), ("--data-binary", dataBinary), ("--data-raw", dataRaw), ("--data-file", dataFile)].filter { !$0.1.isEmpty }
         if bodies.count > 1 { throw ValidationError("\(bodies.map(\.0).joined(separator: " and ")) each give the body; give one") }
+        if dataFile.count > 1 { throw ValidationError("--data-file names the one file the body is; give it once") }
         if (ca != nil || !pins.isEmpty) && !url.lowercased().hasPrefix("https://") {
             throw ValidationError("--ca and --pin apply to https URLs")
         }
@@ -125,16 +126,20 @@ struct RequestCommand: ParsableCommand {
             guard let bytes = try FileReader.open(path).readAll(limit: Self.bodyLimit) else { throw CommandFailure("the body is larger than 64 MiB") }
             return bytes
         }
-        if let data {
+        // Given more than once, the pieces are joined with '&', as curl joins them.
+        func joined(_ pieces: [[UInt8]]) -> [UInt8] { Array(pieces.joined(separator: [UInt8(ascii: "&")])) }
+        if !data.isEmpty {
             // curl -d @FILE: the file without its carriage returns and newlines.
-            guard data.hasPrefix("@") else { return Array(data.utf8) }
-            return try file(String(data.dropFirst())).filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+            return joined(try data.map { piece in
+                guard piece.hasPrefix("@") else { return Array(piece.utf8) }
+                return try file(String(piece.dropFirst())).filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+            })
         }
-        if let dataBinary {
-            return dataBinary.hasPrefix("@") ? try file(String(dataBinary.dropFirst())) : Array(dataBinary.utf8)
+        if !dataBinary.isEmpty {
+            return joined(try dataBinary.map { $0.hasPrefix("@") ? try file(String($0.dropFirst())) : Array($0.utf8) })
         }
-        if let dataRaw { return Array(dataRaw.utf8) }
-        return try dataFile.map(file)
+        if !dataRaw.isEmpty { return joined(dataRaw.map { Array($0.utf8) }) }
+        return try dataFile.first.map(file)
     }
 
     static let bodyLimit = 64 << 20
@@ -161,10 +166,19 @@ struct RequestCommand: ParsableCommand {
         }
         let signer = signing.isSigning ? try signing.signer() : nil
         if let signer {
+            // An empty body is a body too: its Content-Digest is covered, as Coffer's server asks of
+            // every signed request (a signed GET to the admin API needed --cover before). Components
+            // named with --cover must include it when there is a body: a body the signature does not
+            // cover could be swapped on the way.
+            let coversDigest = signer.components?.contains(.field("content-digest")) ?? true
+            if !coversDigest, let body, !body.isEmpty {
+                throw CommandFailure(
+                    "the request has a body and --cover leaves out content-digest, so the signature would not cover the body",
+                    hint: "add --cover content-digest"
+                )
+            }
             do {
-                // An empty body is a body too: its Content-Digest is covered, as Coffer's server asks
-                // of every signed request (a signed GET to the admin API needed --cover before).
-                try signer.sign(&request, body: body ?? [])
+                try signer.sign(&request, body: coversDigest ? (body ?? []) : nil)
             } catch {
                 throw CommandFailure(error.reason)
             }

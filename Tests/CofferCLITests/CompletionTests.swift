@@ -58,3 +58,24 @@ struct CLIWordsTests {
         #expect(found == nil, "'\(found ?? "")' in: \(result.standardError)")
     }
 }
+
+/// Names a file or a list chose never drive the terminal: on a terminal (a pseudo-terminal here, from
+/// util-linux's `script`), control characters in printed names are shown as `\xHH` (the outside attack
+/// on issue 43 hid "FAILED" behind an escape sequence in a listed name).
+@Suite("What reaches a terminal")
+struct TerminalOutputTests {
+    @Test(.enabled(if: CommandRunner.isAvailable("script")))
+    func aListedNameCannotHideItsVerdict() async throws {
+        let folder = try TemporaryDirectory()
+        let name = "payload.bin: OK\u{1B}[8m"
+        _ = try folder.write("x", to: name)
+        _ = try folder.write(String(repeating: "0", count: 64) + "  " + name + "\n", to: "trick.txt")
+        let command = "'\(try CommandRunner.cofferExecutable())' hash -c trick.txt"
+        let result = try await CommandRunner.run("script", ["-qec", command, "/dev/null"], currentDirectory: folder.path)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("payload.bin: OK\\x1B[8m: FAILED") && !result.output.contains("\u{1B}[8m"), "\(result.output.debugDescription)")
+        // Through a pipe the name is printed as it is, as sha256sum prints it.
+        let piped = try await coffer(["hash", "-c", "trick.txt"], in: folder)
+        #expect(piped.output.contains(name + ": FAILED"))
+    }
+}

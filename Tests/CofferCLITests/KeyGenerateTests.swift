@@ -27,6 +27,15 @@ struct KeyGenerateTests {
         #expect(blocked.status == 2 && blocked.standardError.contains("'taken.key.pub' already exists"), "\(blocked.standardError)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("taken.key")))
         #expect(try String(contentsOfFile: folder.path("taken.key.pub"), encoding: .utf8) == "mine\n")
+
+        // With --force, a public half that cannot be written leaves the existing private key as it was
+        // (the outside attack on this change found it replaced and the new one without its public half).
+        try FileManager.default.removeItem(atPath: folder.path("release.key.pub"))
+        try FileManager.default.createDirectory(atPath: folder.path("release.key.pub"), withIntermediateDirectories: false)
+        let before = try Data(contentsOf: URL(fileURLWithPath: folder.path("release.key")))
+        let forced = try await coffer("key", "generate", "-o", "release.key", "--force", in: folder)
+        #expect(forced.status != 0 && forced.standardError.contains("release.key.pub"), "\(forced.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("release.key"))) == before)
     }
 
     @Test func dashWritesThePrivateKeyToStandardOutput() async throws {
@@ -46,5 +55,11 @@ struct KeyGenerateTests {
 
         let both = try await coffer("key", "generate", "-o", "-", "--public", "-", in: folder)
         #expect(both.status == 2 && both.output.isEmpty)
+
+        // A key that cannot be written out leaves no public half behind.
+        if FileManager.default.fileExists(atPath: "/dev/full") {
+            let full = try await CommandRunner.run("sh", ["-c", "\"$0\" key generate -o - --public lost.pub > /dev/full", try CommandRunner.cofferExecutable()], currentDirectory: folder.path)
+            #expect(full.status != 0 && !FileManager.default.fileExists(atPath: folder.path("lost.pub")), "\(full.standardError)")
+        }
     }
 }

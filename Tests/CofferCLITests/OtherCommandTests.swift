@@ -91,6 +91,13 @@ struct HMACCommandTests {
         #expect(none.status == 2)
         #expect(none.standardError.contains("a key is required: pass -k/--key FILE or --key-env VAR"))
 
+        // A key in another encoding than named: said, without quoting any of it (the decoder's reason
+        // quoted the first character it refused and its offset, parts of the secret).
+        _ = try folder.write("00SUPERSECRETKEYzz\n", to: "secret.key")
+        let misnamed = try await coffer("hmac", "-k", "secret.key", "--key-encoding", "hex", "message.txt", in: folder)
+        #expect(misnamed.status == 2 && misnamed.standardError.contains("is not valid hex"), "\(misnamed.standardError)")
+        #expect(!misnamed.standardError.contains("'S'") && !misnamed.standardError.contains("offset"), "\(misnamed.standardError)")
+
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "COFFER_UNSET_KEY")
         let unset = try await coffer("hmac", "--key-env", "COFFER_UNSET_KEY", "message.txt", environment: environment, in: folder)

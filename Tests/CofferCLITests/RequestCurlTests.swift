@@ -32,11 +32,23 @@ struct RequestCurlTests {
 
         let fromInput = try await coffer(["request", "-d", "@-", url], input: Array("a\nb\n".utf8), in: folder)
         #expect(fromInput.status == 0 && server.received.last?.body == Array("ab".utf8), "\(fromInput.standardError)")
+        // Repeated, the pieces are joined with '&' as curl joins them (the last one alone was sent).
+        let joined = try await coffer(["request", "-d", "a=1", "-d", "@order.json", "--", url], in: folder)
+        #expect(joined.status == 0 && server.received.last?.body == Array("a=1&{  \"order\": 7}".utf8), "\(joined.standardError)")
+        let twoFiles = try await coffer(["request", "--data-file", "order.json", "--data-file", "order.json", url], in: folder)
+        #expect(twoFiles.status == 2, "\(twoFiles.standardError)")
         let two = try await coffer(["request", "-d", "x", "--data-raw", "y", url], in: folder)
         #expect(two.status == 2 && two.standardError.contains("-d and --data-raw"), "\(two.standardError)")
         let missing = try await coffer(["request", "-d", "@nowhere.json", url], in: folder)
         #expect(missing.status != 0 && missing.standardError.contains("nowhere.json"), "\(missing.standardError)")
-        #expect(server.received.count == forms.count + 1, "nothing is sent when the body cannot be read")
+        #expect(server.received.count == forms.count + 2, "nothing is sent when the body cannot be read")
+
+        // A signed request's body is always covered: --cover without content-digest is refused when
+        // there is a body (the outside attack on this change sent one its signature did not cover).
+        #expect(try await coffer(["key", "generate", "-o", "device.key"], in: folder).status == 0)
+        let uncovered = try await coffer(["request", "-k", "device.key", "--keyid", "d", "--cover", "@method", "--cover", "@target-uri", "-d", "secret", url], in: folder)
+        #expect(uncovered.status == 2 && uncovered.standardError.contains("--cover content-digest"), "\(uncovered.standardError)")
+        #expect(server.received.count == forms.count + 2)
     }
 
     @Test func includePrintsTheHeadOnStandardOutputBeforeTheBody() async throws {

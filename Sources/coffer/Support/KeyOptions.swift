@@ -76,8 +76,10 @@ struct KeyOptions: ParsableArguments {
                 var decoded = try encoding.decode(bytes)
                 defer { SecretBytes.wipe(&decoded) }
                 return try key(decoded, source: source)
-            } catch let error as CofferCoreError {
-                throw CommandFailure("the \(source) is not valid \(encoding.rawValue): \(error.reason)")
+            } catch is CofferCoreError {
+                // Not the decoder's reason: it quotes the first character it refused and says where,
+                // which is part of the secret.
+                throw CommandFailure("the \(source) is not valid \(encoding.rawValue)", hint: "give the encoding the key is written in with --key-encoding raw, hex or base64")
             }
         }
     }

@@ -36,10 +36,38 @@ enum Terminal {
     /// The first failure to write standard output; later writes are dropped.
     nonisolated(unsafe) private static var outputFailure: CommandFailure?
 
-    /// Writes a line of text to standard output.
+    /// Writes a line of text to standard output; on a terminal, as ``shown(_:)`` shows it.
     static func writeLine(_ text: String) {
-        writeOut(text)
+        writeOut(standardOutputIsTerminal ? shown(text) : text)
         writeOut("\n")
+    }
+
+    /// Text as it may reach a terminal: control characters (C0 but tab, DEL, C1) and the characters
+    /// that reorder text (bidirectional embeddings, overrides and isolates) are shown as `\xHH` or
+    /// `\u{HHHH}`, so that a name from a file, a list, a keychain or a server can neither drive the
+    /// terminal (escape sequences) nor disguise what is printed around it ("FAILED" made to read "OK").
+    /// Pipes and files get the text as it is.
+    static func shown(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if !isHidden(scalar) {
+                shown.unicodeScalars.append(scalar)
+            } else if scalar.value < 0x100 {
+                shown += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
+            } else {
+                shown += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return shown
+    }
+
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09: false
+        case 0x00..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
+        default: false
+        }
     }
 
     /// Writes text to standard output. A failure is recorded and reported when the command ends.
@@ -121,13 +149,24 @@ enum Terminal {
 
     /// `coffer: error: MESSAGE` and an optional `hint: …` line on standard error.
     static func reportError(_ message: String, hint: String? = nil) {
-        writeError("coffer: error: \(message)\n")
-        if let hint { writeError("hint: \(hint)\n") }
+        writeError("coffer: error: \(forStandardError(message))\n")
+        if let hint { writeError("hint: \(forStandardError(hint))\n") }
     }
 
     /// `coffer: warning: MESSAGE` on standard error.
     static func warn(_ message: String) {
-        writeError("coffer: warning: \(message)\n")
+        writeError("coffer: warning: \(forStandardError(message))\n")
+    }
+
+    /// A line about what the command did, on standard error, as ``shown(_:)`` shows it on a terminal:
+    /// for lines that carry names the user or a file chose.
+    static func note(_ line: String) {
+        writeError(forStandardError(line) + "\n")
+    }
+
+    /// A message as ``shown(_:)`` shows it when standard error is a terminal.
+    private static func forStandardError(_ text: String) -> String {
+        standardErrorIsTerminal ? shown(text) : text
     }
 
     /// Ends the process with `status`. Standard output is not flushed here: the command's end already
