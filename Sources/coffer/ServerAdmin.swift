@@ -175,8 +175,8 @@ struct ServerUsers: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("list.", valueName: "action"))
-    var action: String
+    @Argument(help: ArgumentHelp("list (the default).", valueName: "action"))
+    var action: String = "list"
 
     @Option(help: ArgumentHelp("Only the user with this address.", valueName: "address"))
     var email: String?
@@ -217,8 +217,8 @@ struct ServerTokens: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("create, list or revoke.", valueName: "action"))
-    var action: String
+    @Argument(help: ArgumentHelp("create, list (the default) or revoke.", valueName: "action"))
+    var action: String = "list"
 
     @Argument(help: ArgumentHelp("The token id (for revoke).", valueName: "token-id"))
     var tokenID: String?

@@ -30,7 +30,8 @@ struct ServerAdminCommandTests {
 
         // A list is one JSON array, and an empty list is still JSON (issue 43: nothing was printed, and a
         // list was one object per line).
-        for list in [["server", "keys", "list"], ["server", "users", "list"], ["server", "tokens", "list"]] {
+        // `server users` and `server tokens` alone list, as `server keys` does.
+        for list in [["server", "keys", "list"], ["server", "users", "list"], ["server", "tokens", "list"], ["server", "users"], ["server", "tokens"]] {
             let empty = try await coffer(list + ["--json"] + admin, in: folder)
             #expect(empty.status == 0 && empty.output == "[]\n", "\(list): '\(empty.output)' \(empty.standardError)")
         }
