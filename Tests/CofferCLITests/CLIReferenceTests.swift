@@ -138,6 +138,18 @@ struct CLIReferenceTests {
         #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
     }
 
+    /// `coffer --version` is the newest release CHANGELOG.md has a heading for (`## 2.0.0 — date`),
+    /// the version a package names in `.package(url:from:)` and the tag it resolves.
+    @Test func theVersionIsTheNewestReleaseInTheChangelog() async throws {
+        let changelog = try String(contentsOfFile: MessageCheck.repository + "/CHANGELOG.md", encoding: .utf8)
+        let newest = try #require(changelog.split(separator: "\n").lazy.compactMap { line -> String? in
+            guard line.hasPrefix("## "), let match = line.firstMatch(of: #/^## (\d+\.\d+\.\d+) — \d{4}-\d{2}-\d{2}$/#) else { return nil }
+            return String(match.1)
+        }.first)
+        let version = try await coffer("--version")
+        #expect(version.output.hasPrefix(newest + " (commit "), "CHANGELOG's newest release is \(newest); the binary says \(version.output)")
+    }
+
     @Test func oldSpellingsWorkWithOneDeprecationLine() async throws {
         let folder = try TemporaryDirectory()
         #expect(try await coffer("random", "--raw", "--bytes", "32", "-o", "k.bin", in: folder).status == 0)
