@@ -41,6 +41,111 @@ struct SnippetTests {
         return shown.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The code a snippet shows, and each of its shown parts (the runs between `// snippet.show` and
+    /// `// snippet.hide`): a page may show all of a snippet or one part of it.
+    static func shownCodeAndParts(of name: String) throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent("Snippets/\(name).swift"), encoding: .utf8)
+        var parts: [[Substring]] = [[]]
+        var hidden = false
+        var header = true
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if header && trimmed.hasPrefix("//") && !trimmed.hasPrefix("// snippet.") { continue }
+            header = false
+            if trimmed == "// snippet.hide" { hidden = true; parts.append([]); continue }
+            if trimmed == "// snippet.show" { hidden = false; continue }
+            if !hidden { parts[parts.count - 1].append(line) }
+        }
+        let pieces = parts.map { $0.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        return [try shownCode(of: name)] + pieces
+    }
+
+    /// The pages whose code blocks must be compiled code: README.md and every DocC article and overview.
+    static var documentationPages: [String] {
+        let sources = root.appendingPathComponent("Sources")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+        var pages = ["README.md"]
+        for module in modules.sorted() {
+            let catalogue = "Sources/\(module)/Docs.docc"
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(catalogue).path)) ?? []
+            pages += files.filter { $0.hasSuffix(".md") }.sorted().map { "\(catalogue)/\($0)" }
+        }
+        return pages
+    }
+
+    /// The ```swift blocks of a page, each without its fences and surrounding blank lines.
+    static func swiftBlocks(of page: String) throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil {
+                if trimmed == "```swift" { current = [] }
+            } else if trimmed == "```" {
+                blocks.append((current ?? []).joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// The snippets a page embeds with DocC's `@Snippet(path: "coffer/Snippets/Name")`.
+    static func embeddedSnippets(of page: String) throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent(page), encoding: .utf8)
+        return text.components(separatedBy: "@Snippet(path: \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    /// A package manifest shown in README ("Use Coffer in your package") is checked against Package.swift
+    /// by ``readmeSaysHowToDependOnCoffer()`` instead: a manifest is not a snippet.
+    static func isManifest(_ block: String) -> Bool { block.hasPrefix("// swift-tools-version") }
+
+    /// Every ```swift block of README.md and of the DocC catalogues is a snippet's shown code (or a shown
+    /// part of one), so every sample compiles as a user writes it and runs; a page that embeds a snippet
+    /// with `@Snippet` names one that exists.
+    @Test func everySwiftBlockInTheDocumentationIsCompiledCode() throws {
+        var shown: Set<String> = []
+        for name in Self.names { shown.formUnion(try Self.shownCodeAndParts(of: name)) }
+        var checked = 0
+        for page in Self.documentationPages {
+            for block in try Self.swiftBlocks(of: page) where !Self.isManifest(block) {
+                checked += 1
+                let compiled = shown.contains(block)
+                #expect(compiled, "\(page): this block is no snippet's shown code (Snippets/*.swift):\n\(block)")
+            }
+            for path in try Self.embeddedSnippets(of: page) {
+                let name = path.hasPrefix("coffer/Snippets/") ? String(path.dropFirst("coffer/Snippets/".count)) : path
+                #expect(Self.names.contains(name), "\(page): @Snippet(path: \"\(path)\") names no snippet in Snippets/")
+            }
+        }
+        #expect(checked >= 5, "found only \(checked) code blocks in \(Self.documentationPages)")
+    }
+
+    /// The samples a newcomer looks for first are there, as compiled code, on the page that should have
+    /// them: how the request-signing key is made, hashing and verifying passwords with a rehash, files
+    /// encrypted and decrypted on disk, and the middleware's `scheme:`.
+    @Test(arguments: [
+        ("README.md", "HTTPSigningKey("),
+        ("Sources/CofferCrypto/Docs.docc/CofferCrypto.md", "PasswordHasher("),
+        ("Sources/CofferCrypto/Docs.docc/CofferCrypto.md", "needsRehash("),
+        ("Sources/CofferFormats/Docs.docc/CofferFormats.md", "CofferEncryption.encryptFile("),
+        ("Sources/CofferFormats/Docs.docc/CofferFormats.md", "CofferEncryption.decryptFile("),
+        ("Sources/CofferHummingbird/Docs.docc/CofferHummingbird.md", "scheme:"),
+    ])
+    func aPageShowsThisAsCompiledCode(page: String, code: String) throws {
+        var shown: Set<String> = []
+        for name in Self.names { shown.formUnion(try Self.shownCodeAndParts(of: name)) }
+        var samples = try Self.swiftBlocks(of: page).filter(shown.contains)
+        for path in try Self.embeddedSnippets(of: page) where path.hasPrefix("coffer/Snippets/") {
+            let name = String(path.dropFirst("coffer/Snippets/".count))
+            if Self.names.contains(name) { samples.append(try Self.shownCode(of: name)) }
+        }
+        let shows = samples.contains { $0.contains(code) }
+        #expect(shows, "\(page) shows no compiled sample with `\(code)`")
+    }
+
     @Test func thereAreSnippetsForTheTutorialsAndTheREADME() {
         #expect(Self.names.count >= 14, "found \(Self.names)")
     }
