@@ -146,6 +146,54 @@ struct SnippetTests {
         #expect(shows, "\(page) shows no compiled sample with `\(code)`")
     }
 
+    /// README tells a user how to depend on Coffer: the `.package` line of the release, every library
+    /// product with what it is for, and a manifest whose products and packages exist as it names them.
+    @Test func readmeSaysHowToDependOnCoffer() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        guard let start = readme.range(of: "\n## Use Coffer in your package\n"),
+              let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex),
+              let library = readme.range(of: "\n## Using the library\n"), start.lowerBound < library.lowerBound else {
+            Issue.record("README has no '## Use Coffer in your package' section before '## Using the library'")
+            return
+        }
+        let section = String(readme[start.upperBound..<end.lowerBound])
+        let packageLine = #".package(url: "https://github.com/coffer-dev/coffer.git", from: "2.0.0")"#
+        #expect(section.contains(packageLine), "the section shows \(packageLine)")
+        let products = manifest.components(separatedBy: ".library(name: \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(products.count >= 10, "found \(products) in Package.swift")
+        for product in products {
+            #expect(section.contains("| `\(product)` |"), "the section's table has no row for the product \(product)")
+        }
+        let sample = try #require(Self.swiftBlocks(of: "README.md").first(where: Self.isManifest), "the section shows a complete Package.swift")
+        #expect(section.contains(sample))
+        #expect(sample.contains(packageLine))
+        // Every other package the sample names is one Coffer depends on, at the version Coffer asks for.
+        let declared = Self.packageLines(in: manifest)
+        var identities = ["coffer"]
+        for line in Self.packageLines(in: sample) where line != packageLine {
+            #expect(declared.contains(line), "\(line) is not a dependency of Package.swift as written there")
+            if let url = line.components(separatedBy: "\"").dropFirst().first {
+                identities.append(String(url.split(separator: "/").last ?? "").replacingOccurrences(of: ".git", with: "").lowercased())
+            }
+        }
+        for product in sample.components(separatedBy: ".product(name: \"").dropFirst() {
+            let name = String(product.prefix { $0 != "\"" })
+            let package = product.components(separatedBy: "package: \"").dropFirst().first.map { String($0.prefix { $0 != "\"" }) } ?? ""
+            #expect(identities.contains(package), "the product \(name) names the package \(package), which the sample does not depend on")
+            if package == "coffer" {
+                #expect(products.contains(name), "Coffer has no library product \(name)")
+            } else {
+                #expect(manifest.contains(".product(name: \"\(name)\", package: \"\(package)\")"), "Coffer itself uses no product \(name) of \(package)")
+            }
+        }
+    }
+
+    /// The `.package(url: …, from: …)` lines of a manifest, one per dependency.
+    static func packageLines(in manifest: String) -> [String] {
+        manifest.components(separatedBy: ".package(url: ").dropFirst().map { ".package(url: " + $0.prefix { $0 != ")" } + ")" }
+    }
+
     @Test func thereAreSnippetsForTheTutorialsAndTheREADME() {
         #expect(Self.names.count >= 14, "found \(Self.names)")
     }
