@@ -39,12 +39,12 @@ public struct HTTPSignatureContext: HTTPSignatureRequestContext, RemoteAddressRe
 /// A `bad-signature` whose only fault is the scheme — the client signed `http://` where ``scheme`` is
 /// `https`, or the reverse, as when a server behind a TLS-terminating proxy is told `http` — is still
 /// refused, and its `detail` says that it would verify under the other scheme and names ``scheme``
-/// (``HTTPMessageVerifier/otherSchemeThatVerifies(_:body:now:)``, checked only after the refusal).
+/// (`HTTPMessageVerifier.otherSchemeThatVerifies(_:body:now:)`, checked only after the refusal).
 ///
 /// ```swift
 /// let router = Router(context: HTTPSignatureContext.self)
 /// router.group("api").add(middleware: HTTPSignatureMiddleware(verifier: verifier))
-///     .post("orders") { request, context in "signed by \(context.verifiedSignature!.keyID)" }
+///     .post("orders") { request, context in "signed by \(context.verifiedSignature?.keyID ?? "")" }
 /// ```
 public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: RouterMiddleware {
     /// The verifier and its policy.
