@@ -229,3 +229,47 @@ public struct HTTPMessageVerifier: Sendable {
         )
     }
 }
+
+extension HTTPMessageVerifier {
+    /// For a request this verifier refused as `bad-signature`: the other of `http` and `https` when the
+    /// request's signature would have verified under it, nil otherwise.
+    ///
+    /// `@target-uri` and `@scheme` carry a scheme that an HTTP/1.1 request does not: the server states
+    /// the one its clients sign. A client that signed `http` where the server expects `https` (or a
+    /// server behind a TLS-terminating proxy told `http` while its clients sign `https`) fails on that
+    /// alone, and `bad-signature` does not show it. This check finds it, to be said in the refusal.
+    ///
+    /// It never accepts anything: call it only after ``verify(_:body:now:)`` refused the request, and
+    /// refuse the request whatever it returns. It reads no replay record and writes none (so it reveals
+    /// nothing about what was accepted before), and it costs one more key lookup and signature check —
+    /// which is why it is not run on success, nor for a signature that covers neither `@target-uri` nor
+    /// `@scheme`. What it reveals is only that a signature the caller sent is valid for the same request
+    /// under the other scheme; making such a signature takes the key.
+    ///
+    /// - Parameters:
+    ///   - request: the request as verified, with the scheme the server expects.
+    ///   - body: its content, or nil for none.
+    ///   - now: UNIX seconds (the current time by default).
+    /// - Returns: `http` or `https`, or nil when the request's scheme is neither, no signature covers the
+    ///   scheme, or the signature does not verify under the other scheme either.
+    public func otherSchemeThatVerifies(_ request: HTTPRequest, body: [UInt8]?, now: Int64? = nil) async -> String? {
+        let other: String
+        switch request.scheme?.lowercased() {
+        case "https": other = "http"
+        case "http": other = "https"
+        default: return nil
+        }
+        guard let input = request.headerFields[.signatureInput], input.contains("\"@target-uri\"") || input.contains("\"@scheme\"") else {
+            return nil
+        }
+        var twin = request
+        twin.scheme = other
+        let diagnosis = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: nil)
+        do {
+            _ = try await diagnosis.verify(twin, body: body, now: now)
+            return other
+        } catch {
+            return nil
+        }
+    }
+}

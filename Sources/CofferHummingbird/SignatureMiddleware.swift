@@ -36,10 +36,15 @@ public struct HTTPSignatureContext: HTTPSignatureRequestContext, RemoteAddressRe
 /// gives `503` (`unavailable`), and a body over ``maximumBodySize`` gives `413` (`body-too-large`). The
 /// body is read (up to ``maximumBodySize``) to check `Content-Digest` and stays available to the route.
 ///
+/// A `bad-signature` whose only fault is the scheme — the client signed `http://` where ``scheme`` is
+/// `https`, or the reverse, as when a server behind a TLS-terminating proxy is told `http` — is still
+/// refused, and its `detail` says that it would verify under the other scheme and names ``scheme``
+/// (`HTTPMessageVerifier.otherSchemeThatVerifies(_:body:now:)`, checked only after the refusal).
+///
 /// ```swift
 /// let router = Router(context: HTTPSignatureContext.self)
 /// router.group("api").add(middleware: HTTPSignatureMiddleware(verifier: verifier))
-///     .post("orders") { request, context in "signed by \(context.verifiedSignature!.keyID)" }
+///     .post("orders") { request, context in "signed by \(context.verifiedSignature?.keyID ?? "")" }
 /// ```
 public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: RouterMiddleware {
     /// The verifier and its policy.
@@ -47,7 +52,8 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
     /// The scheme clients sign in `@target-uri`/`@scheme`: `https` behind TLS or a TLS-terminating
     /// proxy, `http` otherwise. It replaces whatever scheme the request carries: an HTTP/1.1 request line
     /// does not say, and the server stack fills in a guess (Hummingbird says `http` on a TLS connection
-    /// too), while the server knows what its clients reach.
+    /// too), while the server knows what its clients reach. A request signed for the other of `http`
+    /// and `https` is refused with a `detail` that says so and names this setting.
     public var scheme: String
     /// The authority the client signed, when a proxy in front rewrites `Host`; nil to use the request's.
     public var authority: String?
@@ -104,7 +110,7 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
                 context.logger[metadataKey: "signature.keyid"] = .string(verified.keyID)
                 context.verifiedSignature = consume verified
             } catch {
-                return refusal(error, context: context)
+                return await refusal(error, context: context, head: head, body: body)
             }
             return try await next(request, context)
         }
@@ -117,35 +123,56 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
             context.verifiedSignature = verified
             context.verifiedSignature?.replayObligation = obligation
         } catch {
-            return refusal(error, context: context)
+            return await refusal(error, context: context, head: head, body: body)
         }
         let response: Response
         do {
             response = try await next(request, context)
         } catch let error as HTTPSignatureError where error.code == .replayed {
             // The route's own write found the record already there.
-            return refusal(error, context: context)
+            return await refusal(error, context: context)
         }
         if let record = obligation?.take(), let label = context.verifiedSignature?.label {
             do {
                 try await verifier.recordFirstUse(record, label: label)
             } catch {
-                return refusal(error, context: context)
+                return await refusal(error, context: context)
             }
         }
         return response
     }
 
-    /// Logs and counts a refusal and answers it (``problem(status:error:)``).
-    private func refusal(_ error: HTTPSignatureError, context: Context) -> Response {
+    /// Logs and counts a refusal and answers it (``problem(status:error:)``). A `bad-signature` for `head`
+    /// that the other scheme would verify says so (see ``schemeMismatch(_:expected:signed:setting:)``).
+    private func refusal(_ error: HTTPSignatureError, context: Context, head: HTTPRequest? = nil, body: [UInt8]? = nil) async -> Response {
+        var error = error
+        // Only after a refusal, and only for bad-signature: a success never pays for this check.
+        var signedScheme: String?
+        if error.code == .badSignature, let head, let signed = await verifier.otherSchemeThatVerifies(head, body: body) {
+            error = Self.schemeMismatch(error, expected: scheme, signed: signed, setting: "HTTPSignatureMiddleware's scheme")
+            signedScheme = signed
+        }
         let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
         countRefusal(error.code.rawValue)
         if error.code == .unavailable {
             context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason)])
+        } else if let signedScheme {
+            context.logger.info("signature refused", metadata: ["reason": .string(error.code.rawValue), "signed_scheme": .string(signedScheme)])
         } else {
             context.logger.info("signature refused", metadata: ["reason": .string(error.code.rawValue)])
         }
         return Self.problem(status: status, error: error)
+    }
+
+    /// The `bad-signature` refusal of a request that would verify under the `signed` scheme instead of
+    /// the `expected` one: the same code, and a reason that says which scheme the client signed and which
+    /// `setting` of the server to change. The request stays refused.
+    package static func schemeMismatch(_ error: HTTPSignatureError, expected: String, signed: String, setting: String) -> HTTPSignatureError {
+        HTTPSignatureError(
+            error.code,
+            "\(error.reason) as a request to \(expected)://; it would verify as a request to \(signed)://: the client signed the scheme \(signed) and this server expects \(expected) (\(setting)). Set it to the scheme clients reach the server with (https behind a TLS-terminating proxy), or have clients sign that one",
+            underlying: error.underlying
+        )
     }
 
     /// The ``ProblemDetails`` response for a refusal: `401` with `WWW-Authenticate: Signature`, or `503`

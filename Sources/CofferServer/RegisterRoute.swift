@@ -202,6 +202,13 @@ struct RegisterRoute: Sendable {
                 let named = HTTPSignatureError(.unknownKey, "a registration is signed under the id its key is registered as: keyid \"\(keyID)\"")
                 return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: .unauthorized, error: named)
             }
+            if error.code == .badSignature, let signed = await verifier.otherSchemeThatVerifies(head, body: body.isEmpty ? nil : Array(body)) {
+                // Still refused; the answer says the scheme is what differs (a TLS-terminating proxy, say).
+                let explained = HTTPSignatureMiddleware<HTTPSignatureContext>.schemeMismatch(
+                    error, expected: scheme, signed: signed, setting: "RegistrationServer.Options.scheme"
+                )
+                return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: .unauthorized, error: explained)
+            }
             return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: error.code == .unavailable ? .serviceUnavailable : .unauthorized, error: error)
         }
     }

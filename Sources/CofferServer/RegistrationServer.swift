@@ -31,7 +31,8 @@ import NIOSSL
 public struct RegistrationServer: Sendable {
     /// Settings of the signed routes.
     public struct Options: Sendable {
-        /// The scheme clients sign in `@target-uri` (`https` behind TLS).
+        /// The scheme clients sign in `@target-uri` (`https` behind TLS, or behind a TLS-terminating
+        /// proxy). A request signed for the other scheme is refused with a `detail` that says so.
         public var scheme = "http"
         /// The authority clients sign, when a proxy rewrites `Host`.
         public var authority: String?

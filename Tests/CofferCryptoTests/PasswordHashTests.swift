@@ -73,6 +73,46 @@ struct PasswordHasherTests {
         #expect(!hash.description.contains(String(hash.phcString.split(separator: "$").last ?? "")), "the description never shows the hash")
     }
 
+    /// `description` hides the hash, so it is no PHC string; handing it to the parser (the natural slip,
+    /// `PasswordHash(phcString: hash.description)`) fails with a reason that says what happened and
+    /// names `phcString`, not with "found 0 fields". The same for a `StoredPassword`'s description.
+    @Test func theDescriptionSaysItIsRedactedAndIsNeverParsedAsAHash() throws {
+        let hash = try Self.fast.hash(password: "pw")
+        let salt = String(hash.phcString.split(separator: "$")[2]), digest = String(hash.phcString.split(separator: "$")[3])
+        for shown in [hash.description, "\(hash)", String(reflecting: hash), "\([hash])", StoredPassword.hash(hash).description] {
+            #expect(shown.contains("redacted") && shown.contains("phcString"), "\(shown)")
+            #expect(!shown.contains("$") && !shown.contains(digest) && !shown.contains(salt), "\(shown)")
+        }
+        var dumped = ""
+        dump(hash, to: &dumped)
+        #expect(!dumped.contains("salt: \(hash.salt.count) elements") && !dumped.contains("hash: 32 elements") && dumped.contains("redacted"), "dump shows neither salt nor hash:\n\(dumped)")
+        for text in [hash.description, "\(hash)", " \(hash.description)\n"] {
+            do {
+                _ = try PasswordHash(phcString: text)
+                Issue.record("\(text) parsed as a password hash")
+            } catch {
+                #expect(error.code == .invalidArgument)
+                #expect(error.reason.contains("this is PasswordHash.description, which hides the hash; use phcString"), "\(error.reason)")
+            }
+            do {
+                _ = try StoredPassword(storedString: text, email: "ada@example.com")
+                Issue.record("\(text) parsed as a stored password")
+            } catch {
+                #expect(error.reason.contains("this is PasswordHash.description, which hides the hash; use phcString"), "\(error.reason)")
+            }
+        }
+        let legacy = StoredPassword.insecureLegacySHA256(hexDigest: String(repeating: "ab", count: 32), email: "ada@example.com", salt: "s4lt")
+        #expect(throws: CofferCryptoError.self) { try StoredPassword(storedString: legacy.description, email: "ada@example.com") }
+        do {
+            _ = try StoredPassword(storedString: legacy.description, email: "ada@example.com")
+        } catch {
+            #expect(error.reason.contains("this is StoredPassword.description, which hides the record; use storedString"), "\(error.reason)")
+        }
+        // The one spelling that round-trips.
+        #expect(try PasswordHash(phcString: hash.phcString) == hash)
+        #expect(try StoredPassword(storedString: StoredPassword.hash(hash).storedString, email: "ada@example.com") == .hash(hash))
+    }
+
     @Test func saltsAreFreshEveryTime() throws {
         let one = try Self.fast.hash(password: "pw"), two = try Self.fast.hash(password: "pw")
         #expect(one.phcString != two.phcString)

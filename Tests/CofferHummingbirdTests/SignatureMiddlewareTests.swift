@@ -28,10 +28,11 @@ struct SignatureMiddlewareTests {
         var keys: HTTPStaticKeys { client.keys }
 
         init() throws { client = try TestRequestSigner(keyID: "client-1") }
+        init(client: TestRequestSigner) { self.client = client }
 
         /// A signed `POST /orders` for `body`: its header fields as the client sends them.
-        func signedFields(body: [UInt8]) throws -> HTTPFields {
-            var request = HTTPRequest(method: .post, scheme: "https", authority: SignatureMiddlewareTests.authority, path: "/orders")
+        func signedFields(body: [UInt8], scheme: String = "https") throws -> HTTPFields {
+            var request = HTTPRequest(method: .post, scheme: scheme, authority: SignatureMiddlewareTests.authority, path: "/orders")
             request.headerFields[.contentType] = "application/json"
             return try client.signed(request, body: body).headerFields
         }
@@ -39,7 +40,8 @@ struct SignatureMiddlewareTests {
 
     /// A router with the middleware in front of `POST /orders`, which answers with the verified key id.
     static func application(
-        keys: any HTTPSignatureKeyProvider, replayCache: (any HTTPSignatureReplayCache)? = InMemoryReplayCache(), maximumBodySize: Int = 1 << 20
+        keys: any HTTPSignatureKeyProvider, replayCache: (any HTTPSignatureReplayCache)? = InMemoryReplayCache(), maximumBodySize: Int = 1 << 20,
+        scheme: String = "https"
     ) -> some ApplicationProtocol {
         let router = Router(context: HTTPSignatureContext.self)
         // Freshness is the verifier's to test (SignAndVerifyTests). Here a day's maximum age keeps a
@@ -49,7 +51,7 @@ struct SignatureMiddlewareTests {
         var policy = HTTPSignaturePolicy()
         policy.maximumAge = 86_400
         let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: replayCache)
-        router.add(middleware: HTTPSignatureMiddleware(verifier: verifier, authority: authority, maximumBodySize: maximumBodySize))
+        router.add(middleware: HTTPSignatureMiddleware(verifier: verifier, scheme: scheme, authority: authority, maximumBodySize: maximumBodySize))
         router.post("orders") { request, context -> String in
             var request = request
             let body = try await request.collectBody(upTo: 1 << 20)
@@ -99,6 +101,71 @@ struct SignatureMiddlewareTests {
                 #expect(response.status == .unauthorized)
                 let problem = try Self.json(response)
                 #expect(problem["type"] as? String == ProblemDetails.typePrefix + "digest-mismatch")
+            }
+        }
+    }
+
+    /// A key store that counts its lookups: each check of a signature looks its key up once.
+    final class CountingKeys: HTTPSignatureKeyProvider, @unchecked Sendable {
+        let keys: HTTPStaticKeys
+        private let lock = NSLock()
+        private var count = 0
+        init(_ keys: HTTPStaticKeys) { self.keys = keys }
+        var lookups: Int { lock.withLock { count } }
+        func verificationKey(forKeyID keyID: String) async throws -> HTTPVerificationKey? {
+            lock.withLock { count += 1 }
+            return try await keys.verificationKey(forKeyID: keyID)
+        }
+    }
+
+    /// A request signed for `http://` reaching a server that expects `https://` (a server behind a
+    /// TLS-terminating proxy, or a client with the wrong base URL) is refused as before, `bad-signature`,
+    /// and the problem's detail says that the scheme is what differs. The check that finds it runs only
+    /// after the refusal, writes no replay record (the same request is accepted, once, where `http` is
+    /// expected), and says nothing about a signature that verifies under neither scheme.
+    @Test func aSignatureForTheOtherSchemeIsRefusedAndTheAnswerSaysSo() async throws {
+        let fixture = try Fixture()
+        let body = Array(#"{"item": 1}"#.utf8)
+        let signedForHTTP = try fixture.signedFields(body: body, scheme: "http")
+        let cache = InMemoryReplayCache()
+        let keys = CountingKeys(fixture.keys)
+        try await Self.application(keys: keys, replayCache: cache).test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, headers: signedForHTTP, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate] == "Signature")
+                let problem = try Self.json(response)
+                #expect(problem["reason"] as? String == "bad-signature")
+                let detail = problem["detail"] as? String ?? ""
+                #expect(detail.contains("it would verify as a request to http://"), "\(detail)")
+                #expect(detail.contains("scheme"), "\(detail)")
+            }
+            // A request signed for https costs one key lookup and nothing more.
+            let before = keys.lookups
+            try await client.execute(uri: "/orders", method: .post, headers: try fixture.signedFields(body: body), body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .ok)
+            }
+            #expect(keys.lookups == before + 1)
+            // A signature by another key under the same key id verifies under neither scheme: no hint.
+            let impostor = Fixture(client: try TestRequestSigner(keyID: "client-1"))
+            for scheme in ["http", "https"] {
+                let fields = try impostor.signedFields(body: body, scheme: scheme)
+                try await client.execute(uri: "/orders", method: .post, headers: fields, body: ByteBuffer(bytes: body)) { response in
+                    #expect(response.status == .unauthorized)
+                    let problem = try Self.json(response)
+                    #expect(problem["reason"] as? String == "bad-signature")
+                    #expect((problem["detail"] as? String)?.contains("would verify") == false, "\(problem)")
+                }
+            }
+        }
+        // The refusal wrote no replay record: where http is expected, the request passes once.
+        try await Self.application(keys: fixture.keys, replayCache: cache, scheme: "http").test(.router) { client in
+            try await client.execute(uri: "/orders", method: .post, headers: signedForHTTP, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/orders", method: .post, headers: signedForHTTP, body: ByteBuffer(bytes: body)) { response in
+                #expect(response.status == .unauthorized)
+                let problem = try Self.json(response)
+                #expect(problem["reason"] as? String == "replayed")
             }
         }
     }

@@ -228,6 +228,25 @@ struct RegistrationProofTests {
         }
     }
 
+    /// A server behind a TLS-terminating proxy is told its clients sign `https` (`Options.scheme`); a
+    /// device that signed its registration for `http://` is refused as before, nothing is stored, and the
+    /// answer says that the scheme is the one difference and which setting states it.
+    @Test func aRegistrationSignedForTheOtherSchemeIsRefusedAndTheAnswerSaysSo() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await Server.sqliteStore(folder)
+        var options = try Self.dataKeyOptions(admin: try SigningKey.generate(.ed25519))
+        options.scheme = "https"
+        try await Server.withServer(store: store, options: options) { base in
+            let device = try SigningKey.generate(.p256)
+            let refused = try await Self.register(device, at: base)   // base is http://127.0.0.1:port
+            #expect(refused.status == 401 && refused.json["reason"] as? String == "bad-signature", "\(refused.text)")
+            let detail = refused.json["detail"] as? String ?? ""
+            #expect(detail.contains("it would verify as a request to http://"), "\(detail)")
+            #expect(detail.contains("RegistrationServer.Options.scheme"), "\(detail)")
+            #expect(try await store.key(id: Self.registeredKeyID(device)) == nil, "nothing was stored")
+        }
+    }
+
     /// The outside attack on issue 42's fix: a PKCS#8 private key sent where a public key belongs was
     /// reduced to its public half and accepted (201, or 200 changed). The client is now told of its
     /// mistake, and nothing is stored.

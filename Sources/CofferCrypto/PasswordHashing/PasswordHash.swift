@@ -4,9 +4,20 @@ import CofferCore
 /// `$scrypt$ln=17,r=8,p=1$<salt>$<hash>` or `$pbkdf2-sha256$i=600000$<salt>$<hash>`.
 ///
 /// Parsing enforces limits, so a hostile string cannot ask for unbounded work or memory: the cost caps
-/// of ``PasswordHashPolicy`` apply when verifying. The description names the algorithm and cost but
-/// never the hash, which is offline-attack material.
-public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
+/// of ``PasswordHashPolicy`` apply when verifying.
+///
+/// ``phcString`` is the one spelling to store, send and parse back with ``init(phcString:)``.
+/// ``description`` (what `print`, string interpolation and logs show) names the algorithm and cost and
+/// says that the salt and hash are redacted: the hash is offline-attack material, so it never appears
+/// there, nor in `dump`. The description contains no `$` and cannot be taken for a hash:
+/// `PasswordHash(phcString: hash.description)` throws, saying to use ``phcString``.
+///
+/// ```swift
+/// let stored = try PasswordHasher().hash(password: password).phcString   // "$scrypt$ln=17,r=8,p=1$…"
+/// let hash = try PasswordHash(phcString: stored)
+/// print(hash)   // PasswordHash(scrypt (N=2^17, r=8, p=1), salt and hash redacted; phcString is the string to store)
+/// ```
+public struct PasswordHash: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The key-derivation function and its cost: scrypt, or PBKDF2 over HMAC-SHA-256 (the two a PHC
     /// string Coffer reads or writes can name).
     public let kdf: PasswordKDF
@@ -26,12 +37,21 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         self.hash = hash
     }
 
-    /// Parses a PHC string. Also accepts passlib's PBKDF2 form (`$pbkdf2-sha256$29000$<ab64 salt>$<ab64
-    /// hash>`) so that credentials hashed by Python services verify here unchanged.
+    /// Parses a PHC string, as ``phcString`` writes it. Also accepts passlib's PBKDF2 form
+    /// (`$pbkdf2-sha256$29000$<ab64 salt>$<ab64 hash>`) so that credentials hashed by Python services
+    /// verify here unchanged.
     /// - Throws: ``CofferCryptoError`` `.invalidArgument` naming what was malformed; never echoes the hash.
+    ///   Given a hash's ``description`` instead of its ``phcString``, the reason says exactly that: "this
+    ///   is PasswordHash.description, which hides the hash; use phcString".
     public init(phcString: String) throws(CofferCryptoError) {
         guard phcString.utf8.count <= 512 else {
             throw CofferCryptoError(.invalidArgument, "a password hash string is at most 512 characters, found \(phcString.utf8.count)")
+        }
+        if Self.isDescription(phcString) {
+            throw CofferCryptoError(
+                .invalidArgument,
+                "expected a PHC string '$<algorithm>$<parameters>$<salt>$<hash>', found 'PasswordHash(…)': this is PasswordHash.description, which hides the hash; use phcString to store a hash and to read it back"
+            )
         }
         let fields = phcString.split(separator: "$", omittingEmptySubsequences: false)
         guard fields.count == 5, fields[0].isEmpty else {
@@ -83,7 +103,26 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         return "$\(identifier)$\(parameters)$\(Self.encodeB64(salt))$\(Self.encodeB64(hash))"
     }
 
-    public var description: String { "PasswordHash(\(kdf))" }
+    /// The algorithm and cost, with the salt and hash redacted, for logs and messages: for example
+    /// `PasswordHash(scrypt (N=2^17, r=8, p=1), salt and hash redacted; phcString is the string to store)`.
+    ///
+    /// Not a stored form: store ``phcString``. This text has no `$`, so no PHC parser takes it for a hash,
+    /// and ``init(phcString:)`` refuses it with a reason that names ``phcString``.
+    public var description: String { "\(Self.descriptionPrefix)\(kdf), salt and hash redacted; phcString is the string to store)" }
+
+    /// What ``description`` starts with, and what ``init(phcString:)`` recognises it by.
+    static let descriptionPrefix = "PasswordHash("
+
+    /// Whether `text` is a ``description`` (surrounding whitespace aside), not a PHC string.
+    static func isDescription(_ text: String) -> Bool {
+        text.trimmingPrefix(while: \.isWhitespace).hasPrefix(descriptionPrefix)
+    }
+
+    /// What `dump` and other reflection show: the algorithm and cost, the salt and hash redacted, as in
+    /// ``description``.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["kdf": kdf, "salt and hash": "redacted; phcString has them"], displayStyle: .struct)
+    }
 
     /// Parameters in the given order, each `name=value` with a decimal value.
     private static func parameters(_ text: String, names: [String]) throws(CofferCryptoError) -> [Int] {

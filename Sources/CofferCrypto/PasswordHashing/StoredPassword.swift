@@ -7,7 +7,7 @@ import CofferCore
 /// The legacy form is one fast hash per guess (billions per second on a GPU), so a stolen table of them
 /// is nearly as bad as plain passwords: only ``PasswordHasher/verifyInsecureLegacy(password:against:)``
 /// checks it, returning a replacement scrypt hash whenever it accepts one, which the caller stores instead.
-public enum StoredPassword: Sendable, Hashable, CustomStringConvertible {
+public enum StoredPassword: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// A PHC string hash.
     case hash(PasswordHash)
     /// `hex(SHA-256(password + "." + email + "." + salt))`: `email` and `salt` exactly as the old app
@@ -19,7 +19,15 @@ public enum StoredPassword: Sendable, Hashable, CustomStringConvertible {
     /// Reads a stored string: a PHC string, or Coffer's spelling of a legacy record,
     /// `$sha256-legacy$salt=<base64 salt>$<hex digest>` (the email is the account it belongs to and is
     /// passed in, not stored).
+    /// - Throws: ``CofferCryptoError`` `.invalidArgument` for a malformed string; given a ``description``
+    ///   instead of a ``storedString``, a reason that says so.
     public init(storedString: String, email: String) throws(CofferCryptoError) {
+        if storedString.trimmingPrefix(while: \.isWhitespace).hasPrefix(Self.descriptionPrefix) {
+            throw CofferCryptoError(
+                .invalidArgument,
+                "expected a stored password string, found 'StoredPassword(…)': this is StoredPassword.description, which hides the record; use storedString to store a record and to read it back"
+            )
+        }
         if storedString.hasPrefix("$sha256-legacy$") {
             let fields = storedString.split(separator: "$", omittingEmptySubsequences: false)
             guard fields.count == 4, fields[2].hasPrefix("salt="), fields[3].utf8.count == 64,
@@ -40,10 +48,26 @@ public enum StoredPassword: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What the record is, with its secrets redacted, for logs and messages: a hash's
+    /// ``PasswordHash/description``, or `StoredPassword(legacy SHA-256, needs upgrade; redacted, storedString has the record)`.
+    /// Not a stored form: store ``storedString``; ``init(storedString:email:)`` refuses this text.
     public var description: String {
         switch self {
         case let .hash(hash): hash.description
-        case .insecureLegacySHA256: "StoredPassword(legacy SHA-256, needs upgrade)"
+        case .insecureLegacySHA256: "\(Self.descriptionPrefix)legacy SHA-256, needs upgrade; redacted, storedString has the record)"
+        }
+    }
+
+    /// What a legacy record's ``description`` starts with.
+    static let descriptionPrefix = "StoredPassword("
+
+    /// What `dump` and other reflection show: a hash's redacted mirror, or a legacy record's email
+    /// without its digest and salt.
+    public var customMirror: Mirror {
+        switch self {
+        case let .hash(hash): Mirror(self, children: ["hash": hash], displayStyle: .enum)
+        case let .insecureLegacySHA256(_, email, _):
+            Mirror(self, children: ["insecureLegacySHA256": "redacted; storedString has the record", "email": email], displayStyle: .enum)
         }
     }
 }
