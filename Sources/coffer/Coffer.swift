@@ -212,10 +212,10 @@ struct Coffer: ParsableCommand {
 /// The version printed by `coffer --version`.
 enum CofferVersion {
     /// The release.
-    static let number = "1.0.0"
+    static let number = "2.0.0"
     /// The commit built from (Package.swift reads it from git), or "unknown".
     static let commit = String(cString: coffer_build_commit())
-    /// What `coffer --version` prints: `1.0.0 (commit 0123456789ab)`.
+    /// What `coffer --version` prints: `2.0.0 (commit 0123456789ab)`.
     static let current = "\(number) (commit \(commit))"
 }
 
