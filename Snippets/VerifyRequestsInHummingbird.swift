@@ -49,6 +49,6 @@ let (refused, problem) = try await send(signedFor: "http", by: client, to: port)
 print(refused, problem)
 serving.cancel()
 _ = await serving.result
-guard status == .ok, text == "signed by client-1", refused == .unauthorized, problem.contains("it would verify as a request to http://") else {
+guard status == .ok, text == "signed by client-1", refused == .unauthorized, problem.contains("verifies as a request to http://") else {
     fatalError("the sample's claims do not hold")
 }

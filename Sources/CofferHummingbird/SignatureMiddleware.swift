@@ -149,7 +149,7 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         // Only after a refusal, and only for bad-signature: a success never pays for this check.
         var signedScheme: String?
         if error.code == .badSignature, let head, let signed = await verifier.otherSchemeThatVerifies(head, body: body) {
-            error = Self.schemeMismatch(error, expected: scheme, signed: signed, setting: "HTTPSignatureMiddleware's scheme")
+            error = Self.schemeMismatch(error, expected: scheme, signed: signed)
             signedScheme = signed
         }
         let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
@@ -165,12 +165,14 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
     }
 
     /// The `bad-signature` refusal of a request that would verify under the `signed` scheme instead of
-    /// the `expected` one: the same code, and a reason that says which scheme the client signed and which
-    /// `setting` of the server to change. The request stays refused.
-    package static func schemeMismatch(_ error: HTTPSignatureError, expected: String, signed: String, setting: String) -> HTTPSignatureError {
+    /// the `expected` one: the same code, and a reason that says which scheme the client signed and that
+    /// the server's public scheme is what to check. It names no signature or key: with several
+    /// signatures, the one that failed first need not be the one that verifies under the other scheme.
+    /// The request stays refused.
+    package static func schemeMismatch(_ error: HTTPSignatureError, expected: String, signed: String) -> HTTPSignatureError {
         HTTPSignatureError(
             error.code,
-            "\(error.reason) as a request to \(expected)://; it would verify as a request to \(signed)://: the client signed the scheme \(signed) and this server expects \(expected) (\(setting)). Set it to the scheme clients reach the server with (https behind a TLS-terminating proxy), or have clients sign that one",
+            "the request's signature does not verify as a request to \(expected)://, and one it carries verifies as a request to \(signed)://: the client signed the scheme \(signed) and this server expects \(expected). Configure the server with the scheme clients reach it with (https behind a TLS-terminating proxy), or have clients sign that one",
             underlying: error.underlying
         )
     }

@@ -6,6 +6,7 @@ import CofferHummingbird
 import Foundation
 import Hummingbird
 import HTTPTypes
+import Logging
 import Metrics
 
 /// `POST /register` (docs/SERVER.md, "Public routes", "Proof of possession", "Who may register"): a
@@ -197,16 +198,17 @@ struct RegisterRoute: Sendable {
             return nil
         } catch {
             count(error.code.rawValue)
-            context.logger.info("registration refused", metadata: ["reason": .string(error.code.rawValue)])
+            let signed = error.code == .badSignature ? await verifier.otherSchemeThatVerifies(head, body: body.isEmpty ? nil : Array(body)) : nil
+            var metadata: Logger.Metadata = ["reason": .string(error.code.rawValue)]
+            if let signed { metadata["signed_scheme"] = .string(signed) }
+            context.logger.info("registration refused", metadata: metadata)
             if error.code == .unknownKey {
                 let named = HTTPSignatureError(.unknownKey, "a registration is signed under the id its key is registered as: keyid \"\(keyID)\"")
                 return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: .unauthorized, error: named)
             }
-            if error.code == .badSignature, let signed = await verifier.otherSchemeThatVerifies(head, body: body.isEmpty ? nil : Array(body)) {
+            if let signed {
                 // Still refused; the answer says the scheme is what differs (a TLS-terminating proxy, say).
-                let explained = HTTPSignatureMiddleware<HTTPSignatureContext>.schemeMismatch(
-                    error, expected: scheme, signed: signed, setting: "RegistrationServer.Options.scheme"
-                )
+                let explained = HTTPSignatureMiddleware<HTTPSignatureContext>.schemeMismatch(error, expected: scheme, signed: signed)
                 return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: .unauthorized, error: explained)
             }
             return HTTPSignatureMiddleware<HTTPSignatureContext>.problem(status: error.code == .unavailable ? .serviceUnavailable : .unauthorized, error: error)

@@ -201,7 +201,7 @@ struct SmallCommandTests {
         // The release and the commit it was built from (12 hex digits, "-modified" for a changed work
         // tree, or "unknown" outside git).
         #expect(version.status == 0)
-        let pattern = #/^1\.0\.0 \(commit ([0-9a-f]{12}(-modified)?|unknown)\)\n$/#
+        let pattern = #/^\d+\.\d+\.\d+ \(commit ([0-9a-f]{12}(-modified)?|unknown)\)\n$/#
         #expect(version.output.wholeMatch(of: pattern) != nil, "\(version.output)")
         let help = try await coffer("--help")
         #expect(help.status == 0)

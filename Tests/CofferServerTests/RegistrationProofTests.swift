@@ -241,8 +241,8 @@ struct RegistrationProofTests {
             let refused = try await Self.register(device, at: base)   // base is http://127.0.0.1:port
             #expect(refused.status == 401 && refused.json["reason"] as? String == "bad-signature", "\(refused.text)")
             let detail = refused.json["detail"] as? String ?? ""
-            #expect(detail.contains("it would verify as a request to http://"), "\(detail)")
-            #expect(detail.contains("RegistrationServer.Options.scheme"), "\(detail)")
+            #expect(detail.contains("one it carries verifies as a request to http://"), "\(detail)")
+            #expect(detail.contains("server expects https"), "\(detail)")
             #expect(try await store.key(id: Self.registeredKeyID(device)) == nil, "nothing was stored")
         }
     }
