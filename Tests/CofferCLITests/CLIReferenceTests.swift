@@ -150,6 +150,19 @@ struct CLIReferenceTests {
         #expect(version.output.hasPrefix(newest + " (commit "), "CHANGELOG's newest release is \(newest); the binary says \(version.output)")
     }
 
+    /// docs/PERFORMANCE.md is a reference (issue 43, item 14: 1,545 lines of dated investigations): under
+    /// 400 lines, the tables first, then the method and the history.
+    @Test func thePerformanceDocumentIsAReference() throws {
+        let text = try String(contentsOfFile: MessageCheck.repository + "/docs/PERFORMANCE.md", encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count < 400, "\(lines.count) lines")
+        let headings = lines.filter { $0.hasPrefix("## ") }.map(String.init)
+        let method = try #require(headings.firstIndex { $0.hasPrefix("## Method") }, "\(headings)")
+        let history = try #require(headings.firstIndex { $0.hasPrefix("## History") }, "\(headings)")
+        #expect(method > 0 && history > method, "tables, then the method, then the history: \(headings)")
+        #expect(!text.localizedCaseInsensitiveContains("session"))
+    }
+
     @Test func oldSpellingsWorkWithOneDeprecationLine() async throws {
         let folder = try TemporaryDirectory()
         #expect(try await coffer("random", "--raw", "--bytes", "32", "-o", "k.bin", in: folder).status == 0)
