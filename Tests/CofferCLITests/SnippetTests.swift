@@ -24,27 +24,11 @@ struct SnippetTests {
         return URL(fileURLWithPath: try CommandRunner.cofferExecutable()).deletingLastPathComponent().path
     }
 
-    /// The code a snippet shows: without its leading comment, its hidden parts and the markers.
-    static func shownCode(of name: String) throws -> String {
+    /// A snippet's shown lines, without its leading comment, its hidden parts and the markers: all of
+    /// them, and each shown part (the runs between `// snippet.show` and `// snippet.hide`).
+    static func shownLines(of name: String) throws -> (all: [Substring], parts: [[Substring]]) {
         let text = try String(contentsOf: root.appendingPathComponent("Snippets/\(name).swift"), encoding: .utf8)
-        var shown: [Substring] = []
-        var hidden = false
-        var header = true
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if header && trimmed.hasPrefix("//") && !trimmed.hasPrefix("// snippet.") { continue }
-            header = false
-            if trimmed == "// snippet.hide" { hidden = true; continue }
-            if trimmed == "// snippet.show" { hidden = false; continue }
-            if !hidden { shown.append(line) }
-        }
-        return shown.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// The code a snippet shows, and each of its shown parts (the runs between `// snippet.show` and
-    /// `// snippet.hide`): a page may show all of a snippet or one part of it.
-    static func shownCodeAndParts(of name: String) throws -> [String] {
-        let text = try String(contentsOf: root.appendingPathComponent("Snippets/\(name).swift"), encoding: .utf8)
+        var all: [Substring] = []
         var parts: [[Substring]] = [[]]
         var hidden = false
         var header = true
@@ -54,10 +38,25 @@ struct SnippetTests {
             header = false
             if trimmed == "// snippet.hide" { hidden = true; parts.append([]); continue }
             if trimmed == "// snippet.show" { hidden = false; continue }
-            if !hidden { parts[parts.count - 1].append(line) }
+            if !hidden {
+                all.append(line)
+                parts[parts.count - 1].append(line)
+            }
         }
-        let pieces = parts.map { $0.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        return [try shownCode(of: name)] + pieces
+        return (all, parts)
+    }
+
+    /// The code a snippet shows.
+    static func shownCode(of name: String) throws -> String {
+        try shownLines(of: name).all.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The code a snippet shows, and each of its shown parts: a page may show all of a snippet or one
+    /// part of it.
+    static func shownCodeAndParts(of name: String) throws -> [String] {
+        let lines = try shownLines(of: name)
+        let pieces = lines.parts.map { $0.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        return [lines.all.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)] + pieces
     }
 
     /// The pages whose code blocks must be compiled code: README.md and every DocC article and overview.
