@@ -2,7 +2,7 @@
 // so that its locking (token rows FOR UPDATE, the keyring share lock) is reviewed as one piece; the
 // SQL text itself is shared with SQLite in RegistrationSQL.
 
-public import CofferCore
+import CofferCore
 public import CofferHTTPSignatures
 import Foundation
 public import Logging
@@ -488,61 +488,5 @@ public final class PostgresRegistrationStore: RegistrationStore {
     public func close() async throws {
         runner.cancel()
         _ = await runner.value
-    }
-}
-
-/// The error the registration server's setup and stores throw: a stable ``Code``, a reason that never
-/// shows a database password, what to do about it when there is something to say, the throw site and
-/// the driver's error underneath.
-public struct ServerConfigurationError: CofferError {
-    /// A stable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        /// The database location (`sqlite:PATH`, a `postgres://` URL, or the default) cannot be used.
-        public static let invalidDatabaseLocation = Code(rawValue: "invalid-database-location")
-        /// The database did not answer, or refused to open.
-        public static let databaseUnavailable = Code(rawValue: "database-unavailable")
-        /// A stored record cannot be used (a key with neither a public key nor a secret).
-        public static let invalidRecord = Code(rawValue: "invalid-record")
-        /// The master key that wraps data keys is not 32 bytes, or cannot be read.
-        public static let invalidMasterKey = Code(rawValue: "invalid-master-key")
-        /// A master key file others may read (its mode is not 0600 or 0400).
-        public static let exposedMasterKeyFile = Code(rawValue: "exposed-master-key-file")
-        /// The master keys an instance holds do not include the one its database wraps with (or a
-        /// keyring change asked for a key the database's records forbid).
-        public static let masterKeyringMismatch = Code(rawValue: "master-keyring-mismatch")
-        /// The key named (to promote, or to start a new keyring with) is recorded retired or abandoned:
-        /// a key given up never wraps again.
-        public static let masterKeyGivenUp = Code(rawValue: "master-key-given-up")
-        /// A stored row is wrapped under a master key this instance does not hold, or does not open.
-        public static let masterKeyUnavailable = Code(rawValue: "master-key-unavailable")
-        /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).
-        public static let invalidAdminKey = Code(rawValue: "invalid-admin-key")
-    }
-
-    /// What kind of failure this is.
-    public let code: Code
-    /// What is wrong; never a password.
-    public let reason: String
-    /// What to do about it, when there is something to say.
-    public let hint: String?
-    /// The Coffer source location that raised the error, for bug reports.
-    public let location: String
-    /// The driver's or the platform's error underneath, when there is one.
-    public let underlying: (any Error)?
-
-    /// Creates an error. Library code passes its own location implicitly.
-    public init(
-        _ code: Code, _ reason: String, hint: String? = nil, underlying: (any Error)? = nil,
-        fileID: StaticString = #fileID, line: UInt = #line
-    ) {
-        self.code = code
-        self.reason = reason
-        self.hint = hint
-        self.underlying = underlying
-        self.location = "\(fileID):\(line)"
     }
 }
