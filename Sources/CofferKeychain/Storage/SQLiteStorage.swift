@@ -1,3 +1,7 @@
+// One file on purpose: the keychain's SQLite store, its schema and migrations beside every statement
+// and transaction that uses them, read together against docs/KEYCHAIN.md's schema; the lookup
+// connections are in SQLiteReaders.swift.
+
 import CofferCore
 import Foundation
 import GRDB

@@ -58,13 +58,19 @@ enum KeyFiles {
             try bytes.withUnsafeBytes { try Terminal.writeData($0) }
             return
         }
+        try prepared(bytes, to: path, secret: secret, overwrite: overwrite).commit()
+    }
+
+    /// `bytes` written in full to a file that has no name yet: `commit()` names it `path`, and a writer
+    /// released without a commit leaves nothing behind. For outputs that appear together or not at all.
+    static func prepared(_ bytes: [UInt8], to path: String, secret: Bool, overwrite: Bool) throws -> AtomicFileWriter {
         if !overwrite && access(path, F_OK) == 0 {
             throw CommandFailure("'\(path)' already exists", hint: "choose another name, or pass --force to replace it")
         }
         let writer = try AtomicFileWriter(destination: path, overwrite: overwrite)
         try writer.write(bytes)
         if !secret { try writer.setPermissions(0o644) }
-        try writer.commit()
+        return writer
     }
 }
 

@@ -18,10 +18,11 @@ import CofferCore
 ///
 /// The CLI runs on one thread; the output buffer is touched only from it.
 enum Terminal {
-    /// Whether standard error is a terminal (progress bars are drawn only then).
-    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
-    /// Whether standard output is a terminal (raw bytes are refused then).
-    static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    /// Whether standard error is a terminal (progress bars are drawn only then). Asked once: every
+    /// line printed consults it.
+    static let standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
+    /// Whether standard output is a terminal (raw bytes are refused then). Asked once.
+    static let standardOutputIsTerminal = isatty(STDOUT_FILENO) == 1
     /// Whether standard output takes the data of a command that names no output: anything but a
     /// terminal, so a pipe, a file, a socket, or a device such as `/dev/null` (`> /dev/null` discards the
     /// output as asked; it once wrote a file beside the input instead, plaintext included).
@@ -42,7 +43,7 @@ enum Terminal {
         writeOut("\n")
     }
 
-    /// Text as it may reach a terminal: control characters (C0 but tab, DEL, C1) and the characters
+    /// Text as it may reach a terminal (and as `request -i` prints a server's fields anywhere): control characters (C0 but tab, DEL, C1) and the characters
     /// that reorder text (bidirectional embeddings, overrides and isolates) are shown as `\xHH` or
     /// `\u{HHHH}`, so that a name from a file, a list, a keychain or a server can neither drive the
     /// terminal (escape sequences) nor disguise what is printed around it ("FAILED" made to read "OK").

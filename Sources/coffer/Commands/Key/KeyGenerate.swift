@@ -126,19 +126,12 @@ struct KeyGenerate: ParsableCommand {
         // Both files or neither: each is written in full under no name first (anything that can fail
         // fails there, before either destination changes), then both are named, the private key
         // first. To standard output, the public file is named only once the key was written out.
-        let publicWriter = try publicOutput.map { path in
-            let writer = try AtomicFileWriter(destination: path, overwrite: force)
-            try writer.write(publicBytes)
-            try writer.setPermissions(0o644)
-            return writer
-        }
+        let publicWriter = try publicOutput.map { try KeyFiles.prepared(publicBytes, to: $0, secret: false, overwrite: force) }
         if toStandardOutput {
             try privateBytes.withUnsafeBytes { try Terminal.writeData($0) }
             try Terminal.flush()
         } else {
-            let privateWriter = try AtomicFileWriter(destination: output, overwrite: force)
-            try privateWriter.write(privateBytes)
-            try privateWriter.commit()
+            try KeyFiles.prepared(privateBytes, to: output, secret: true, overwrite: force).commit()
         }
         try publicWriter?.commit()
         // The summary goes where the key does not: standard error when the key is on standard output.

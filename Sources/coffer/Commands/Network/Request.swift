@@ -144,20 +144,6 @@ struct RequestCommand: ParsableCommand {
 
     static let bodyLimit = 64 << 20
 
-    /// A field of the server's answer as it may be printed: control characters (an escape sequence
-    /// meant for the user's terminal) are shown as `\xHH`, tabs kept.
-    static func printable(_ text: String) -> String {
-        var shown = ""
-        for scalar in text.unicodeScalars {
-            if scalar != "\t" && (scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)) {
-                shown += "\\x" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
-            } else {
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
-    }
-
     func run() throws {
         let body = try requestBody()
         var request = try makeRequest(method: method ?? (body == nil ? "GET" : "POST"), url: url, headers: headers)
@@ -201,7 +187,7 @@ struct RequestCommand: ParsableCommand {
             if include {
                 // curl -i: the status line and the fields as received, CRLF-ended, a blank line, the body.
                 var head = "HTTP/\(response.version.major).\(response.version.minor) \(response.status.code) \(response.status.reasonPhrase)\r\n"
-                for header in response.headers { head += "\(Self.printable(header.name)): \(Self.printable(header.value))\r\n" }
+                for header in response.headers { head += "\(Terminal.shown(header.name)): \(Terminal.shown(header.value))\r\n" }
                 head += "\r\n"
                 try Array(head.utf8).withUnsafeBytes { try Terminal.writeData($0) }
             } else {
@@ -222,8 +208,4 @@ struct RequestCommand: ParsableCommand {
         }
         if !(200..<300).contains(status) { throw ExitCode(ExitStatus.checkFailed) }
     }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
