@@ -5,6 +5,7 @@
 //
 //   cd Benchmarks && swift package benchmark                 # run all
 //   swift package benchmark --filter "SHA-256.*"             # some
+//   scripts/benchmark-thresholds check                       # HotPaths against Thresholds/ (CI runs it)
 import PackageDescription
 
 let package = Package(
@@ -30,6 +31,21 @@ let package = Package(
                 "SignedRequestFixture",
             ],
             path: "Benchmarks/CofferBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The hot paths whose allocations CI holds to the committed Thresholds/<toolchain>/: a target of its
+        // own, so that checking them builds only what they use.
+        .executableTarget(
+            name: "HotPaths",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CofferCrypto", package: "coffer"),
+                .product(name: "CofferFormats", package: "coffer"),
+                .product(name: "CofferHTTPSignatures", package: "coffer"),
+                .product(name: "CofferKeychain", package: "coffer"),
+                "SignedRequestFixture",
+            ],
+            path: "Benchmarks/HotPaths",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         // TLS handshakes on loopback with BoringSSL's verification and with Coffer's pinning evaluator, the
