@@ -12,26 +12,50 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Who will be able to open a file.
-public enum EncryptionProtection: Sendable {
+/// Who will be able to open a file: one or more ``FileKeyRecipient``s.
+///
+/// ```swift
+/// let protection: EncryptionProtection = .recipients([alice, bob])      // or .password(pw), .key(key)
+/// let custom = EncryptionProtection([MyTokenRecipient(token)])          // any FileKeyRecipient
+/// ```
+public struct EncryptionProtection: Sendable {
+    /// The recipients, in the order their stanzas are written.
+    public let fileKeyRecipients: [any FileKeyRecipient]
+
+    /// A file for these recipients: 1 to ``EncryptedFileHeader/maximumStanzas``, and a recipient that
+    /// stands alone (a password, a key) only on its own; encrypting checks both.
+    public init(_ recipients: [any FileKeyRecipient]) { fileKeyRecipients = recipients }
+
     /// Anyone with this password, stretched with this KDF: at most the cost a reader with the default
     /// `PasswordKDFLimits` opens (scrypt N = 2^19 at r = 8, p = 1, or the same work split otherwise;
-    /// 2,000,000 PBKDF2 iterations); writing refuses more (`.costTooHigh`).
-    case password([UInt8], PasswordKDF = .default)
+    /// 2,000,000 PBKDF2 iterations); writing refuses more (`.costTooHigh`). See ``PasswordRecipient``.
+    public static func password(_ password: [UInt8], _ kdf: PasswordKDF = .default) -> EncryptionProtection {
+        EncryptionProtection([PasswordRecipient(password: password, kdf: kdf)])
+    }
+
     /// Anyone with this 256-bit key.
-    case key(EncryptionKey)
+    public static func key(_ key: EncryptionKey) -> EncryptionProtection { EncryptionProtection([key]) }
+
     /// Any holder of one of these private keys.
-    case recipients([RecipientPublicKey])
+    public static func recipients(_ keys: [RecipientPublicKey]) -> EncryptionProtection { EncryptionProtection(keys) }
 }
 
-/// What opens a file.
-public enum DecryptionCredential: Sendable {
-    /// The password the file was encrypted with (its UTF-8 bytes).
-    case password([UInt8])
+/// What opens a file: one ``FileKeyIdentity``.
+public struct DecryptionCredential: Sendable {
+    /// The identity that unwraps the file key.
+    public let fileKeyIdentity: any FileKeyIdentity
+
+    /// A credential for any identity, Coffer's or your own.
+    public init(_ identity: any FileKeyIdentity) { fileKeyIdentity = identity }
+
+    /// The password the file was encrypted with (its UTF-8 bytes). See ``PasswordIdentity``.
+    public static func password(_ password: [UInt8]) -> DecryptionCredential { DecryptionCredential(PasswordIdentity(password: password)) }
+
     /// A 32-byte symmetric key the file was encrypted to.
-    case key(EncryptionKey)
+    public static func key(_ key: EncryptionKey) -> DecryptionCredential { DecryptionCredential(key) }
+
     /// The private key of one of the file's recipients.
-    case identity(RecipientPrivateKey)
+    public static func identity(_ key: RecipientPrivateKey) -> DecryptionCredential { DecryptionCredential(key) }
 }
 
 /// A source of bytes the encryption engine reads: a file, standard input, or memory.
@@ -273,7 +297,7 @@ public enum CofferEncryption {
         progress: ((Int64) -> Void)? = nil,
         sink: ChunkSink
     ) throws {
-        let fileKey = SymmetricKey(size: .bits256)
+        let fileKey = FileKey.generate()
         let stanzas = try wrap(fileKey, for: protection)
         let payloadNonce = try SecureRandom.bytes(count: 16)
         let unsigned = EncryptedFileHeader(cipher: cipher, segmentLog: segmentLog, stanzas: stanzas, payloadNonce: payloadNonce, mac: [])
@@ -309,7 +333,7 @@ public enum CofferEncryption {
         sink: ChunkSink
     ) throws {
         let header = try EncryptedFileHeader.parse { try source.readPrefix(upTo: $0) }
-        let fileKey = try unwrap(header, with: credential, limits: limits)
+        let fileKey = try unwrap(header, with: credential.fileKeyIdentity, limits: limits)
         let expected = HMAC<SHA256>.authenticationCode(for: header.authenticatedBytes, using: headerKey(fileKey))
         guard ConstantTime.equals(Array(expected), header.mac) else { throw authenticationFailure }
 
@@ -330,139 +354,44 @@ public enum CofferEncryption {
         guard sawData else { throw authenticationFailure }
     }
 
-    static var authenticationFailure: CofferFormatsError {
+    /// The one error for a file that does not open: a wrong password or key, or damaged data. It never
+    /// says which check failed; a ``FileKeyIdentity`` throws it when a stanza meant for it does not open.
+    public static var authenticationFailure: CofferFormatsError {
         CofferFormatsError(.authenticationFailed, "wrong password or key, or the data is corrupted or truncated")
     }
 
     // MARK: - Keys
 
-    static func headerKey(_ fileKey: SymmetricKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey, info: Array("coffer-v1 header".utf8), outputByteCount: 32)
+    static func headerKey(_ fileKey: FileKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey.key, info: Array("coffer-v1 header".utf8), outputByteCount: 32)
     }
 
-    static func payloadKey(_ fileKey: SymmetricKey, nonce: [UInt8]) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey, salt: nonce, info: Array("coffer-v1 payload".utf8), outputByteCount: 32)
+    static func payloadKey(_ fileKey: FileKey, nonce: [UInt8]) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey.key, salt: nonce, info: Array("coffer-v1 payload".utf8), outputByteCount: 32)
     }
 
-    static let zeroNonce = [UInt8](repeating: 0, count: 12)
-    /// HPKE's info for recipient stanzas. Made per use: a `Data` global keeps its storage behind a tagged
-    /// pointer, which LeakSanitizer reports as a leak at every process exit.
-    static var recipientInfo: Data { Data("coffer-v1 recipient".utf8) }
-
-    static func wrap(_ fileKey: SymmetricKey, for protection: EncryptionProtection) throws -> [EncryptedFileHeader.Stanza] {
-        let fileKeyBytes = fileKey.withUnsafeBytes { Array($0) }
-        func seal(_ kek: SymmetricKey, _ additionalData: [UInt8]) throws -> [UInt8] {
-            let box = try AES.GCM.seal(fileKeyBytes, using: kek, nonce: AES.GCM.Nonce(data: zeroNonce), authenticating: additionalData)
-            return Array(box.ciphertext) + Array(box.tag)
+    /// Every recipient's stanzas, in order, checked as a reader will check them.
+    static func wrap(_ fileKey: FileKey, for protection: EncryptionProtection) throws -> [EncryptedFileHeader.Stanza] {
+        let recipients = protection.fileKeyRecipients
+        guard (1...EncryptedFileHeader.maximumStanzas).contains(recipients.count) else {
+            throw CofferFormatsError(.invalidArgument, "expected 1 to \(EncryptedFileHeader.maximumStanzas) recipients, found \(recipients.count)")
         }
-        switch protection {
-        case .password(let password, let kdf):
-            guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
-            let salt = try SecureRandom.bytes(count: 16)
-            switch kdf {
-            case .scrypt(let logN, let r, let p):
-                guard (10...30).contains(logN), (1...255).contains(r), (1...255).contains(p) else {
-                    throw CofferFormatsError(.invalidArgument, "expected scrypt log2 N from 10 to 30 and r, p from 1 to 255")
-                }
-                let kek = try kdf.deriveForWriting(password: password, salt: salt)
-                let stanza = EncryptedFileHeader.Stanza.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: [])
-                return [.scrypt(salt: salt, logN: UInt8(logN), r: UInt8(r), p: UInt8(p), wrapped: try seal(kek, stanza.additionalData))]
-            case .pbkdf2(let prf, let iterations):
-                guard prf == .hmacSHA256, iterations <= Int(UInt32.max) else {
-                    throw CofferFormatsError(.invalidArgument, "a Coffer file records PBKDF2-HMAC-SHA256 up to \(UInt32.max) iterations; found \(kdf)")
-                }
-                let kek = try kdf.deriveForWriting(password: password, salt: salt)
-                let stanza = EncryptedFileHeader.Stanza.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: [])
-                return [.pbkdf2(salt: salt, iterations: UInt32(iterations), wrapped: try seal(kek, stanza.additionalData))]
-            }
-        case .key(let key):
-            let salt = try SecureRandom.bytes(count: 16)
-            let kek = HKDF<SHA256>.deriveKey(inputKeyMaterial: key.key, salt: salt, info: Array("coffer-v1 key-wrap".utf8), outputByteCount: 32)
-            let stanza = EncryptedFileHeader.Stanza.key(keyID: key.keyID, salt: salt, wrapped: [])
-            return [.key(keyID: key.keyID, salt: salt, wrapped: try seal(kek, stanza.additionalData))]
-        case .recipients(let recipients):
-            guard (1...EncryptedFileHeader.maximumStanzas).contains(recipients.count) else {
-                throw CofferFormatsError(.invalidArgument, "expected 1 to \(EncryptedFileHeader.maximumStanzas) recipients, found \(recipients.count)")
-            }
-            return try recipients.map { recipient in
-                let keyID = recipient.keyID
-                switch recipient {
-                case .x25519(let key):
-                    var sender = try HPKE.Sender(recipientKey: key, ciphersuite: .Curve25519_SHA256_ChachaPoly, info: recipientInfo)
-                    let sealed = try sender.seal(fileKeyBytes, authenticating: [4] + keyID)
-                    return .x25519(keyID: keyID, encapsulated: Array(sender.encapsulatedKey), sealed: Array(sealed))
-                case .p256(let key):
-                    var sender = try HPKE.Sender(recipientKey: key, ciphersuite: .P256_SHA256_AES_GCM_256, info: recipientInfo)
-                    let sealed = try sender.seal(fileKeyBytes, authenticating: [5] + keyID)
-                    return .p256(keyID: keyID, encapsulated: Array(sender.encapsulatedKey), sealed: Array(sealed))
-                }
-            }
+        guard recipients.count == 1 || !recipients.contains(where: { $0.standsAlone }) else {
+            throw CofferFormatsError(.invalidArgument, "a password or key must be the only way to open a file; found it among \(recipients.count) recipients")
         }
+        let stanzas = try recipients.flatMap { try $0.wrap(fileKey) }
+        guard (1...EncryptedFileHeader.maximumStanzas).contains(stanzas.count) else {
+            throw CofferFormatsError(.invalidArgument, "expected 1 to \(EncryptedFileHeader.maximumStanzas) stanzas, found \(stanzas.count)")
+        }
+        for stanza in stanzas { try stanza.validate(as: .invalidArgument) }
+        try EncryptedFileHeader.Stanza.checkMix(stanzas, as: .invalidArgument)
+        return stanzas
     }
 
-    static func unwrap(_ header: EncryptedFileHeader, with credential: DecryptionCredential, limits: PasswordKDFLimits) throws -> SymmetricKey {
-        func open(_ kek: SymmetricKey, _ stanza: EncryptedFileHeader.Stanza) -> SymmetricKey? {
-            let wrapped = stanza.wrapped
-            guard wrapped.count == 48,
-                let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: zeroNonce), ciphertext: wrapped[0..<32], tag: wrapped[32...]),
-                let key = try? AES.GCM.open(box, using: kek, authenticating: stanza.additionalData)
-            else { return nil }
-            return SymmetricKey(data: key)
-        }
-        switch credential {
-        case .password(let password):
-            guard let stanza = header.stanzas.first, stanza.kind == 0 else {
-                throw CofferFormatsError(.noMatchingKey, "the file is not encrypted with a password; it needs \(header.stanzas.first?.summary ?? "a key")")
-            }
-            let kdf: PasswordKDF
-            let salt: [UInt8]
-            switch stanza {
-            case .scrypt(let scryptSalt, let logN, let r, let p, _):
-                (kdf, salt) = (.scrypt(logN: Int(logN), r: Int(r), p: Int(p)), scryptSalt)
-            case .pbkdf2(let pbkdf2Salt, let iterations, _):
-                (kdf, salt) = (.pbkdf2(iterations: Int(iterations)), pbkdf2Salt)
-            default:
-                throw authenticationFailure
-            }
-            let kek = try kdf.deriveForReading("the file", password: password, salt: salt, limits: limits, malformed: .malformedCiphertext)
-            guard let fileKey = open(kek, stanza) else { throw authenticationFailure }
-            return fileKey
-        case .key(let key):
-            let candidates = header.stanzas.filter { if case .key(let id, _, _) = $0 { ConstantTime.equals(id, key.keyID) } else { false } }
-            guard !candidates.isEmpty else {
-                throw CofferFormatsError(.noMatchingKey, "the file is not encrypted to this key (key id \(Hex.encode(key.keyID))); it needs \(header.stanzas.map(\.summary).joined(separator: "; "))")
-            }
-            for stanza in candidates {
-                guard case .key(_, let salt, _) = stanza else { continue }
-                let kek = HKDF<SHA256>.deriveKey(inputKeyMaterial: key.key, salt: salt, info: Array("coffer-v1 key-wrap".utf8), outputByteCount: 32)
-                if let fileKey = open(kek, stanza) { return fileKey }
-            }
-            throw authenticationFailure
-        case .identity(let identity):
-            let keyID = identity.publicKey.keyID
-            for stanza in header.stanzas {
-                switch (stanza, identity) {
-                case (.x25519(let id, let encapsulated, let sealed), .x25519(let key)) where ConstantTime.equals(id, keyID):
-                    guard var recipient = try? HPKE.Recipient(
-                        privateKey: key, ciphersuite: .Curve25519_SHA256_ChachaPoly, info: recipientInfo, encapsulatedKey: Data(encapsulated)
-                    ), let fileKey = try? recipient.open(sealed, authenticating: [4] + id), fileKey.count == 32
-                    else { throw authenticationFailure }
-                    return SymmetricKey(data: fileKey)
-                case (.p256(let id, let encapsulated, let sealed), .p256(let key)) where ConstantTime.equals(id, keyID):
-                    guard var recipient = try? HPKE.Recipient(
-                        privateKey: key, ciphersuite: .P256_SHA256_AES_GCM_256, info: recipientInfo, encapsulatedKey: Data(encapsulated)
-                    ), let fileKey = try? recipient.open(sealed, authenticating: [5] + id), fileKey.count == 32
-                    else { throw authenticationFailure }
-                    return SymmetricKey(data: fileKey)
-                default:
-                    continue
-                }
-            }
-            throw CofferFormatsError(
-                .noMatchingKey,
-                "the file is not encrypted to this key (key id \(Hex.encode(keyID))); it needs \(header.stanzas.map(\.summary).joined(separator: "; "))"
-            )
-        }
+    /// The file key `identity` unwraps from the header's stanzas, or its `.noMatchingKey` error.
+    static func unwrap(_ header: EncryptedFileHeader, with identity: any FileKeyIdentity, limits: PasswordKDFLimits) throws -> FileKey {
+        guard let fileKey = try identity.unwrap(header.stanzas, limits: limits) else { throw identity.noMatchingStanza(in: header.stanzas) }
+        return fileKey
     }
 }
 

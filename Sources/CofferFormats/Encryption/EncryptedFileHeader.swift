@@ -18,91 +18,6 @@ public enum EncryptionCipher: UInt8, Sendable, Hashable, CaseIterable, CustomStr
 
 /// The parsed header of a Coffer encrypted file (docs/FORMAT-ENCRYPTION.md), readable without any secret.
 public struct EncryptedFileHeader: Sendable, Hashable {
-    /// One way the file key is wrapped.
-    public enum Stanza: Sendable, Hashable {
-        /// A password through scrypt (N = 2^logN, r, p) wraps the file key.
-        case scrypt(salt: [UInt8], logN: UInt8, r: UInt8, p: UInt8, wrapped: [UInt8])
-        /// A password through PBKDF2-HMAC-SHA256 wraps the file key.
-        case pbkdf2(salt: [UInt8], iterations: UInt32, wrapped: [UInt8])
-        /// A symmetric key, named by its key id, wraps the file key.
-        case key(keyID: [UInt8], salt: [UInt8], wrapped: [UInt8])
-        /// HPKE to an X25519 recipient, named by its key id, seals the file key.
-        case x25519(keyID: [UInt8], encapsulated: [UInt8], sealed: [UInt8])
-        /// HPKE to a P-256 recipient, named by its key id, seals the file key.
-        case p256(keyID: [UInt8], encapsulated: [UInt8], sealed: [UInt8])
-
-        var type: UInt8 {
-            switch self {
-            case .scrypt: 1
-            case .pbkdf2: 2
-            case .key: 3
-            case .x25519: 4
-            case .p256: 5
-            }
-        }
-
-        /// The body's fields before the wrapped key.
-        var parameters: [UInt8] {
-            switch self {
-            case .scrypt(let salt, let logN, let r, let p, _): salt + [logN, r, p]
-            case .pbkdf2(let salt, let iterations, _): salt + BigEndian.bytes(iterations)
-            case .key(let keyID, let salt, _): keyID + salt
-            case .x25519(let keyID, let encapsulated, _): keyID + encapsulated
-            case .p256(let keyID, let encapsulated, _): keyID + encapsulated
-            }
-        }
-
-        var wrapped: [UInt8] {
-            switch self {
-            case .scrypt(_, _, _, _, let wrapped), .pbkdf2(_, _, let wrapped), .key(_, _, let wrapped),
-                .x25519(_, _, let wrapped), .p256(_, _, let wrapped):
-                wrapped
-            }
-        }
-
-        var body: [UInt8] { parameters + wrapped }
-
-        /// The length of every wrapped file key: 32 bytes and a 16-byte tag.
-        static let wrappedLength = 48
-
-        /// The additional data the wrap authenticates: type, length and the parameters (for recipients,
-        /// type and key id). Computable before the wrap exists, since its length is fixed.
-        var additionalData: [UInt8] {
-            switch self {
-            case .x25519(let keyID, _, _), .p256(let keyID, _, _):
-                return [type] + keyID
-            default:
-                return [type] + bigEndian16(parameters.count + Self.wrappedLength) + parameters
-            }
-        }
-
-        var encoded: [UInt8] {
-            let body = self.body
-            return [type] + bigEndian16(body.count) + body
-        }
-
-        /// Whether the stanza is for a password, a key, or a recipient (a file holds one kind).
-        var kind: Int {
-            switch self {
-            case .scrypt, .pbkdf2: 0
-            case .key: 1
-            case .x25519, .p256: 2
-            }
-        }
-
-        /// A line for `coffer inspect`.
-        public var summary: String {
-            switch self {
-            case .scrypt(_, let logN, let r, let p, _):
-                "password, scrypt N=2^\(logN) r=\(r) p=\(p) (\(PasswordKDF.scrypt(logN: Int(logN), r: Int(r), p: Int(p)).memoryCost.map { "\($0 >> 10) KiB" } ?? "an impossible amount") of memory)"
-            case .pbkdf2(_, let iterations, _): "password, PBKDF2-HMAC-SHA-256, \(iterations) iterations"
-            case .key(let keyID, _, _): "256-bit key, key id \(Hex.encode(keyID))"
-            case .x25519(let keyID, _, _): "X25519 recipient, key id \(Hex.encode(keyID))"
-            case .p256(let keyID, _, _): "P-256 recipient, key id \(Hex.encode(keyID))"
-            }
-        }
-    }
-
     /// The eight bytes an encrypted file starts with: `COFFER\0E`.
     public static let magic: [UInt8] = [0x43, 0x4F, 0x46, 0x46, 0x45, 0x52, 0x00, 0x45]
     /// The format version this code writes and reads.
@@ -181,45 +96,12 @@ public struct EncryptedFileHeader: Sendable, Hashable {
             guard length <= maximumStanzaBody else {
                 throw CofferFormatsError(.malformedCiphertext, "a key stanza of \(length) bytes exceeds the limit of \(maximumStanzaBody)")
             }
-            stanzas.append(try stanza(type: head[0], body: take(length)))
+            let stanza = Stanza(type: head[0], body: try take(length))
+            try stanza.validate()
+            stanzas.append(stanza)
         }
-        guard Set(stanzas.map(\.kind)).count == 1,
-            stanzas.first.map({ $0.kind == 2 || stanzas.count == 1 }) ?? false
-        else {
-            throw CofferFormatsError(
-                .malformedCiphertext,
-                "the header mixes ways of opening the file; it must hold one password, one key, or recipients only"
-            )
-        }
+        try Stanza.checkMix(stanzas)
         return EncryptedFileHeader(cipher: cipher, segmentLog: fixed[10], stanzas: stanzas, payloadNonce: try take(16), mac: try take(32))
-    }
-
-    private static func stanza(type: UInt8, body: [UInt8]) throws -> Stanza {
-        func expect(_ length: Int, _ name: String) throws {
-            guard body.count == length else {
-                throw CofferFormatsError(.malformedCiphertext, "a \(name) stanza must be \(length) bytes, found \(body.count)")
-            }
-        }
-        switch type {
-        case 1:
-            try expect(67, "scrypt")
-            return .scrypt(salt: Array(body[0..<16]), logN: body[16], r: body[17], p: body[18], wrapped: Array(body[19...]))
-        case 2:
-            try expect(68, "PBKDF2")
-            let iterations = body[16..<20].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            return .pbkdf2(salt: Array(body[0..<16]), iterations: iterations, wrapped: Array(body[20...]))
-        case 3:
-            try expect(72, "key")
-            return .key(keyID: Array(body[0..<8]), salt: Array(body[8..<24]), wrapped: Array(body[24...]))
-        case 4:
-            try expect(88, "X25519 recipient")
-            return .x25519(keyID: Array(body[0..<8]), encapsulated: Array(body[8..<40]), sealed: Array(body[40...]))
-        case 5:
-            try expect(121, "P-256 recipient")
-            return .p256(keyID: Array(body[0..<8]), encapsulated: Array(body[8..<73]), sealed: Array(body[73...]))
-        default:
-            throw CofferFormatsError(.malformedCiphertext, "unknown key stanza type \(type)")
-        }
     }
 }
 

@@ -12,11 +12,7 @@ enum ExportAuthorCheck {
     ///   - author: whose exports the caller accepts.
     /// - Throws: `.untrustedExport` saying what was found and what was expected.
     static func check(_ proof: ExportProof?, openedWith credential: DecryptionCredential, accepting author: KeychainExportAuthor) throws(KeychainError) {
-        let recipient: [UInt8]? = if case .identity(let identity) = credential {
-            KeyFingerprint(subjectPublicKeyInfo: identity.publicKey.derRepresentation).sha256
-        } else {
-            nil
-        }
+        let recipient = credential.fileKeyIdentity.publicKeyInfo.map { KeyFingerprint(subjectPublicKeyInfo: $0).sha256 }
         guard let proof else {
             switch author {
             case .signer(let expected):

@@ -74,19 +74,17 @@ extension Keychain {
         keychainPassword: String, protection: EncryptionProtection, signedBy signer: (any MessageSigner)? = nil,
         cipher: EncryptionCipher = .aes256GCM
     ) throws(KeychainError) -> (file: [UInt8], summary: KeychainExportSummary) {
-        let audience: [[UInt8]]
-        switch protection {
-        case .recipients(let recipients):
+        // Who holds a public key could have written the export: such recipients need the signature.
+        let publicRecipients = protection.fileKeyRecipients.compactMap { $0.publicKeyInfo }
+        if !publicRecipients.isEmpty {
             guard signer != nil else {
                 throw KeychainError(
                     .badParameter,
                     "an export to recipients must be signed (signedBy): their public keys are public, so without the exporter's signature an importer cannot tell who wrote it"
                 )
             }
-            audience = recipients.map { KeyFingerprint(subjectPublicKeyInfo: $0.derRepresentation).sha256 }
-        case .password, .key:
-            audience = []
         }
+        let audience = publicRecipients.map { KeyFingerprint(subjectPublicKeyInfo: $0).sha256 }
         let header = try requireHeader()
         let master = try KeychainCrypto.unwrap(password: Array(keychainPassword.utf8), header: header, limits: passwordLimits)
         var exported: [ExportedItem] = []
