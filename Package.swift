@@ -323,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "CofferPKCS11Tests",
             dependencies: [
-                "CofferPKCS11", "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferTesting", "CofferTestSupport",
+                "CofferPKCS11", "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferKeychain", "CofferTesting", "CofferTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSwift

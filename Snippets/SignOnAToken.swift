@@ -1,9 +1,12 @@
 // A key that never leaves the token: generated there as sensitive and not extractable, used to sign
-// there, and found again later by its RFC 7512 URI. Runs against SoftHSM2 when it is installed.
+// there, found again later by its RFC 7512 URI, and signing as a SigningKey. Runs against SoftHSM2 when
+// it is installed.
 // snippet.hide
 import CofferTesting
 import Foundation
 // snippet.show
+import CofferCrypto
+import CofferFormats
 import CofferPKCS11
 
 // snippet.hide
@@ -29,6 +32,11 @@ let uri = key.uri.description   // pkcs11:token=release;manufacturer=â€¦;model=â
 
 // Later, by that URI: exactly one token and one key must match, or nothing is sent to any token.
 let signing = try module.privateKey(try PKCS11URI(uri), pin: pin)
+
+// A SigningKey like any other: every API that takes one signs on the token (exporting it is refused).
+let tokenKey = try SigningKey(signing)
+let file = try SignatureFile.sign(digest: DigestAlgorithm.sha512.hash(Array("hello".utf8)), with: tokenKey, comment: "release")
 // snippet.hide
 guard signing.verifyingKey.isValidSignature(signature, for: Array("hello".utf8)) else { exit(1) }
+guard case .valid = file.verify(digest: DigestAlgorithm.sha512.hash(Array("hello".utf8)), with: tokenKey.verifyingKey) else { exit(1) }
 print(uri)

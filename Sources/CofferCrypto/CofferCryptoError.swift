@@ -29,6 +29,13 @@ public struct CofferCryptoError: CofferError {
         /// swift-crypto (BoringSSL) refused or failed an operation on valid-looking input; its error is
         /// the ``CofferCryptoError/underlying`` error.
         public static let cryptographicFailure = Code(rawValue: "cryptographic-failure")
+        /// A key held outside Coffer (a ``CustomSigningKey``: a PKCS #11 token, the Secure Enclave) failed
+        /// to sign (the token was removed, the PIN refused), or made a signature its own public key does
+        /// not verify; the key's error is the ``CofferCryptoError/underlying`` error. Nothing was signed.
+        public static let customKeyFailed = Code(rawValue: "custom-key-failed")
+        /// The private key cannot be exported: it is held by hardware (a ``CustomSigningKey``) and only
+        /// signs there.
+        public static let keyNotExportable = Code(rawValue: "key-not-exportable")
     }
 
     /// What kind of failure this is.

@@ -25,6 +25,15 @@ public struct DigestValue: Sendable, Hashable, CustomStringConvertible {
         case sha384(SHA384Digest)
         case sha512(SHA512Digest)
 
+        /// The digest as Coffer's type again (signable), for a ``CustomSigningKey``.
+        var value: DigestValue {
+            switch self {
+            case .sha256(let digest): DigestValue(computed: digest, algorithm: .sha256)
+            case .sha384(let digest): DigestValue(computed: digest, algorithm: .sha384)
+            case .sha512(let digest): DigestValue(computed: digest, algorithm: .sha512)
+            }
+        }
+
         /// Calls `body` with the swift-crypto digest value, for APIs generic over `Digest`.
         func withTyped<Result>(_ body: (any Digest) throws -> Result) rethrows -> Result {
             switch self {

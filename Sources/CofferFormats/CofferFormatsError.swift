@@ -45,6 +45,9 @@ public struct CofferFormatsError: CofferError {
         public static let tooLarge = Code(rawValue: "too-large")
         /// swift-crypto (BoringSSL) refused or failed an operation; its error is the ``CofferFormatsError/underlying`` error.
         public static let cryptographicFailure = Code(rawValue: "cryptographic-failure")
+        /// The private key cannot be written: it is held by hardware (a token, the Secure Enclave,
+        /// wrapped as `SigningKey(_:)` of a `CustomSigningKey`) and only signs there.
+        public static let keyNotExportable = Code(rawValue: "key-not-exportable")
     }
 
     /// What kind of failure this is.

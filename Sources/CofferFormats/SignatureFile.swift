@@ -126,7 +126,7 @@ public struct SignatureFile: Sendable, Hashable {
     /// with the public key before returning it.
     public static func sign(
         fileAtPath path: String,
-        with key: some MessageSigner,
+        with key: SigningKey,
         comment: String,
         hash: DigestAlgorithm = .sha512,
         rsaPadding: RSAPadding = .pss,
@@ -141,7 +141,7 @@ public struct SignatureFile: Sendable, Hashable {
     /// since the format signs a message that holds the digest's bytes.
     /// - Throws: ``CofferFormatsError`` `.unsupported` for a hash other than SHA-256, SHA-384 or SHA-512;
     ///   `.invalidArgument` for a comment too long or holding NUL.
-    public static func sign(digest: DigestValue, with key: some MessageSigner, comment: String, rsaPadding: RSAPadding = .pss) throws(CofferFormatsError) -> SignatureFile {
+    public static func sign(digest: DigestValue, with key: SigningKey, comment: String, rsaPadding: RSAPadding = .pss) throws(CofferFormatsError) -> SignatureFile {
         try checkHash(digest.algorithm)
         return try CofferFormatsError.wrapping("signing") { () throws -> SignatureFile in
             guard comment.utf8.count <= maximumCommentBytes, !comment.utf8.contains(0) else {

@@ -112,7 +112,7 @@ public struct AdminClient: Sendable {
     /// A client for the admin API at `server`, signing with `key`.
     /// - Parameters:
     ///   - server: the server's URL (`https://host[:port]`).
-    ///   - key: an admin's private key (EC or Ed25519; in memory, or on a token as a `MessageSigner`), one
+    ///   - key: an admin's private key (EC or Ed25519; in memory, or on a token: `SigningKey(tokenKey)`), one
     ///     the server was started with.
     ///   - client: the HTTP client; the shared one by default. To pin the server, a client made with
     ///     CofferPinning's `HTTPClient.Configuration.pinned(by:host:)` for the server's host. Redirects
@@ -120,7 +120,7 @@ public struct AdminClient: Sendable {
     ///   - timeout: how long each exchange may take.
     /// - Throws: `CofferCoreError` for a URL that cannot be used; `HTTPSignatureError` for a key that
     ///   cannot sign HTTP requests.
-    public init(server: String, key: some MessageSigner, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {
+    public init(server: String, key: SigningKey, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)) throws {
         self.server = try ServerURL(server)
         signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: key.verifyingKey.fingerprint.keyID)
         self.client = client

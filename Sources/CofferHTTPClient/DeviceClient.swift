@@ -69,7 +69,7 @@ public struct DeviceClient: Sendable {
     /// A client for the device whose signing key is `key`.
     /// - Parameters:
     ///   - server: the server's URL (`https://host[:port]`).
-    ///   - key: the device's private key (in memory, or on a token as a `MessageSigner`).
+    ///   - key: the device's private key (in memory, or on a token: `SigningKey(tokenKey)`).
     ///   - algorithm: the HTTP signature algorithm, for an RSA key (`rsa-pss-sha512` or
     ///     `rsa-v1_5-sha256`); nil to let the key decide.
     ///   - client: the HTTP client (pinned, for instance); the shared one by default.
@@ -77,7 +77,7 @@ public struct DeviceClient: Sendable {
     /// - Throws: `CofferCoreError` for a URL that cannot be used; `HTTPSignatureError` for a key that
     ///   cannot sign HTTP requests.
     public init(
-        server: String, key: some MessageSigner, algorithm: HTTPSignatureAlgorithm? = nil, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)
+        server: String, key: SigningKey, algorithm: HTTPSignatureAlgorithm? = nil, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)
     ) throws {
         self.server = try ServerURL(server)
         publicKey = key.verifyingKey

@@ -14,15 +14,16 @@ public struct HTTPSigningKey: Sendable {
     let material: Material
 
     enum Material: Sendable {
-        case asymmetric(any MessageSigner)
+        case asymmetric(SigningKey)
         case secret(MACKey)
     }
 
-    /// Binds a private key — a software `SigningKey`, or one held by a token (`MessageSigner`) — to an algorithm. EC and Ed25519 keys imply theirs; RSA keys need
+    /// Binds a private key — in memory, or held by a token or the Secure Enclave (`SigningKey(_:)` of a
+    /// `CustomSigningKey`) — to an algorithm. EC and Ed25519 keys imply theirs; RSA keys need
     /// `.rsaPSSSHA512` or `.rsaV1_5SHA256`.
     /// - Throws: ``HTTPSignatureError`` `.unsupportedAlgorithm` when the key cannot make `algorithm`'s
     ///   signatures, or an RSA key is given without an algorithm.
-    public init(_ key: some MessageSigner, algorithm: HTTPSignatureAlgorithm? = nil) throws(HTTPSignatureError) {
+    public init(_ key: SigningKey, algorithm: HTTPSignatureAlgorithm? = nil) throws(HTTPSignatureError) {
         self.algorithm = try HTTPVerificationKey.algorithm(for: key.algorithm, requested: algorithm)
         self.material = .asymmetric(key)
     }

@@ -178,20 +178,23 @@ extension PKCS11PrivateKey {
     }
 }
 
-extension PKCS11PrivateKey: MessageSigner {
+/// A token key is a `CustomSigningKey`: `SigningKey(tokenKey)` signs on the token through every API
+/// that takes a `SigningKey` (signature files, `--raw` signatures, RFC 9421 requests, registration
+/// proofs), and refuses to export it.
+extension PKCS11PrivateKey: CustomSigningKey {
     /// The public half (``publicKey``), which verifies this key's signatures.
     public var verifyingKey: VerifyingKey { publicKey }
 
-    /// Signs on the token as a software key of the same type signs with the same options: files,
-    /// signature files, `--raw` signatures and RFC 9421 requests take a token key unchanged.
-    public func signature(for message: [UInt8], options: SignatureOptions) throws -> [UInt8] {
+    /// Signs on the token as a software key of the same type signs with the same options.
+    /// - Throws: ``PKCS11Error``: the token's failures (removed, logged out, a key without `CKA_SIGN`).
+    public func signature(for message: [UInt8], options: SignatureOptions) throws(PKCS11Error) -> [UInt8] {
         try sign(message, hash: options.hash, padding: options.rsaPadding == .pss ? .pss : .pkcs1v15, ecdsaEncoding: options.ecdsaEncoding)
     }
 
     /// Signs a digest Coffer computed on the token (what `coffer sign --raw` writes).
     /// - Throws: ``PKCS11Error``: `.unsupported` for a digest made from bytes or not SHA-256/384/512, and
     ///   the token's failures.
-    public func signature(for digest: DigestValue, options: SignatureOptions) throws -> [UInt8] {
+    public func signature(for digest: DigestValue, options: SignatureOptions) throws(PKCS11Error) -> [UInt8] {
         guard digest.isSignable else {
             throw PKCS11Error(.unsupported, "only a SHA-256, SHA-384 or SHA-512 digest Coffer computed can be signed (as a software key's signature(for:options:) requires)")
         }

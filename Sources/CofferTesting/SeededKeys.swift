@@ -5,7 +5,7 @@ import Crypto
 /// generator's seed alone, key included.
 public enum SeededKeys {
     /// The key types `key(_:seed:)` makes.
-    public static let types: [KeyType] = [.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
+    public static let types: [KeyAlgorithm] = [.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
 
     /// How many seed bytes `key(_:seed:)` reads at most (a P-521 scalar).
     public static let seedLength = 66
@@ -14,24 +14,24 @@ public enum SeededKeys {
     /// ML-DSA seeds are taken from the bytes; RSA keys cannot be derived from a seed here, so the first
     /// byte chooses one of three RSA-2048 keys generated once per process.
     /// - Throws: when the bytes are too few, or (with negligible probability) not a valid EC scalar.
-    public static func key(_ type: KeyType, seed: [UInt8]) throws -> SigningKey {
+    public static func key(_ type: KeyAlgorithm, seed: [UInt8]) throws -> SigningKey {
         guard seed.count >= seedLength else { throw SeedError(description: "expected \(seedLength) seed bytes, found \(seed.count)") }
         switch type {
-        case .rsa2048, .rsa3072, .rsa4096:
+        case .rsa:
             return try RSAPool.keys()[Int(seed[0]) % RSAPool.count]
         case .p256:
-            return try SigningKey(.p256(P256.Signing.PrivateKey(rawRepresentation: seed.prefix(32))))
+            return try SigningKey(P256.Signing.PrivateKey(rawRepresentation: seed.prefix(32)))
         case .p384:
-            return try SigningKey(.p384(P384.Signing.PrivateKey(rawRepresentation: seed.prefix(48))))
+            return try SigningKey(P384.Signing.PrivateKey(rawRepresentation: seed.prefix(48)))
         case .p521:
             // A P-521 scalar is 521 bits: keep one bit of the leading byte so that it stays below the order.
-            return try SigningKey(.p521(P521.Signing.PrivateKey(rawRepresentation: [seed[0] & 0x01] + seed[1..<66])))
+            return try SigningKey(P521.Signing.PrivateKey(rawRepresentation: [seed[0] & 0x01] + seed[1..<66]))
         case .ed25519:
-            return try SigningKey(.ed25519(Curve25519.Signing.PrivateKey(rawRepresentation: seed.prefix(32))))
+            return try SigningKey(Curve25519.Signing.PrivateKey(rawRepresentation: seed.prefix(32)))
         case .mldsa65:
-            return try SigningKey(.mldsa65(MLDSA65.PrivateKey(seedRepresentation: seed.prefix(32), publicKey: nil)))
+            return try SigningKey(MLDSA65.PrivateKey(seedRepresentation: seed.prefix(32), publicKey: nil))
         case .mldsa87:
-            return try SigningKey(.mldsa87(MLDSA87.PrivateKey(seedRepresentation: seed.prefix(32), publicKey: nil)))
+            return try SigningKey(MLDSA87.PrivateKey(seedRepresentation: seed.prefix(32), publicKey: nil))
         }
     }
 

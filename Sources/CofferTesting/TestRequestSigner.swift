@@ -20,7 +20,7 @@ public struct TestRequestSigner: Sendable {
     public let verificationKey: HTTPVerificationKey
 
     /// A fresh asymmetric key of `type` (Ed25519 by default; RSA keys sign with `rsa-pss-sha512`).
-    public init(keyType: KeyType = .ed25519, keyID: String = "test-key") throws {
+    public init(keyType: KeyAlgorithm = .ed25519, keyID: String = "test-key") throws {
         let key = try SigningKey.generate(keyType)
         let algorithm: HTTPSignatureAlgorithm? = if case .rsa = key.algorithm { .rsaPSSSHA512 } else { nil }
         let signingKey = try HTTPSigningKey(key, algorithm: algorithm)

@@ -83,8 +83,8 @@ struct SigningFormsTests {
 
     /// For every key type and hash, the digest forms agree between memory and file: same bytes, same
     /// options, same signature (deterministic types) or a signature the other form accepts.
-    @Test(arguments: [KeyType.ed25519, .p256, .p384, .p521, .rsa2048, .mldsa65])
-    func digestFormsAgree(type: KeyType) throws {
+    @Test(arguments: [KeyAlgorithm.ed25519, .p256, .p384, .p521, .rsa2048, .mldsa65])
+    func digestFormsAgree(type: KeyAlgorithm) throws {
         let key = try SigningKey.generate(type)
         for hash in DigestValue.signableAlgorithms {
             let options = SignatureOptions(hash: hash)
@@ -100,7 +100,7 @@ struct SigningFormsTests {
 
     /// Which algorithms sign messages whole, as the CLI's raw mode needs to know (it was CLI logic).
     @Test func whichAlgorithmsSignMessagesWhole() throws {
-        let whole = KeyType.allCases.filter { $0.algorithm.signsMessagesWhole }
+        let whole = KeyAlgorithm.allCases.filter { $0.signsMessagesWhole }
         #expect(whole == [.ed25519, .mldsa65, .mldsa87])
         // For Ed25519 that is visible: the message form and the digest form differ.
         let key = try Self.ed25519()

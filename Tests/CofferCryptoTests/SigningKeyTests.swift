@@ -7,10 +7,10 @@ import Testing
 
 @Suite("Signing keys")
 struct SigningKeyTests {
-    @Test(arguments: KeyType.allCases)
-    func generateSignVerifyAndRoundTripDER(type: KeyType) throws {
+    @Test(arguments: KeyAlgorithm.allCases)
+    func generateSignVerifyAndRoundTripDER(type: KeyAlgorithm) throws {
         let key = try SigningKey.generate(type)
-        #expect(key.algorithm == type.algorithm)
+        #expect(key.algorithm == type)
         let message = Array("attack at dawn".utf8)
         let signature = try key.signature(for: message)
         let publicKey = key.verifyingKey
@@ -29,8 +29,8 @@ struct SigningKeyTests {
         #expect(!other.verifyingKey.isValidSignature(signature, for: message))
     }
 
-    @Test(arguments: [KeyType.rsa2048, .p256, .p521, .ed25519, .mldsa65])
-    func filesAreSignedAsTheirStreamedDigest(type: KeyType) throws {
+    @Test(arguments: [KeyAlgorithm.rsa2048, .p256, .p521, .ed25519, .mldsa65])
+    func filesAreSignedAsTheirStreamedDigest(type: KeyAlgorithm) throws {
         let folder = try TemporaryDirectory()
         let bytes = Fixtures.randomBytes(count: FileReader.defaultChunkSize * 5 + 3)
         let path = try folder.write(bytes, to: "release.bin")
@@ -63,7 +63,7 @@ struct SigningKeyTests {
     }
 
     @Test func malformedSignaturesAreInvalidNotFatal() throws {
-        for type in KeyType.allCases where type != .rsa3072 && type != .rsa4096 {
+        for type in KeyAlgorithm.allCases where type != .rsa3072 && type != .rsa4096 {
             let key = try SigningKey.generate(type).verifyingKey
             for signature in [[], [0], [UInt8](repeating: 0xFF, count: 10), [UInt8](repeating: 0, count: 5000)] {
                 #expect(!key.isValidSignature(signature, for: Array("x".utf8)), "\(type)")

@@ -23,7 +23,7 @@ struct KeyFormatPropertyTests {
         var description: String { "\(format)/\(encoding)" }
     }
 
-    static func privateSteps(for type: KeyType) -> [Step] {
+    static func privateSteps(for type: KeyAlgorithm) -> [Step] {
         var steps: [Step] = []
         for format in KeyFormatTests.formats(for: type) + [.encryptedPKCS8] {
             steps.append(Step(format: format, encoding: .pem))
@@ -32,7 +32,7 @@ struct KeyFormatPropertyTests {
         return steps
     }
 
-    static func publicSteps(for type: KeyType) -> [Step] {
+    static func publicSteps(for type: KeyAlgorithm) -> [Step] {
         var steps: [Step] = []
         for format in KeyFormatTests.publicFormats(for: type) {
             steps.append(Step(format: format, encoding: .pem))
@@ -43,8 +43,8 @@ struct KeyFormatPropertyTests {
 
     static let password = Array("correct horse battery".utf8)
 
-    static func type(of key: SigningKey) -> KeyType {
-        SeededKeys.types.first { $0.algorithm == key.algorithm } ?? .p256
+    static func type(of key: SigningKey) -> KeyAlgorithm {
+        SeededKeys.types.first { $0 == key.algorithm } ?? .p256
     }
 
     /// A private key passed through any chain of private formats is the same key: same public half, and a

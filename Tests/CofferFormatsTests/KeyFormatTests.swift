@@ -8,19 +8,19 @@ import Testing
 
 @Suite("Key formats")
 struct KeyFormatTests {
-    static let types: [KeyType] = [.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
+    static let types: [KeyAlgorithm] = [.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
 
-    static func formats(for type: KeyType) -> [KeyFormat] {
+    static func formats(for type: KeyAlgorithm) -> [KeyFormat] {
         switch type {
-        case .rsa2048, .rsa3072, .rsa4096: [.pkcs8, .pkcs1Private, .jwk, .appleExternal]
+        case .rsa: [.pkcs8, .pkcs1Private, .jwk, .appleExternal]
         case .p256, .p384, .p521: [.pkcs8, .sec1, .jwk, .appleExternal]
         case .ed25519, .mldsa65, .mldsa87: [.pkcs8, .jwk]
         }
     }
 
-    static func publicFormats(for type: KeyType) -> [KeyFormat] {
+    static func publicFormats(for type: KeyAlgorithm) -> [KeyFormat] {
         switch type {
-        case .rsa2048, .rsa3072, .rsa4096: [.spki, .pkcs1Public, .jwk, .appleExternal, .openSSH]
+        case .rsa: [.spki, .pkcs1Public, .jwk, .appleExternal, .openSSH]
         case .p256, .p384, .p521: [.spki, .jwk, .appleExternal, .openSSH]
         case .ed25519: [.spki, .jwk, .openSSH]
         case .mldsa65, .mldsa87: [.spki, .jwk]
@@ -28,7 +28,7 @@ struct KeyFormatTests {
     }
 
     @Test(arguments: types)
-    func privateFormatsRoundTripAndAreDetected(type: KeyType) throws {
+    func privateFormatsRoundTripAndAreDetected(type: KeyAlgorithm) throws {
         let key = try SigningKey.generate(type)
         for format in Self.formats(for: type) {
             for encoding in [KeyEncoding.pem, .der] where encoding == .pem || ![.jwk, .appleExternal].contains(format) {
@@ -44,7 +44,7 @@ struct KeyFormatTests {
     }
 
     @Test(arguments: types)
-    func publicFormatsRoundTripAndAreDetected(type: KeyType) throws {
+    func publicFormatsRoundTripAndAreDetected(type: KeyAlgorithm) throws {
         let key = try SigningKey.generate(type).verifyingKey
         for format in Self.publicFormats(for: type) {
             let bytes = try key.representation(as: format)

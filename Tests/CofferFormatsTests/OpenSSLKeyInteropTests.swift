@@ -72,7 +72,7 @@ struct OpenSSLKeyInteropTests {
     @Test(arguments: ["rsa2048", "p256", "p384", "p521", "ed25519"])
     func ourKeysLoadInOpenSSL(name: String) async throws {
         let folder = try TemporaryDirectory()
-        let type = try #require(KeyType(rawValue: name))
+        let type = try #require(KeyAlgorithm(name: name))
         let key = try SigningKey.generate(type)
         let expected = key.verifyingKey.fingerprint.hex
         try folder.write("pass phrase\n", to: "pass.txt")
@@ -103,7 +103,7 @@ struct OpenSSLKeyInteropTests {
     @Test(arguments: ["rsa2048", "p256", "p384", "p521"])
     func digestSignaturesCrossVerify(name: String) async throws {
         let folder = try TemporaryDirectory()
-        let type = try #require(KeyType(rawValue: name))
+        let type = try #require(KeyAlgorithm(name: name))
         let key = try SigningKey.generate(type)
         try folder.write(key.representation(), to: "key.pem")
         try folder.write(key.verifyingKey.representation(), to: "pub.pem")

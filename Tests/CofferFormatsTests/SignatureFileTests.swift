@@ -35,8 +35,8 @@ struct SignatureFileTests {
             """)
     }
 
-    @Test(arguments: [KeyType.ed25519, .p256, .p384, .p521, .rsa2048, .mldsa65, .mldsa87])
-    func signAndVerifyFiles(type: KeyType) throws {
+    @Test(arguments: [KeyAlgorithm.ed25519, .p256, .p384, .p521, .rsa2048, .mldsa65, .mldsa87])
+    func signAndVerifyFiles(type: KeyAlgorithm) throws {
         let folder = try TemporaryDirectory()
         let path = try folder.write(Fixtures.randomBytes(count: 100_000), to: "data")
         let key = try SigningKey.generate(type)

@@ -26,8 +26,8 @@ struct SigningClientTests {
         try await app.test(.live) { client in try await body(try #require(client.port)) }
     }
 
-    @Test(arguments: [KeyType.ed25519, .p256, .rsa2048])
-    func signedRequestsAreAccepted(type: KeyType) async throws {
+    @Test(arguments: [KeyAlgorithm.ed25519, .p256, .rsa2048])
+    func signedRequestsAreAccepted(type: KeyAlgorithm) async throws {
         let key = try SigningKey.generate(type)
         let signingKey = type == .rsa2048 ? try HTTPSigningKey(key, algorithm: .rsaPSSSHA512) : try HTTPSigningKey(key)
         let signer = HTTPMessageSigner(key: signingKey, keyID: "k")

@@ -7,8 +7,8 @@ import Testing
 /// CofferTesting's request signer makes requests a verifier with its `keys` accepts, and only those.
 @Suite("Test request signer")
 struct TestRequestSignerTests {
-    @Test(arguments: [KeyType.ed25519, .p256, .rsa2048])
-    func signedRequestsVerify(type: KeyType) async throws {
+    @Test(arguments: [KeyAlgorithm.ed25519, .p256, .rsa2048])
+    func signedRequestsVerify(type: KeyAlgorithm) async throws {
         let client = try TestRequestSigner(keyType: type)
         let verifier = HTTPMessageVerifier(keys: client.keys)
         let body = Array(#"{"item": 1}"#.utf8)

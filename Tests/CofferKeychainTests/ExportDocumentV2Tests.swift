@@ -40,8 +40,8 @@ struct ExportDocumentV2Tests {
 
     /// Every kind of key Coffer signs with fits the document's limits and verifies (ML-DSA-87 has the
     /// largest key and signature: 2,614 and 4,627 bytes).
-    @Test(arguments: [KeyType.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87])
-    func everySignerKindSignsADocument(type: KeyType) throws {
+    @Test(arguments: [KeyAlgorithm.rsa2048, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87])
+    func everySignerKindSignsADocument(type: KeyAlgorithm) throws {
         let signer = try SigningKey.generate(type)
         let document = try ExportDocument.encode([ExportDocumentTests.vectorItem], signedBy: signer, audience: Self.audience)
         let proof = try #require(try ExportDocument.read(document).proof)

@@ -207,8 +207,8 @@ struct ExportDocumentTests {
 
 @Suite("Signing keys by application tag")
 struct SigningKeyItemTests {
-    @Test(arguments: [KeyType.p256, .ed25519, .rsa2048])
-    func storeFindSignDelete(type: KeyType) throws {
+    @Test(arguments: [KeyAlgorithm.p256, .ed25519, .rsa2048])
+    func storeFindSignDelete(type: KeyAlgorithm) throws {
         let fixture = try Fixture(.sqlite)
         let keychain = fixture.keychain
         let key = try SigningKey.generate(type)

@@ -23,7 +23,7 @@ struct KeychainImportTrustTests {
             keySizeInBits: KeychainItem.keySize(of: signingKey.algorithm), applicationLabel: signingKey.verifyingKey.fingerprint.sha256,
             label: nil, accessibility: .whenUnlocked
         )
-        let planted = ExportedItem(item: key, secret: signingKey.pkcs8DERRepresentation)
+        let planted = ExportedItem(item: key, secret: try signingKey.pkcs8DERRepresentation)
         return try CofferEncryption.encrypt(ExportDocument.encode([password, planted]), to: .recipients([victim]))
     }
 
@@ -69,7 +69,7 @@ struct KeychainImportTrustTests {
             try source.keychain.add(try SigningKey.generate(.p256), tag: "com.example.release")
         }
 
-        func export(to recipients: [RecipientPublicKey], signedBy signer: (any MessageSigner)?) throws -> [UInt8] {
+        func export(to recipients: [RecipientPublicKey], signedBy signer: SigningKey?) throws -> [UInt8] {
             try source.keychain.exportItems(keychainPassword: Fixture.password, protection: .recipients(recipients), signedBy: signer).file
         }
 

@@ -260,7 +260,8 @@ struct RegistrationProofTests {
             let privateX25519 = RecipientPrivateKey.generateX25519()
 
             // publicKey: the device's own private key, the request signed by it.
-            let asPublicKey = #"{"publicKey": "\#(json(device.pemRepresentation))"}"#
+            let devicePEM = try device.pemRepresentation
+            let asPublicKey = #"{"publicKey": "\#(json(devicePEM))"}"#
             let refused = try await Self.signedRegistration(base, json: asPublicKey, signer: device, keyID: Self.registeredKeyID(device))
             #expect(refused.status == 400 && refused.json["reason"] as? String == "invalid-key", "\(refused.text)")
             #expect((refused.json["detail"] as? String)?.contains("private key") == true, "\(refused.text)")
@@ -268,8 +269,8 @@ struct RegistrationProofTests {
             // A private key beside the public one (the second outside attack: the readers took the first
             // block and passed over the rest), as PEM after it or as base64 DER before it.
             for text in [
-                device.verifyingKey.pemRepresentation + device.pemRepresentation,
-                Base64.encode(device.pkcs8DERRepresentation) + "\n" + device.verifyingKey.pemRepresentation,
+                device.verifyingKey.pemRepresentation + (try device.pemRepresentation),
+                Base64.encode(try device.pkcs8DERRepresentation) + "\n" + device.verifyingKey.pemRepresentation,
             ] {
                 let beside = try await Self.signedRegistration(
                     base, json: #"{"publicKey": "\#(json(text))"}"#, signer: device, keyID: Self.registeredKeyID(device)

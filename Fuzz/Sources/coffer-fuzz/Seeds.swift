@@ -63,7 +63,7 @@ enum Seeds {
 
     private static func keys() throws -> [[UInt8]] {
         var out: [[UInt8]] = []
-        for type in [KeyType.p256, .p384, .p521, .ed25519, .rsa2048] {
+        for type in [KeyAlgorithm.p256, .p384, .p521, .ed25519, .rsa2048] {
             let key = try SigningKey.generate(type)
             for format in KeyFormat.allCases {
                 for encoding in [KeyEncoding.pem, .der] {
@@ -89,7 +89,7 @@ enum Seeds {
     private static func signatureFiles() throws -> [[UInt8]] {
         var out: [[UInt8]] = []
         let digest = DigestAlgorithm.sha512.hash(Array("release.tar.gz".utf8))
-        for type in [KeyType.ed25519, .p256, .rsa2048] {
+        for type in [KeyAlgorithm.ed25519, .p256, .rsa2048] {
             let file = try SignatureFile.sign(digest: digest, with: try SigningKey.generate(type), comment: "release 1.0")
             out.append(file.binary)
             out.append(Array(file.armored.utf8))
@@ -120,8 +120,8 @@ enum Seeds {
     private static func signedRequests() throws -> [(signatureInput: String, signature: String, raw: [UInt8])] {
         var keys: [(HTTPSigningKey, String)] = []
         if let secret = Fixed.macSecret { keys.append((.hmacSHA256(secret: secret), "hmac")) }
-        if let ed25519 = Fixed.ed25519 { keys.append((try HTTPSigningKey(try SigningKey(.ed25519(ed25519))), "ed25519")) }
-        if let p256 = Fixed.p256 { keys.append((try HTTPSigningKey(try SigningKey(.p256(p256))), "p256")) }
+        if let ed25519 = Fixed.ed25519 { keys.append((try HTTPSigningKey(SigningKey(ed25519)), "ed25519")) }
+        if let p256 = Fixed.p256 { keys.append((try HTTPSigningKey(SigningKey(p256)), "p256")) }
         return try keys.map { key, keyID in
             var request = HTTPRequest(method: .post, scheme: "https", authority: "example.com", path: "/foo?param=Value&Pet=dog")
             request.headerFields[.contentType] = "application/json"

@@ -48,41 +48,50 @@ public enum KeyAlgorithm: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The key types Coffer generates, as the command line names them (`-t p256`).
-public enum KeyType: String, CaseIterable, Sendable, CustomStringConvertible {
+extension KeyAlgorithm: CaseIterable {
     /// RSA with a 2048-bit modulus.
-    case rsa2048
+    public static let rsa2048 = KeyAlgorithm.rsa(bits: 2048)
     /// RSA with a 3072-bit modulus.
-    case rsa3072
+    public static let rsa3072 = KeyAlgorithm.rsa(bits: 3072)
     /// RSA with a 4096-bit modulus.
-    case rsa4096
-    /// ECDSA on P-256 (secp256r1).
-    case p256
-    /// ECDSA on P-384 (secp384r1).
-    case p384
-    /// ECDSA on P-521 (secp521r1).
-    case p521
-    /// Ed25519 (RFC 8032).
-    case ed25519
-    /// ML-DSA-65 (FIPS 204).
-    case mldsa65
-    /// ML-DSA-87 (FIPS 204).
-    case mldsa87
+    public static let rsa4096 = KeyAlgorithm.rsa(bits: 4096)
 
-    /// The algorithm a key of this type has.
-    public var algorithm: KeyAlgorithm {
+    /// The algorithms ``SigningKey/generate(_:)`` makes keys of, in the command line's order.
+    public static let allCases: [KeyAlgorithm] = [.rsa2048, .rsa3072, .rsa4096, .p256, .p384, .p521, .ed25519, .mldsa65, .mldsa87]
+
+    /// The name the command line gives the algorithm (`-t p256`, `rsa4096`): lower case, no dash.
+    public var name: String {
         switch self {
-        case .rsa2048: .rsa(bits: 2048)
-        case .rsa3072: .rsa(bits: 3072)
-        case .rsa4096: .rsa(bits: 4096)
-        case .p256: .p256
-        case .p384: .p384
-        case .p521: .p521
-        case .ed25519: .ed25519
-        case .mldsa65: .mldsa65
-        case .mldsa87: .mldsa87
+        case .rsa(let bits): "rsa\(bits)"
+        case .p256: "p256"
+        case .p384: "p384"
+        case .p521: "p521"
+        case .ed25519: "ed25519"
+        case .mldsa65: "mldsa65"
+        case .mldsa87: "mldsa87"
         }
     }
 
-    public var description: String { rawValue }
+    /// The algorithm of ``allCases`` the command line calls `name` (case-sensitive, as ``name``
+    /// spells it), or nil.
+    public init?(name: String) {
+        guard let algorithm = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = algorithm
+    }
+
+    /// ``name``, under the name it had when this type was `KeyType`.
+    @available(*, deprecated, renamed: "name")
+    public var rawValue: String { name }
+
+    /// ``init(name:)``, under the name it had when this type was `KeyType`.
+    @available(*, deprecated, renamed: "init(name:)")
+    public init?(rawValue: String) { self.init(name: rawValue) }
+
+    /// The algorithm itself: what `KeyType.algorithm` gave when the two were separate types.
+    @available(*, deprecated, message: "KeyType is KeyAlgorithm now: use the value itself")
+    public var algorithm: KeyAlgorithm { self }
 }
+
+/// The key types Coffer generates, before they were folded into the one ``KeyAlgorithm``.
+@available(*, deprecated, renamed: "KeyAlgorithm")
+public typealias KeyType = KeyAlgorithm

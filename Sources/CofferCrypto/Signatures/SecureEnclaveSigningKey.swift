@@ -5,18 +5,18 @@ public import Security
 
 /// A P-256 key generated in and held by the Secure Enclave (iOS, macOS with Apple silicon or a T2):
 /// it signs there and only its public half is ever in memory, the Apple-platform counterpart of a
-/// PKCS #11 token key (`CofferPKCS11`). A ``MessageSigner``, so signature files and RFC 9421 requests
-/// take it as they take a ``SigningKey``.
+/// PKCS #11 token key (`CofferPKCS11`). A ``CustomSigningKey``: wrapped in a ``SigningKey``, it signs
+/// through every API that takes one (signature files, RFC 9421 requests).
 ///
 /// ```swift
 /// let key = try SecureEnclaveSigningKey.generate()
 /// try keychain.add(…)   // keep key.dataRepresentation: the enclave's handle to the key, not the key
-/// let signer = try HTTPSigningKey(key)
+/// let signer = try HTTPSigningKey(SigningKey(key))
 /// ```
 ///
 /// The enclave signs SHA-256 digests only: signing with ``SignatureOptions/hash`` other than SHA-256
 /// is refused.
-public struct SecureEnclaveSigningKey: MessageSigner {
+public struct SecureEnclaveSigningKey: CustomSigningKey {
     let key: SecureEnclave.P256.Signing.PrivateKey
 
     /// Whether this device has a Secure Enclave.
@@ -55,19 +55,29 @@ public struct SecureEnclaveSigningKey: MessageSigner {
     public var verifyingKey: VerifyingKey { VerifyingKey(trusted: .p256(key.publicKey)) }
 
     /// Signs a message: SHA-256, then ECDSA in the enclave, in ``SignatureOptions/ecdsaEncoding``.
-    public func signature(for message: [UInt8], options: SignatureOptions) throws -> [UInt8] {
+    public func signature(for message: [UInt8], options: SignatureOptions) throws(CofferCryptoError) -> [UInt8] {
         guard (options.hash ?? .sha256) == .sha256 else {
             throw CofferCryptoError(.unknownAlgorithm, "the Secure Enclave signs SHA-256 digests only")
         }
-        return try encode(key.signature(for: SHA256.hash(data: message)), options)
+        return try enclave { try encode(key.signature(for: SHA256.hash(data: message)), options) }
     }
 
     /// Signs a SHA-256 digest Coffer computed.
-    public func signature(for digest: DigestValue, options: SignatureOptions) throws -> [UInt8] {
+    public func signature(for digest: DigestValue, options: SignatureOptions) throws(CofferCryptoError) -> [UInt8] {
         guard case .sha256(let value) = try digest.signableDigest() else {
             throw CofferCryptoError(.unknownAlgorithm, "the Secure Enclave signs SHA-256 digests only")
         }
-        return try encode(key.signature(for: value), options)
+        return try enclave { try encode(key.signature(for: value), options) }
+    }
+
+    /// Runs `body`, reporting the enclave's refusal (a locked device, a cancelled prompt) as
+    /// `.customKeyFailed`.
+    private func enclave(_ body: () throws -> [UInt8]) throws(CofferCryptoError) -> [UInt8] {
+        do {
+            return try body()
+        } catch {
+            throw CofferCryptoError(.customKeyFailed, "the Secure Enclave did not sign", underlying: error)
+        }
     }
 
     private func encode(_ signature: P256.Signing.ECDSASignature, _ options: SignatureOptions) -> [UInt8] {

@@ -57,16 +57,29 @@ extension SigningKey {
     ///
     /// - Warning: the private key in the clear. Write it only to a file created with mode 0600, prefer
     ///   the password-encrypted form, and never log it.
+    /// - Throws: ``CofferCryptoError`` `.keyNotExportable` for a key held outside Coffer
+    ///   (`init(_:)` of a ``CustomSigningKey``): a token or the Secure Enclave keeps its private key.
     public var pkcs8DERRepresentation: [UInt8] {
-        switch underlying {
-        case .rsa(let key): return Array(key.pkcs8DERRepresentation)
-        case .p256(let key): return Array(key.derRepresentation)
-        case .p384(let key): return Array(key.derRepresentation)
-        case .p521(let key): return Array(key.derRepresentation)
-        case .ed25519(let key): return Array(key.derRepresentation)
-        case .mldsa65(let key): return Self.mldsaPKCS8(oid: KeyOID.mldsa65, seed: Array(key.seedRepresentation))
-        case .mldsa87(let key): return Self.mldsaPKCS8(oid: KeyOID.mldsa87, seed: Array(key.seedRepresentation))
+        get throws(CofferCryptoError) {
+            switch underlying {
+            case .rsa(let key): return Array(key.pkcs8DERRepresentation)
+            case .p256(let key): return Array(key.derRepresentation)
+            case .p384(let key): return Array(key.derRepresentation)
+            case .p521(let key): return Array(key.derRepresentation)
+            case .ed25519(let key): return Array(key.derRepresentation)
+            case .mldsa65(let key): return Self.mldsaPKCS8(oid: KeyOID.mldsa65, seed: Array(key.seedRepresentation))
+            case .mldsa87(let key): return Self.mldsaPKCS8(oid: KeyOID.mldsa87, seed: Array(key.seedRepresentation))
+            case .custom: throw notExportable("as PKCS#8")
+            }
         }
+    }
+
+    /// The refusal to export a key held outside Coffer, `form` naming the form asked for.
+    package func notExportable(_ form: String) -> CofferCryptoError {
+        CofferCryptoError(
+            .keyNotExportable,
+            "expected a private key Coffer holds to export \(form), found \(algorithm) key \(verifyingKey.fingerprint.keyID), held outside Coffer (a token, the Secure Enclave), which only signs there"
+        )
     }
 
     private static func mldsaPKCS8(oid: ASN1ObjectIdentifier, seed: [UInt8]) -> [UInt8] {

@@ -24,11 +24,17 @@ import Foundation
 ///   a file of any size is signed in constant memory. For the same bytes and options the two give the
 ///   same signature; for Ed25519, ML-DSA and ECDSA it differs from ``signature(for:options:)-(Message,_)``.
 ///
+/// A key held by hardware — a PKCS #11 token key (`CofferPKCS11`), a Secure Enclave key — is a
+/// `SigningKey` too (`init(_:)` of a ``CustomSigningKey``): it signs through every API that takes one, and
+/// only exporting its private key is refused.
+///
 /// The private key never appears in `description`. Exporting it in the clear is a separate, plainly
 /// named operation in `CofferFormats`.
 public struct SigningKey: Sendable, CustomStringConvertible {
-    /// The swift-crypto key inside, for ``init(_:)``.
-    public enum Underlying: Sendable {
+    /// The key inside: a swift-crypto key, or a ``CustomSigningKey`` held elsewhere. Not public: keys
+    /// are made with one initialiser per kind, used through Coffer's methods and exported through its
+    /// plainly named export operations, never handed out raw.
+    package enum Underlying: Sendable {
         /// An RSA private key (2048 bits or more to sign).
         case rsa(_RSA.Signing.PrivateKey)
         /// An ECDSA private key on P-256.
@@ -43,18 +49,18 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         case mldsa65(MLDSA65.PrivateKey)
         /// An ML-DSA-87 private key (FIPS 204).
         case mldsa87(MLDSA87.PrivateKey)
+        /// A key Coffer does not hold (a token's, the Secure Enclave's), with its public half read once.
+        case custom(any CustomSigningKey, VerifyingKey)
     }
 
     /// The smallest RSA modulus Coffer will sign with.
     public static let minimumRSABits = 2048
 
-    /// The swift-crypto key. Not public: a signing key is used through Coffer's methods and exported
-    /// through its plainly named export operations, never handed out raw.
+    /// The key inside.
     package let underlying: Underlying
 
-    /// Wraps a swift-crypto key.
-    /// - Throws: ``CofferCryptoError`` `.invalidKey` for an RSA key below 2048 bits.
-    public init(_ underlying: Underlying) throws(CofferCryptoError) {
+    /// Wraps a key, refusing an RSA key below ``minimumRSABits``.
+    package init(_ underlying: Underlying) throws(CofferCryptoError) {
         if case .rsa(let key) = underlying, key.keySizeInBits < Self.minimumRSABits {
             throw CofferCryptoError(
                 .invalidKey,
@@ -64,25 +70,80 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// Generates a new key from the system's secure random generator.
-    /// - Throws: ``CofferCryptoError`` `.cryptographicFailure` if swift-crypto cannot make the key.
-    public static func generate(_ type: KeyType) throws(CofferCryptoError) -> SigningKey {
-        try wrappingSwiftCryptoErrors("generating \(Article.indefinite("\(type)")) key") { () throws -> SigningKey in
-            try makeKey(type)
+    /// Wraps a swift-crypto RSA key.
+    /// - Throws: ``CofferCryptoError`` `.invalidKey` for a key below 2048 bits.
+    public init(_ key: _RSA.Signing.PrivateKey) throws(CofferCryptoError) { try self.init(.rsa(key)) }
+
+    /// Wraps a swift-crypto ECDSA key on P-256.
+    public init(_ key: P256.Signing.PrivateKey) { underlying = .p256(key) }
+
+    /// Wraps a swift-crypto ECDSA key on P-384.
+    public init(_ key: P384.Signing.PrivateKey) { underlying = .p384(key) }
+
+    /// Wraps a swift-crypto ECDSA key on P-521.
+    public init(_ key: P521.Signing.PrivateKey) { underlying = .p521(key) }
+
+    /// Wraps a swift-crypto Ed25519 key.
+    public init(_ key: Curve25519.Signing.PrivateKey) { underlying = .ed25519(key) }
+
+    /// Wraps a swift-crypto ML-DSA-65 key.
+    public init(_ key: MLDSA65.PrivateKey) { underlying = .mldsa65(key) }
+
+    /// Wraps a swift-crypto ML-DSA-87 key.
+    public init(_ key: MLDSA87.PrivateKey) { underlying = .mldsa87(key) }
+
+    /// Wraps a key Coffer does not hold (a PKCS #11 token's, the Secure Enclave's), so that it signs
+    /// wherever a software key does. Its public half is read once, here. The private key stays where it
+    /// is: exporting it is refused (``CofferCryptoError`` `.keyNotExportable`), and every signature it
+    /// makes is checked against its public half before it is returned.
+    /// - Throws: ``CofferCryptoError`` `.invalidKey` when the key's ``CustomSigningKey/algorithm`` is not
+    ///   its public key's, or it is RSA below ``minimumRSABits``.
+    public init(_ custom: some CustomSigningKey) throws(CofferCryptoError) {
+        let publicKey = custom.verifyingKey
+        guard custom.algorithm == publicKey.algorithm else {
+            throw CofferCryptoError(
+                .invalidKey,
+                "expected a custom key whose algorithm is its public key's (\(publicKey.algorithm)), found one that says \(custom.algorithm)"
+            )
+        }
+        if case .rsa(let bits) = publicKey.algorithm, bits < Self.minimumRSABits {
+            throw CofferCryptoError(.invalidKey, "expected an RSA key of at least \(Self.minimumRSABits) bits for signing, found \(bits) bits")
+        }
+        underlying = .custom(custom, publicKey)
+    }
+
+    /// Whether the private key is held elsewhere (`init(_:)` of a ``CustomSigningKey``): it signs but cannot
+    /// be exported.
+    public var isCustom: Bool {
+        if case .custom = underlying { return true }
+        return false
+    }
+
+    /// Generates a new key of `algorithm` from the system's secure random generator: any
+    /// ``KeyAlgorithm/allCases`` member (RSA with 2048, 3072 or 4096 bits).
+    /// - Throws: ``CofferCryptoError`` `.unknownAlgorithm` for an RSA size Coffer does not generate,
+    ///   `.cryptographicFailure` if swift-crypto cannot make the key.
+    public static func generate(_ algorithm: KeyAlgorithm) throws(CofferCryptoError) -> SigningKey {
+        guard KeyAlgorithm.allCases.contains(algorithm) else {
+            throw CofferCryptoError(.unknownAlgorithm, "expected one of \(KeyAlgorithm.allCases.map(\.name).joined(separator: ", ")) to generate, found \(algorithm)")
+        }
+        return try wrappingSwiftCryptoErrors("generating \(Article.indefinite(algorithm.name)) key") { () throws -> SigningKey in
+            try makeKey(algorithm)
         }
     }
 
-    private static func makeKey(_ type: KeyType) throws -> SigningKey {
-        switch type {
-        case .rsa2048: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits2048)))
-        case .rsa3072: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits3072)))
-        case .rsa4096: try SigningKey(.rsa(_RSA.Signing.PrivateKey(keySize: .bits4096)))
-        case .p256: try SigningKey(.p256(P256.Signing.PrivateKey()))
-        case .p384: try SigningKey(.p384(P384.Signing.PrivateKey()))
-        case .p521: try SigningKey(.p521(P521.Signing.PrivateKey()))
-        case .ed25519: try SigningKey(.ed25519(Curve25519.Signing.PrivateKey()))
-        case .mldsa65: try SigningKey(.mldsa65(MLDSA65.PrivateKey()))
-        case .mldsa87: try SigningKey(.mldsa87(MLDSA87.PrivateKey()))
+    private static func makeKey(_ algorithm: KeyAlgorithm) throws -> SigningKey {
+        switch algorithm {
+        case .rsa(bits: 2048): try SigningKey(_RSA.Signing.PrivateKey(keySize: .bits2048))
+        case .rsa(bits: 3072): try SigningKey(_RSA.Signing.PrivateKey(keySize: .bits3072))
+        case .rsa(bits: 4096): try SigningKey(_RSA.Signing.PrivateKey(keySize: .bits4096))
+        case .rsa(let bits): throw CofferCryptoError(.unknownAlgorithm, "expected RSA with 2048, 3072 or 4096 bits to generate, found \(bits) bits")
+        case .p256: SigningKey(P256.Signing.PrivateKey())
+        case .p384: SigningKey(P384.Signing.PrivateKey())
+        case .p521: SigningKey(P521.Signing.PrivateKey())
+        case .ed25519: SigningKey(Curve25519.Signing.PrivateKey())
+        case .mldsa65: SigningKey(try MLDSA65.PrivateKey())
+        case .mldsa87: SigningKey(try MLDSA87.PrivateKey())
         }
     }
 
@@ -99,6 +160,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         case .ed25519(let key): VerifyingKey(trusted: .ed25519(key.publicKey))
         case .mldsa65(let key): VerifyingKey(trusted: .mldsa65(key.publicKey))
         case .mldsa87(let key): VerifyingKey(trusted: .mldsa87(key.publicKey))
+        case .custom(_, let publicKey): publicKey
         }
     }
 
@@ -118,7 +180,10 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         for message: Message,
         options: SignatureOptions = SignatureOptions()
     ) throws(CofferCryptoError) -> [UInt8] where Message.Element == UInt8 {
-        try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signMessage(message, options: options) }
+        if case .custom(let key, let publicKey) = underlying {
+            return try Self.customSignature(key, publicKey, .message(Array(message)), options: options)
+        }
+        return try Self.wrappingSwiftCryptoErrors("signing") { () throws -> [UInt8] in try signMessage(message, options: options) }
     }
 
     private func signMessage<Message: Sequence>(_ message: Message, options: SignatureOptions) throws -> [UInt8] where Message.Element == UInt8 {
@@ -129,7 +194,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
             return try Array(key.signature(for: Array(message)))
         case .mldsa87(let key):
             return try Array(key.signature(for: Array(message)))
-        case .rsa, .p256, .p384, .p521:
+        case .rsa, .p256, .p384, .p521, .custom:
             return try signDigest(Self.digest(of: message, algorithm: options.hash ?? algorithm.defaultHash), options: options)
         }
     }
@@ -159,6 +224,8 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 
     private func signDigest(_ digest: DigestValue.Signable, options: SignatureOptions) throws -> [UInt8] {
         switch underlying {
+        case .custom(let key, let publicKey):
+            return try Self.customSignature(key, publicKey, .digest(digest.value), options: options)
         case .rsa(let key):
             let padding: _RSA.Signing.Padding = options.rsaPadding == .pss ? .PSS : .insecurePKCS1v1_5
             let signature: _RSA.Signing.RSASignature
@@ -215,6 +282,46 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 }
 
 extension SigningKey {
+    /// What a custom key is asked to sign.
+    private enum CustomInput {
+        case message([UInt8])
+        case digest(DigestValue)
+    }
+
+    /// The custom key's signature of `input`, returned only once it verifies with the public half read
+    /// when the key was wrapped: a key that reports one public key and signs with another is refused.
+    private static func customSignature(
+        _ key: any CustomSigningKey, _ publicKey: VerifyingKey, _ input: CustomInput, options: SignatureOptions
+    ) throws(CofferCryptoError) -> [UInt8] {
+        let signature = try sign(key, input, options: options)
+        let verifies = switch input {
+        case .message(let bytes): publicKey.isValidSignature(signature, for: bytes, options: options)
+        case .digest(let digest): publicKey.isValidSignature(signature, for: digest, options: options)
+        }
+        guard verifies else {
+            throw CofferCryptoError(
+                .customKeyFailed,
+                "expected a signature that verifies with the custom key's public key \(publicKey.fingerprint.keyID), found one that does not; nothing was signed"
+            )
+        }
+        return signature
+    }
+
+    /// Signs on the custom key, passing Coffer's errors through and reporting the key's own (a token
+    /// removed, a PIN refused) as `.customKeyFailed` with the original underneath.
+    private static func sign<Key: CustomSigningKey>(_ key: Key, _ input: CustomInput, options: SignatureOptions) throws(CofferCryptoError) -> [UInt8] {
+        do {
+            switch input {
+            case .message(let bytes): return try key.signature(for: bytes, options: options)
+            case .digest(let digest): return try key.signature(for: digest, options: options)
+            }
+        } catch let error as CofferCryptoError {
+            throw error
+        } catch {
+            throw CofferCryptoError(.customKeyFailed, "the \(key.algorithm) key held outside Coffer failed to sign: \(error)", underlying: error)
+        }
+    }
+
     /// Runs `body`, passing Coffer's errors through and wrapping any other (swift-crypto's) as
     /// `.cryptographicFailure` with the original as the underlying error.
     static func wrappingSwiftCryptoErrors<Result>(_ operation: String, _ body: () throws -> Result) throws(CofferCryptoError) -> Result {

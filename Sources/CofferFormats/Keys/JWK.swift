@@ -168,6 +168,7 @@ enum JWKCodec {
     }
 
     static func write(private key: SigningKey) throws(CofferFormatsError) -> [UInt8] {
+        try key.requireExportable("as a JWK")
         guard var fields = try? JSONDecoder().decode(Fields.self, from: Data(write(public: key.verifyingKey))) else {
             throw CofferFormatsError(.malformedKey, "could not build the JWK")
         }
@@ -188,6 +189,7 @@ enum JWKCodec {
         case .ed25519(let ed): fields.d = Base64.encodeURLSafe(Array(ed.rawRepresentation))
         case .mldsa65(let ml): fields.priv = Base64.encodeURLSafe(Array(ml.seedRepresentation))
         case .mldsa87(let ml): fields.priv = Base64.encodeURLSafe(Array(ml.seedRepresentation))
+        case .custom: throw CofferFormatsError(.keyNotExportable, "a key held outside Coffer has no JWK")
         }
         return encode(fields)
     }

@@ -52,7 +52,7 @@ extension SigningKey {
         let label: String
         switch format {
         case .pkcs8:
-            (der, label) = (pkcs8DERRepresentation, "PRIVATE KEY")
+            (der, label) = (try exportablePKCS8, "PRIVATE KEY")
         case .pkcs1Private:
             (der, label) = (try pkcs1DERRepresentation, "RSA PRIVATE KEY")
         case .sec1:
@@ -67,6 +67,26 @@ extension SigningKey {
             throw CofferFormatsError(.wrongKeyKind, "\(format) is a public-key format; write verifyingKey instead")
         }
         return encoding == .pem ? Array(PEMArmor.encode(der, label: label).utf8) : der
+    }
+
+    /// Refuses a key held outside Coffer (a `CustomSigningKey`) before any private-key format is
+    /// written: `.keyNotExportable`, saying so, never an empty or partial result.
+    func requireExportable(_ format: String) throws(CofferFormatsError) {
+        guard isCustom else { return }
+        let refusal = notExportable(format)
+        throw CofferFormatsError(.keyNotExportable, refusal.reason, underlying: refusal)
+    }
+
+    /// ``pkcs8DERRepresentation``, or the refusal to export a key held outside Coffer.
+    var exportablePKCS8: [UInt8] {
+        get throws(CofferFormatsError) {
+            try requireExportable("as PKCS#8")
+            do {
+                return try pkcs8DERRepresentation
+            } catch {
+                throw CofferFormatsError(.keyNotExportable, error.reason, underlying: error)
+            }
+        }
     }
 
     /// The private key as password-encrypted PKCS#8 (PBES2 with AES-256-CBC), readable by
@@ -85,7 +105,7 @@ extension SigningKey {
     ) throws(CofferFormatsError) -> [UInt8] {
         try CofferFormatsError.wrapping("encrypting the private key") { () throws -> [UInt8] in
             guard !password.isEmpty else { throw CofferFormatsError(.invalidArgument, "an empty password protects nothing") }
-            var pkcs8 = pkcs8DERRepresentation
+            var pkcs8 = try exportablePKCS8
             defer { SecretBytes.wipe(&pkcs8) }
             let der = try EncryptedPKCS8.encrypt(pkcs8, password: password, kdf: kdf)
             return encoding == .pem ? Array(PEMArmor.encode(der, label: "ENCRYPTED PRIVATE KEY").utf8) : der
@@ -103,6 +123,7 @@ enum KeyExporter {
     }
 
     static func pkcs1Private(_ key: SigningKey) throws(CofferFormatsError) -> [UInt8] {
+        try key.requireExportable("as PKCS#1")
         guard case .rsa(let rsa) = key.underlying else {
             throw CofferFormatsError(.wrongKeyKind, "PKCS#1 holds RSA keys; this is an \(key.algorithm) key")
         }
@@ -132,7 +153,8 @@ extension VerifyingKey {
 extension SigningKey {
     /// The bare private key: Ed25519's 32-byte seed (RFC 8032), an EC key's scalar, ML-DSA's 32-byte seed.
     /// - Warning: the private key itself; write it only to a file created with mode 0600.
-    /// - Throws: ``CofferFormatsError`` `.unsupported` for RSA, which has no raw form (use PKCS#1).
+    /// - Throws: ``CofferFormatsError`` `.unsupported` for RSA, which has no raw form (use PKCS#1);
+    ///   `.keyNotExportable` for a key held outside Coffer (a token, the Secure Enclave).
     public var rawRepresentation: [UInt8] {
         get throws(CofferFormatsError) {
             switch underlying {
@@ -143,6 +165,9 @@ extension SigningKey {
             case .ed25519(let key): Array(key.rawRepresentation)
             case .mldsa65(let key): Array(key.seedRepresentation)
             case .mldsa87(let key): Array(key.seedRepresentation)
+            case .custom:
+                let refusal = notExportable("in its raw form")
+                throw CofferFormatsError(.keyNotExportable, refusal.reason, underlying: refusal)
             }
         }
     }

@@ -138,7 +138,11 @@ extension SigningKey {
     /// - Warning: the private key in the clear. Prefer
     ///   ``encryptedPKCS8Representation(password:kdf:encoding:)``; otherwise write it only to a file
     ///   created with mode 0600, and never log it.
-    public var pemRepresentation: String { PEMArmor.encode(pkcs8DERRepresentation, label: "PRIVATE KEY") }
+    /// - Throws: ``CofferFormatsError`` `.keyNotExportable` for a key held outside Coffer (a token, the
+    ///   Secure Enclave).
+    public var pemRepresentation: String {
+        get throws(CofferFormatsError) { PEMArmor.encode(try exportablePKCS8, label: "PRIVATE KEY") }
+    }
 
     /// The RSA private key in PKCS#1 DER. - Warning: the private key in the clear.
     /// - Throws: ``CofferFormatsError`` `.wrongKeyKind` for a key that is not RSA.

@@ -37,6 +37,7 @@ enum SEC1Codec {
     }
 
     static func write(_ key: SigningKey) throws(CofferFormatsError) -> [UInt8] {
+        try key.requireExportable("as SEC1")
         let scalar: [UInt8]
         let curve: ASN1ObjectIdentifier
         switch key.underlying {
@@ -101,6 +102,7 @@ enum AppleCodec {
     }
 
     static func privateBytes(_ key: SigningKey) throws(CofferFormatsError) -> [UInt8] {
+        try key.requireExportable("in Apple's external representation")
         switch key.underlying {
         case .p256(let ec): return Array(ec.x963Representation)
         case .p384(let ec): return Array(ec.x963Representation)

@@ -64,7 +64,7 @@ enum ExportDocument {
 
     /// A version 2 document: the items, signed by `signer` for `audience` (the recipients' fingerprints).
     /// - Throws: what `signer` throws when it cannot sign.
-    static func encode(_ items: [ExportedItem], signedBy signer: some MessageSigner, audience: [[UInt8]]) throws -> [UInt8] {
+    static func encode(_ items: [ExportedItem], signedBy signer: SigningKey, audience: [[UInt8]]) throws -> [UInt8] {
         let key = signer.verifyingKey.derRepresentation
         guard key.count <= maximumSignerKey, audience.count <= maximumAudience else {
             throw KeychainError(.badParameter, "expected a signer key of at most \(maximumSignerKey) bytes and at most \(maximumAudience) recipients; found \(key.count) bytes and \(audience.count)")

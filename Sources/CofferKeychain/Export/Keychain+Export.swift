@@ -64,14 +64,14 @@ extension Keychain {
     ///     not be unlocked, and user-presence items are exported on the strength of this password.
     ///   - protection: who will be able to open the export: a password, a key or recipients.
     ///   - signer: the exporter's key, whose public half importers name; required for recipients,
-    ///     optional otherwise. A key on a token signs as a software key does.
+    ///     optional otherwise. A key on a token (`SigningKey(tokenKey)`) signs as a software key does.
     ///   - cipher: the export's cipher (AES-256-GCM by default).
     /// - Returns: the encrypted export and what it holds.
     /// - Throws: `.authenticationFailed` for a wrong keychain password, `.dataCorrupted` when a row does
     ///   not open (nothing is exported then), `.badParameter` for an unusable protection, recipients
     ///   without a signer, or a signer that cannot sign.
     public func exportItems(
-        keychainPassword: String, protection: EncryptionProtection, signedBy signer: (any MessageSigner)? = nil,
+        keychainPassword: String, protection: EncryptionProtection, signedBy signer: SigningKey? = nil,
         cipher: EncryptionCipher = .aes256GCM
     ) throws(KeychainError) -> (file: [UInt8], summary: KeychainExportSummary) {
         // Who holds a public key could have written the export: such recipients need the signature.
@@ -131,7 +131,7 @@ extension Keychain {
     /// - Throws: also `.ioFailure` when the file cannot be written, or exists and `overwrite` is false.
     @discardableResult
     public func exportItems(
-        toPath path: String, keychainPassword: String, protection: EncryptionProtection, signedBy signer: (any MessageSigner)? = nil,
+        toPath path: String, keychainPassword: String, protection: EncryptionProtection, signedBy signer: SigningKey? = nil,
         cipher: EncryptionCipher = .aes256GCM, overwrite: Bool = false
     ) throws(KeychainError) -> KeychainExportSummary {
         let (file, summary) = try exportItems(keychainPassword: keychainPassword, protection: protection, signedBy: signer, cipher: cipher)

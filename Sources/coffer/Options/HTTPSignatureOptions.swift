@@ -59,9 +59,9 @@ struct HTTPSigningOptions: ParsableArguments {
         if algorithm == .hmacSHA256 {
             signingKey = .hmacSHA256(secret: try KeyOptions.loadFile(key, encoding: secretEncoding))
         } else {
-            let privateKey: any MessageSigner
+            let privateKey: SigningKey
             if HardwareKeys.isURI(key) {
-                privateKey = try HardwareKeys.privateKey(key, module: pkcs11Module, passwords: passwords)
+                privateKey = try SigningKey(HardwareKeys.privateKey(key, module: pkcs11Module, passwords: passwords))
             } else {
                 let imported = try KeyFiles.importKey(key, passwords: passwords)
                 guard let signingKey = imported.signingKey else {

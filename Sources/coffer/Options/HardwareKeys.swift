@@ -88,9 +88,9 @@ enum HardwareKeys {
 }
 
 extension KeyFiles {
-    /// What signs for `-k`: a private key file, or a key on a token (`pkcs11:` URI).
-    static func signer(_ path: String, passwords: PasswordOptions, pkcs11Module: String?) throws -> any MessageSigner {
-        if HardwareKeys.isURI(path) { return try HardwareKeys.privateKey(path, module: pkcs11Module, passwords: passwords) }
+    /// What signs for `-k`: a private key file, or a key on a token (`pkcs11:` URI), as one `SigningKey`.
+    static func signer(_ path: String, passwords: PasswordOptions, pkcs11Module: String?) throws -> SigningKey {
+        if HardwareKeys.isURI(path) { return try SigningKey(HardwareKeys.privateKey(path, module: pkcs11Module, passwords: passwords)) }
         let imported = try importKey(path, passwords: passwords)
         guard let signingKey = imported.signingKey else {
             throw CommandFailure(

@@ -30,18 +30,18 @@ struct KeyCommand: ParsableCommand {
 
 /// What `coffer key generate` makes: a signing key, or an X25519 key for receiving encrypted files.
 enum GeneratedKeyType: Equatable {
-    case signing(KeyType)
+    case signing(KeyAlgorithm)
     case x25519
 }
 
 /// ssh-keygen's names for the types it makes by default: `-t rsa` is RSA-3072, `-t ecdsa` P-256.
-let sshKeygenTypeAliases: [String: KeyType] = ["rsa": .rsa3072, "ecdsa": .p256]
+let sshKeygenTypeAliases: [String: KeyAlgorithm] = ["rsa": .rsa3072, "ecdsa": .p256]
 
 func parseKeyType(_ name: String) throws -> GeneratedKeyType {
     if name.lowercased() == "x25519" { return .x25519 }
     if let alias = sshKeygenTypeAliases[name.lowercased()] { return .signing(alias) }
-    guard let type = KeyType(rawValue: name.lowercased()) else {
-        throw ValidationError("unknown key type '\(name)'; expected one of: \((KeyType.allCases.map(\.rawValue) + ["x25519"]).joined(separator: ", "))")
+    guard let type = KeyAlgorithm(name: name.lowercased()) else {
+        throw ValidationError("unknown key type '\(name)'; expected one of: \((KeyAlgorithm.allCases.map(\.name) + ["x25519"]).joined(separator: ", "))")
     }
     return .signing(type)
 }

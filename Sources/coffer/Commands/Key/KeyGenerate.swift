@@ -44,7 +44,7 @@ struct KeyGenerate: ParsableCommand {
     @Option(
         name: [.customShort("t"), .customLong("type")],
         help: ArgumentHelp("The key type (default: ed25519).", valueName: "type"),
-        completion: .list(KeyType.allCases.map(\.rawValue) + ["x25519"] + sshKeygenTypeAliases.keys.sorted()),
+        completion: .list(KeyAlgorithm.allCases.map(\.name) + ["x25519"] + sshKeygenTypeAliases.keys.sorted()),
         transform: parseKeyType
     )
     var type: GeneratedKeyType = .signing(.ed25519)

@@ -81,7 +81,7 @@ struct Speed: ParsableCommand {
     enum Primitive {
         case digest(DigestAlgorithm)
         case mac(MACAlgorithm)
-        case signature(KeyType)
+        case signature(KeyAlgorithm)
         case aead(AEADAlgorithm)
         case pbkdf2
         case scrypt
@@ -92,7 +92,7 @@ struct Speed: ParsableCommand {
             switch self {
             case .digest(let algorithm): algorithm.rawValue
             case .mac(let algorithm): algorithm.rawValue
-            case .signature(let type): type.rawValue
+            case .signature(let type): type.name
             case .aead(let algorithm): algorithm == .aes256GCM ? "aes-gcm" : "chacha"
             case .pbkdf2: "pbkdf2"
             case .scrypt: "scrypt"
@@ -105,16 +105,16 @@ struct Speed: ParsableCommand {
     static let recommended: [Primitive] = DigestAlgorithm.recommended.map { .digest($0) }
         + [.mac(.hmacSHA256), .mac(.hmacSHA384), .mac(.hmacSHA512)]
         + [.aead(.aes256GCM), .aead(.chaCha20Poly1305)]
-        + [KeyType.rsa2048, .rsa4096, .p256, .p384, .ed25519, .mldsa65].map { .signature($0) }
+        + [KeyAlgorithm.rsa2048, .rsa4096, .p256, .p384, .ed25519, .mldsa65].map { .signature($0) }
         + [.pbkdf2, .scrypt]
     static let allNames = DigestAlgorithm.allCases.map(\.rawValue) + MACAlgorithm.allCases.map(\.rawValue)
-        + ["aes-gcm", "chacha"] + KeyType.allCases.map(\.rawValue) + ["pbkdf2", "scrypt", "keychain", "http"]
+        + ["aes-gcm", "chacha"] + KeyAlgorithm.allCases.map(\.name) + ["pbkdf2", "scrypt", "keychain", "http"]
         + HTTPSignatureAlgorithm.allCases.map { "http-" + $0.rawValue }
 
     static func primitive(named name: String) -> Primitive? {
         if let digest = DigestAlgorithm(name: name) { return .digest(digest) }
         if let mac = MACAlgorithm(rawValue: name.lowercased()) { return .mac(mac) }
-        if let type = KeyType(rawValue: name.lowercased()) { return .signature(type) }
+        if let type = KeyAlgorithm(name: name.lowercased()) { return .signature(type) }
         switch name.lowercased() {
         case "aes-gcm", "aes-256-gcm": return .aead(.aes256GCM)
         case "chacha", "chacha20-poly1305": return .aead(.chaCha20Poly1305)
@@ -242,7 +242,7 @@ struct Speed: ParsableCommand {
     }
 
     /// Sign and verify operations per second, each for `seconds`.
-    private func measureSignatures(_ types: [KeyType], afterTable: Bool) throws {
+    private func measureSignatures(_ types: [KeyAlgorithm], afterTable: Bool) throws {
         if !json {
             if afterTable { Terminal.writeLine("") }
             Terminal.writeLine(pad("signature", 20) + padLeft("sign/s", 14) + padLeft("verify/s", 14))
@@ -253,7 +253,7 @@ struct Speed: ParsableCommand {
         for type in types {
             let key = try SigningKey.generate(type)
             let publicKey = key.verifyingKey
-            let signsWholeMessage = type.algorithm.signsMessagesWhole
+            let signsWholeMessage = type.signsMessagesWhole
             let options = SignatureOptions(hash: .sha256)
             let signature = signsWholeMessage ? try key.signature(for: message) : try key.signature(for: digest, options: options)
             let signing = measure {
@@ -266,11 +266,11 @@ struct Speed: ParsableCommand {
             }
             if json {
                 try JSONLines.write(SignatureSpeedRecord(
-                    algorithm: type.rawValue, signsPerSecond: signing.operationsPerSecond, verifiesPerSecond: verifying.operationsPerSecond
+                    algorithm: type.name, signsPerSecond: signing.operationsPerSecond, verifiesPerSecond: verifying.operationsPerSecond
                 ))
             } else {
                 Terminal.writeLine(
-                    pad(type.rawValue, 20)
+                    pad(type.name, 20)
                         + padLeft(formatDecimal(signing.operationsPerSecond, places: 1), 14)
                         + padLeft(formatDecimal(verifying.operationsPerSecond, places: 1), 14)
                 )
@@ -280,7 +280,7 @@ struct Speed: ParsableCommand {
     }
 
     /// Sign and verify operations per second for a key given with -k (a file, or a token's).
-    private func measureSigner(_ signer: any MessageSigner, name: String) throws {
+    private func measureSigner(_ signer: SigningKey, name: String) throws {
         let message = Array(repeating: UInt8(0x5A), count: 64)
         let digest = DigestAlgorithm.sha256.hash(message)
         let options = SignatureOptions(hash: .sha256)
