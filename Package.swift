@@ -8,6 +8,7 @@
 //   CofferServer    the registration server (`coffer serve`): keys, users, replay cache on SQLite/PostgreSQL
 //        │
 //   CofferHummingbird  verifying middleware · CofferHTTPClient  signing AsyncHTTPClient helper
+//        │          CofferServerWire  the server API's bodies and answers, shared by server and client
 //        │
 //   CofferPinning   TLS pin policies checked on top of chain/hostname validation (NIOSSL, AsyncHTTPClient)
 //   CofferFiles     protected data folders: 0700, atomic 0600 files, excluded from backups
@@ -48,6 +49,7 @@ let package = Package(
         .library(name: "CofferHummingbird", targets: ["CofferHummingbird"]),
         .library(name: "CofferHTTPClient", targets: ["CofferHTTPClient"]),
         .library(name: "CofferServer", targets: ["CofferServer"]),
+        .library(name: "CofferServerWire", targets: ["CofferServerWire"]),
         .library(name: "CofferPinning", targets: ["CofferPinning"]),
         .library(name: "CofferPKCS11", targets: ["CofferPKCS11"]),
         .library(name: "CofferFiles", targets: ["CofferFiles"]),
@@ -132,6 +134,8 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // Signing and sending requests with AsyncHTTPClient.
+        // The server API's bodies and answers, defined once for CofferServer and CofferHTTPClient.
+        .target(name: "CofferServerWire", swiftSettings: strictSwift),
         .target(
             name: "CofferHTTPClient",
             dependencies: [
@@ -139,6 +143,7 @@ let package = Package(
                 "CofferCrypto",
                 "CofferFormats",
                 "CofferHTTPSignatures",
+                "CofferServerWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,7 +155,7 @@ let package = Package(
         .target(
             name: "CofferServer",
             dependencies: [
-                "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferHummingbird",
+                "CofferCore", "CofferCrypto", "CofferFormats", "CofferHTTPSignatures", "CofferHummingbird", "CofferServerWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -228,7 +233,7 @@ let package = Package(
             name: "coffer",
             dependencies: [
                 "CofferCore", "CofferCrypto", "CofferFormats", "CofferKeychain", "CCofferSupport", "CCofferBuildInfo",
-                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer", "CofferPinning", "CofferFiles", "CofferPKCS11",
+                "CofferHTTPSignatures", "CofferHTTPClient", "CofferServer", "CofferServerWire", "CofferPinning", "CofferFiles", "CofferPKCS11",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -265,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "CofferServerTests",
             dependencies: [
-                "CofferServer", "CofferHummingbird", "CofferHTTPClient", "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferTesting", "CofferTestSupport",
+                "CofferServer", "CofferServerWire", "CofferHummingbird", "CofferHTTPClient", "CofferHTTPSignatures", "CofferCrypto", "CofferFormats", "CofferTesting", "CofferTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import CofferCore
 public import CofferCrypto
 import CofferHTTPSignatures
+public import CofferServerWire
 import Foundation
 import HTTPTypes
 public import NIOCore
@@ -12,86 +13,21 @@ public import NIOCore
 ///
 /// ```swift
 /// let admin = try AdminClient(server: "https://api.example", key: adminKey)
-/// for key in try await admin.keys() where key.state == "active" { print(key.keyId) }
+/// for key in try await admin.keys() where key.state == .active { print(key.keyId) }
 /// let issued = try await admin.createToken(uses: 10, expiresIn: 86_400, platform: "ios")
 /// ```
 public struct AdminClient: Sendable {
-    /// A registered key as the admin API lists it.
-    public struct KeyRecord: Codable, Sendable, Hashable {
-        /// The id clients sign with.
-        public let keyId: String
-        /// The algorithm bound to it.
-        public let algorithm: String
-        /// `active`, `disabled` or `revoked`.
-        public let state: String
-        /// Registration time, UNIX seconds.
-        public let createdAt: Int64
-        /// The last accepted signature's time, to the minute; nil before the first.
-        public let lastUsedAt: Int64?
-        /// The user the device belongs to (per-user data keys), if any: only an admin's link makes it one.
-        public let userId: Int64?
-        /// The id of the encryption key its data keys are sealed to (the first 8 bytes of the SHA-256 of
-        /// its SubjectPublicKeyInfo, hex), if it has one.
-        public let encryptionKeyId: String?
-    }
-
-    /// One change in a key's history (docs/SERVER.md, "Admin API").
-    public struct KeyEvent: Codable, Sendable, Hashable {
-        /// When, UNIX seconds.
-        public let at: Int64
-        /// What changed: `registered`, `encryption-key`, `state` or `user`.
-        public let kind: String
-        /// Who changed it: `key:<keyId>`, `admin:<keyId>` or `migration`.
-        public let actor: String
-        /// What it became, where the kind does not say.
-        public let detail: String?
-    }
-
+    /// A registered key as the admin API lists it (its `state` a `KeyState` (CofferServerWire)).
+    public typealias KeyRecord = AdminKeyRecord
+    /// One change in a key's history (docs/SERVER.md, "Admin API"; its `kind` a
+    /// `KeyEventKind` (CofferServerWire)).
+    public typealias KeyEvent = AdminKeyEvent
     /// A user as the admin API lists it.
-    public struct UserRecord: Codable, Sendable, Hashable {
-        /// The user's id (what ``AdminClient/link(key:toUser:)`` takes).
-        public let id: Int64
-        /// The address as stored (normalized); the server verified none.
-        public let email: String
-        /// The name.
-        public let name: String
-        /// Sign-up time, UNIX seconds.
-        public let createdAt: Int64
-        /// The key that signed the user up (its creator, which is no member of it).
-        public let keyId: String
-    }
-
+    public typealias UserRecord = AdminUserRecord
     /// A registration token as the admin API lists it (never the token itself).
-    public struct TokenRecord: Codable, Sendable, Hashable {
-        /// The token's public id.
-        public let tokenId: String
-        /// Registrations it allows in all.
-        public let uses: Int
-        /// Registrations it still allows.
-        public let usesLeft: Int
-        /// Expiry, UNIX seconds.
-        public let expiresAt: Int64
-        /// The platform label it is bound to, if any.
-        public let platform: String?
-        /// Whether it was revoked.
-        public let revoked: Bool
-        /// Issue time, UNIX seconds.
-        public let createdAt: Int64
-    }
-
+    public typealias TokenRecord = AdminTokenRecord
     /// A token just issued: the only time its secret is shown.
-    public struct IssuedToken: Codable, Sendable, Hashable {
-        /// The token's public id.
-        public let tokenId: String
-        /// The secret an app sends in `POST /register` as `"token"`.
-        public let token: String
-        /// Registrations it allows.
-        public let uses: Int
-        /// Expiry, UNIX seconds.
-        public let expiresAt: Int64
-        /// The platform label it is bound to, if any.
-        public let platform: String?
-    }
+    public typealias IssuedToken = IssuedRegistrationToken
 
     /// What the admin API can do to a key.
     public enum KeyAction: String, Sendable, CaseIterable {
@@ -129,13 +65,13 @@ public struct AdminClient: Sendable {
 
     /// Every registered key.
     public func keys() async throws(ServerClientError) -> [KeyRecord] {
-        try await send(.get, "/admin/keys", decoding: [String: [KeyRecord]].self)["keys"] ?? []
+        try await send(.get, "/admin/keys", decoding: AdminKeyList.self).keys
     }
 
     /// The key's history, newest first (at most 1,000 events).
     /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key`.
     public func events(ofKey keyID: String) async throws(ServerClientError) -> [KeyEvent] {
-        try await send(.get, "/admin/keys/\(Self.pathSegment(keyID))/events", decoding: [String: [KeyEvent]].self)["events"] ?? []
+        try await send(.get, "/admin/keys/\(Self.pathSegment(keyID))/events", decoding: AdminKeyEventList.self).events
     }
 
     /// The user whose address is `email` (compared as the server's sign-up compares them: NFC, case
@@ -144,7 +80,7 @@ public struct AdminClient: Sendable {
     public func users(email: String? = nil) async throws(ServerClientError) -> [UserRecord] {
         var path = "/admin/users"
         if let email { path += "?email=" + (email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "") }
-        return try await send(.get, path, decoding: [String: [UserRecord]].self)["users"] ?? []
+        return try await send(.get, path, decoding: AdminUserList.self).users
     }
 
     private static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
@@ -160,7 +96,7 @@ public struct AdminClient: Sendable {
     /// address the device claims. The record afterwards.
     /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key` or `unknown-user`.
     public func link(key keyID: String, toUser userID: Int64) async throws(ServerClientError) -> KeyRecord {
-        try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/user", body: Array(#"{"userId":\#(userID)}"#.utf8), decoding: KeyRecord.self)
+        try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/user", body: SignedExchange.json(KeyLinkRequest(userId: userID)), decoding: KeyRecord.self)
     }
 
     /// Issues a registration token.
@@ -169,19 +105,18 @@ public struct AdminClient: Sendable {
     ///   - expiresIn: seconds until it stops working, 60 to 30 days.
     ///   - platform: the platform label a registration with it must give, if any.
     public func createToken(uses: Int = 1, expiresIn: Int64 = 86_400, platform: String? = nil) async throws(ServerClientError) -> IssuedToken {
-        struct Body: Encodable { let uses: Int, expiresIn: Int64, platform: String? }
-        return try await send(.post, "/admin/tokens", body: SignedExchange.json(Body(uses: uses, expiresIn: expiresIn, platform: platform)), decoding: IssuedToken.self)
+        let request = TokenRequest(uses: uses, expiresIn: expiresIn, platform: platform)
+        return try await send(.post, "/admin/tokens", body: SignedExchange.json(request), decoding: IssuedToken.self)
     }
 
     /// Every token, newest first.
     public func tokens() async throws(ServerClientError) -> [TokenRecord] {
-        try await send(.get, "/admin/tokens", decoding: [String: [TokenRecord]].self)["tokens"] ?? []
+        try await send(.get, "/admin/tokens", decoding: AdminTokenList.self).tokens
     }
 
     /// Revokes a token.
     public func revokeToken(id tokenID: String) async throws(ServerClientError) {
-        struct Revoked: Decodable { let revoked: Bool }
-        _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: Revoked.self)
+        _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: RevokedRegistrationToken.self)
     }
 
     /// A key or token id as one path segment (ids are base64url or hex; anything else is escaped).

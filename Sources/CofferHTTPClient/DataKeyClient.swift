@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import CofferCore
 public import CofferFormats
 public import CofferHTTPSignatures
+import CofferServerWire
 import Foundation
 import HTTPTypes
 public import NIOCore
@@ -29,14 +30,6 @@ public struct DataKeyClient: Sendable {
         public let newestVersion: Int64
         /// The oldest version it still hands out.
         public let minimumVersion: Int64
-    }
-
-    struct Answer: Decodable {
-        let dataKeyId: String
-        let version: Int64
-        let envelope: String
-        let newestVersion: Int64
-        let minimumVersion: Int64
     }
 
     /// The server's base URL.
@@ -78,18 +71,18 @@ public struct DataKeyClient: Sendable {
     public func fetch(version: Int64? = nil) async throws(ServerClientError) -> DataKey {
         let body = version.map { Array(#"{"version":\#($0)}"#.utf8) } ?? Array("{}".utf8)
         return try open(try await SignedExchange.send(
-            .post, "/data-keys", body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: Answer.self
+            .post, "/data-keys", body: body, to: server, signer: signer, client: client, timeout: timeout, decoding: SealedDataKey.self
         ).answer)
     }
 
     /// Makes a new version and returns it; older versions stay fetchable until an admin retires them.
     public func rotate() async throws(ServerClientError) -> DataKey {
         try open(try await SignedExchange.send(
-            .post, "/data-keys/rotate", body: Array("{}".utf8), to: server, signer: signer, client: client, timeout: timeout, decoding: Answer.self
+            .post, "/data-keys/rotate", body: Array("{}".utf8), to: server, signer: signer, client: client, timeout: timeout, decoding: SealedDataKey.self
         ).answer)
     }
 
-    private func open(_ answer: Answer) throws(ServerClientError) -> DataKey {
+    private func open(_ answer: SealedDataKey) throws(ServerClientError) -> DataKey {
         let context = DataKeyEnvelope.context(dataKeyID: answer.dataKeyId, version: answer.version, deviceKeyID: signer.keyID)
         do {
             var bytes = try DataKeyEnvelope.open(try Base64.decode(answer.envelope), with: identity, context: context)

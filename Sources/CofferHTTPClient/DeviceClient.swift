@@ -3,6 +3,7 @@ public import CofferCore
 public import CofferCrypto
 public import CofferFormats
 public import CofferHTTPSignatures
+public import CofferServerWire
 import Foundation
 import HTTPTypes
 public import NIOCore
@@ -19,39 +20,13 @@ public import NIOCore
 /// ```
 public struct DeviceClient: Sendable {
     /// What the server answered to a registration.
-    public struct Registration: Codable, Sendable, Hashable {
-        /// The id the key is registered as (what every signed request names in `keyid`).
-        public let keyId: String
-        /// The algorithm bound to it.
-        public let algorithm: String
-        /// Whether this request registered it (`201`); false when it was already registered with
-        /// nothing to change (`200`).
-        public var created: Bool = false
-
-        private enum CodingKeys: String, CodingKey { case keyId, algorithm }
-    }
+    public typealias Registration = DeviceRegistration
 
     /// What the server answered to ``setEncryptionKey(_:)``.
-    public struct EncryptionKeyChange: Codable, Sendable, Hashable {
-        /// The device's key id.
-        public let keyId: String
-        /// The encryption key's id: the first 8 bytes of the SHA-256 of its SubjectPublicKeyInfo, hex.
-        public let encryptionKeyId: String
-        /// Whether it changed (false when it was already the device's encryption key).
-        public let changed: Bool
-    }
+    public typealias EncryptionKeyChange = EncryptionKeyUpdate
 
     /// A user as `POST /register_user` answered it.
-    public struct User: Codable, Sendable, Hashable {
-        /// The user's id.
-        public let id: Int64
-        /// The address as the server stores it (normalized).
-        public let email: String
-        /// The name.
-        public let name: String
-        /// The key that signed the user up: this device's.
-        public let keyId: String
-    }
+    public typealias User = SignedUpUser
 
     /// The server's base URL.
     public let server: ServerURL

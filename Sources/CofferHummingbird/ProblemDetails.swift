@@ -52,3 +52,12 @@ public struct ProblemDetails: Sendable, Hashable {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
+
+/// A problem is also an error a route throws (Hummingbird's `HTTPResponseError`): Hummingbird answers it
+/// with ``response(headers:)``, the same bytes a route that returns the problem's response sends.
+extension ProblemDetails: HTTPResponseError {
+    /// ``response(headers:)``, whatever the request.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        response()
+    }
+}

@@ -47,10 +47,18 @@ public struct RegistrationServer: Sendable {
         /// Failed signature checks (`401` on a signed route) accepted per client address per minute
         /// before the address gets `429` without verification; nil for no limit. 60 by default.
         public var signatureFailuresPerMinute: Int? = 60
-        /// The clock the per-address limits (``registrationsPerMinute``, ``signatureFailuresPerMinute``)
-        /// refill by, in seconds: monotonic by default. A test holds it still, so that a limit it
-        /// reaches holds however slowly the machine runs the test.
-        public var rateLimitClock: @Sendable () -> Double = AddressRateLimiter.monotonicSeconds
+        /// The clock every route reads (``ServerClock``): the times it records and the per-hour limits
+        /// by its wall clock, the per-address limits (``registrationsPerMinute``,
+        /// ``signatureFailuresPerMinute``) by its monotonic clock. The system's by default; a test holds
+        /// it still (``ServerClock/held(atSeconds:)``), so that a limit it reaches holds however slowly
+        /// the machine runs the test.
+        public var clock: ServerClock = .system
+        /// The monotonic reading of ``clock``, which the per-address limits refill by.
+        @available(*, deprecated, renamed: "clock.monotonicSeconds")
+        public var rateLimitClock: @Sendable () -> Double {
+            get { clock.monotonicSeconds }
+            set { clock.monotonicSeconds = newValue }
+        }
         /// The admin identities: public keys (never shared secrets) whose signed requests may manage the
         /// allow-list and issue registration tokens (docs/SERVER.md, "Admin API"); their `keyid` is their Coffer
         /// key id. None by default: no admin API.
@@ -105,7 +113,8 @@ public struct RegistrationServer: Sendable {
         self.options = options
     }
 
-    /// The policy `/register_user` applies.
+    /// The policy every signed route applies (`/register_user`, the device routes, the admin API;
+    /// `/register` adds a nonce to it): built here only.
     public var policy: HTTPSignaturePolicy {
         var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
         policy.requiresCreated = true
@@ -113,92 +122,21 @@ public struct RegistrationServer: Sendable {
         return policy
     }
 
-    /// The routes.
+    /// The routes: the public ones, those a registered device signs (with its data keys when there are
+    /// master keys) and the admin API (when there are admin keys), each a Hummingbird route collection
+    /// of its own, behind the metrics and the `503` for a failing store; what none of them takes is
+    /// answered `404` or `405` with a problem document.
     /// - Throws: ``ServerConfigurationError`` `.invalidAdminKey` for an admin key that cannot sign HTTP
     ///   requests (an RSA key needs an algorithm, so admin keys are EC or Ed25519).
     public func router() throws -> Router<HTTPSignatureContext> {
+        let parts = try RouteParts(server: self)
         let router = Router(context: HTTPSignatureContext.self)
-        let metrics = ServerMetrics(factory: options.metricsFactory)
-        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
         router.add(middleware: UnavailableOnFailure())
-        let store: any RegistrationStore = MeasuredStore(store, metrics: metrics)
-        let mode = options.effectiveRegistration
-        let writer = options.masterKeys.map { MasterKeyWriter(keyring: $0, store: store) }
-        var admins: [String: HTTPVerificationKey] = [:]
-        for key in options.adminKeys {
-            do {
-                admins[key.fingerprint.keyID] = try HTTPVerificationKey(key)
-            } catch {
-                throw ServerConfigurationError(.invalidAdminKey, "the admin key \(key.fingerprint.keyID) cannot sign HTTP requests: \(error.reason)", underlying: error)
-            }
-        }
-        let registrations = options.registrationsPerMinute.map { AddressRateLimiter(perMinute: $0, now: options.rateLimitClock) }
-        let failures = options.signatureFailuresPerMinute.map { AddressRateLimiter(perMinute: $0, now: options.rateLimitClock) }
-        if !admins.isEmpty {
-            AdminRoutes.add(
-                to: router, server: self, store: store, adminKeys: admins, writer: writer,
-                failureLimit: failures.map { SignatureFailureLimit(limiter: $0, metrics: metrics) }
-            )
-        }
-        let uses = KeyUseRecorder(store: store)
-        let registration = RegisterRoute(store: store, mode: mode, writer: writer, options: options)
-        router.get("health") { _, _ -> Response in
-            do {
-                try await store.ping()
-                return Self.json(.ok, ["status": "ok"])
-            } catch {
-                return Self.json(.serviceUnavailable, ["status": "unavailable"])
-            }
-        }
-        router.get("ready") { _, _ -> Response in
-            do {
-                try await store.ping()
-                let version = try await store.schemaVersion()
-                guard version >= RegistrationSQL.latestVersion else {
-                    return Self.json(.serviceUnavailable, ["status": "migrating", "schema": .integer(Int64(version))])
-                }
-                return Self.json(.ok, ["status": "ready", "schema": .integer(Int64(version))])
-            } catch {
-                return Self.json(.serviceUnavailable, ["status": "unavailable"])
-            }
-        }
-        router.post("register") { request, context -> Response in
-            if let wait = registrations?.take(Self.clientAddress(context)) {
-                metrics.rateLimited("registration")
-                context.logger.notice("registration refused: rate limit", metadata: ["address": .string(Self.clientAddress(context))])
-                return Self.tooManyRequests(retryAfter: wait, "too many registrations from this address")
-            }
-            return try await registration.respond(to: request, context: context)
-        }
-        let keys = StoreKeyProvider(store: store, masterKeys: options.masterKeys, maximumAge: options.keyRecordMaximumAge)
-        let verifier = HTTPMessageVerifier(policy: policy, keys: keys, replayCache: store)
-        let middleware = HTTPSignatureMiddleware<HTTPSignatureContext>(
-            verifier: verifier, scheme: options.scheme, authority: options.authority, maximumBodySize: 64 * 1024, metricsFactory: options.metricsFactory
-        )
-        var devices = router.group()
-        if let failures { devices = devices.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
-        let signedByDevices = devices.add(middleware: middleware)
-        EncryptionKeyRoute.add(to: signedByDevices, store: store, changesPerHour: options.encryptionKeyChangesPerHour, uses: uses)
-        if let writer {
-            DataKeyRoutes.add(
-                to: signedByDevices, store: store, records: keys, writer: writer, scope: options.dataKeyScope,
-                rotationsPerHour: options.dataKeyRotationsPerHour, uses: uses, metrics: metrics
-            )
-        }
-        var signed = router.group("register_user")
-        if let failures { signed = signed.add(middleware: SignatureFailureLimit(limiter: failures, metrics: metrics)) }
-        // The user and the signature's replay record are written in one transaction: one write per
-        // request instead of two, and a request that fails to be stored can be sent again.
-        var joined = middleware
-        joined.defersReplayRecordToRoute = true
-        signed
-            .add(middleware: joined)
-            .post { request, context -> Response in
-                guard let keyID = context.verifiedSignature?.keyID else { return Self.problem(.unauthorized, "missing-signature", "the request is not signed") }
-                let response = try await Self.registerUser(request, context: context, keyID: keyID, store: store)
-                try await uses.noteUse(of: keyID)
-                return response
-            }
+        if let admin = AdminRoutes(parts) { router.addRoutes(admin.routes, atPath: "admin") }
+        router.addRoutes(PublicRoutes(parts).routes)
+        router.addRoutes(DeviceRoutes(parts).routes)
+        if let dataKeys = DataKeyRoutes(parts) { router.addRoutes(dataKeys.routes) }
         router.add(middleware: UnmatchedRoutes(router.routes))
         return router
     }
@@ -216,31 +154,10 @@ public struct RegistrationServer: Sendable {
 
     /// `429 Too Many Requests` with `Retry-After` and a problem body.
     static func tooManyRequests(retryAfter seconds: Int, _ what: String) -> Response {
-        var response = problem(.tooManyRequests, "rate-limited", "\(what); try again in \(seconds) s")
+        var response = ProblemDetails(status: .tooManyRequests, reason: "rate-limited", detail: "\(what); try again in \(seconds) s").response()
         response.headers[.retryAfter] = String(seconds)
         return response
     }
-
-    /// Counts failed signature checks per address and, once an address has used its allowance,
-    /// answers `429` before verifying anything, until a token is back.
-    struct SignatureFailureLimit: RouterMiddleware {
-        typealias Context = HTTPSignatureContext
-        let limiter: AddressRateLimiter
-        let metrics: ServerMetrics
-
-        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-            let address = RegistrationServer.clientAddress(context)
-            if let wait = limiter.retryAfter(address) {
-                metrics.rateLimited("signature-failures")
-                return RegistrationServer.tooManyRequests(retryAfter: wait, "too many failed signature checks from this address")
-            }
-            let response = try await next(request, context)
-            if response.status == .unauthorized { _ = limiter.take(address) }
-            return response
-        }
-    }
-
-    // MARK: - Handlers
 
     /// A platform label: 1 to 32 of `a-z`, `0-9` and `-`.
     static func isPlatformLabel(_ text: String) -> Bool {
@@ -249,59 +166,6 @@ public struct RegistrationServer: Sendable {
 
     /// The SHA-256 of a registration token's secret, hex: what the store keeps.
     static func tokenHash(_ secret: String) -> String { DigestAlgorithm.sha256.hash(secret).hex }
-
-    struct UserBody: Decodable {
-        let email: String
-        let name: String
-    }
-
-    static func registerUser(_ request: Request, context: HTTPSignatureContext, keyID: String, store: any RegistrationStore) async throws -> Response {
-        var request = request
-        let data: Data
-        switch try await StrictJSON.read(&request, limit: 64 * 1024) {
-        case .bytes(let bytes): data = bytes
-        case .problem(let problem): return problem.response()
-        }
-        let body: UserBody
-        switch StrictJSON.strings(["email", "name"], from: data) {
-        case .value(let fields): body = UserBody(email: fields[0], name: fields[1])
-        case .problem(let problem): return problem.response()
-        }
-        let email: String
-        let name: String
-        switch (UserFields.email(body.email), UserFields.name(body.name)) {
-        case (.success(let address), .success(let text)):
-            (email, name) = (address, text)
-        case (.failure(let refusal), _), (_, .failure(let refusal)):
-            return problem(.badRequest, refusal.reason, refusal.detail)
-        }
-        let createdAt = Int64(Date().timeIntervalSince1970)
-        let stored: RegisteredUser?
-        // Only the obligation is taken out of the verified signature (a copy of all of it retains each of
-        // its strings); its label is read again only for a replay.
-        if let replay = context.verifiedSignature?.replayObligation?.take() {
-            switch try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) {
-            case .inserted(let user): stored = user
-            case .emailExists: stored = nil
-            case .replayed: throw HTTPMessageVerifier.replayed(label: context.verifiedSignature?.label ?? "")
-            }
-        } else {
-            stored = try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt)
-        }
-        guard let user = stored else {
-            return problem(.conflict, "email-exists", "this email address is already registered")
-        }
-        return json(.created, ["id": .integer(user.id), "email": .string(user.email), "name": .string(user.name), "keyId": .string(user.keyID)])
-    }
-
-    static func json(_ status: HTTPResponse.Status, _ fields: [String: FlatJSONValue]) -> Response {
-        let data = FlatJSONObject(fields).encoded
-        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    static func problem(_ status: HTTPResponse.Status, _ reason: String, _ detail: String) -> Response {
-        ProblemDetails(status: status, reason: reason, detail: detail).response()
-    }
 }
 
 extension RegistrationServer {

@@ -48,7 +48,7 @@ struct AdminVisibilityTests {
         let admin = try SigningKey.generate(.ed25519)
         var options = AllowList.options(admin: admin, registration: .open)
         options.signatureFailuresPerMinute = 3
-        options.rateLimitClock = { 0 }  // held still: the limit holds however slowly the test runs
+        options.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
         let withAdmin = options
         try await Server.withServer(store: store, options: withAdmin) { base in
             let nowhere = try await Self.answer(Self.request(.GET, base + "/nothing/here"))

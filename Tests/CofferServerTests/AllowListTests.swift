@@ -18,8 +18,10 @@ import Testing
 /// server instances sharing the database.
 @Suite("Allow-list and admin API")
 struct AllowListTests {
+    /// Where a route test keeps its records: in memory (``InMemoryRegistrationStore``, the routes alone),
+    /// or in a database (the routes and the store together).
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
+        case memory, sqlite, postgres
         var testDescription: String { rawValue }
     }
 
@@ -28,6 +30,10 @@ struct AllowListTests {
     /// Two stores over one database (two instances' views), or nil when PostgreSQL is not configured.
     static func stores(_ backend: Backend, in folder: TemporaryDirectory) async throws -> (any RegistrationStore, any RegistrationStore)? {
         switch backend {
+        case .memory:
+            // Two instances over one database: one store both see.
+            let store = InMemoryRegistrationStore()
+            return (store, store)
         case .sqlite:
             let location = DatabaseLocation.sqlite(path: folder.path("server.sqlite"))
             return (try await location.openForTest("a"), try await location.openForTest("b"))
@@ -90,7 +96,7 @@ struct AllowListTests {
         let options = Self.options(admin: adminKey, registration: .open)
         try await Server.withServer(store: first, options: options) { one in
             try await Server.withServer(store: second, options: options) { two in
-                let keyID = try #require(try await Server.register(app, at: one).json["keyId"] as? String)
+                let keyID = try #require(try await Server.register(app, at: one).registration?.keyId)
                 #expect(try await Self.userRequest(two, key: app, keyID: keyID).status == 201)
 
                 let listed = try await Self.admin(.get, one, "/admin/keys", as: adminKey)
@@ -102,20 +108,20 @@ struct AllowListTests {
                 #expect(!listed.text.contains("secret"), "a listing never shows a secret")
 
                 let disabled = try await Self.admin(.post, one, "/admin/keys/\(keyID)/disable", as: adminKey)
-                #expect(disabled.json["state"] as? String == "disabled")
+                #expect(disabled.keyRecord?.state == .disabled)
                 let refused = try await Self.userRequest(two, key: app, keyID: keyID)
                 #expect(refused.status == 401)
-                #expect(refused.json["reason"] as? String == "key-revoked")
+                #expect(refused.problem?.reason == "key-revoked")
 
-                #expect(try await Self.admin(.post, two, "/admin/keys/\(keyID)/enable", as: adminKey).json["state"] as? String == "active")
+                #expect(try await Self.admin(.post, two, "/admin/keys/\(keyID)/enable", as: adminKey).keyRecord?.state == .active)
                 #expect(try await Self.userRequest(one, key: app, keyID: keyID).status == 201)
 
-                #expect(try await Self.admin(.post, two, "/admin/keys/\(keyID)/revoke", as: adminKey).json["state"] as? String == "revoked")
-                #expect(try await Self.userRequest(one, key: app, keyID: keyID).json["reason"] as? String == "key-revoked")
+                #expect(try await Self.admin(.post, two, "/admin/keys/\(keyID)/revoke", as: adminKey).keyRecord?.state == .revoked)
+                #expect(try await Self.userRequest(one, key: app, keyID: keyID).problem?.reason == "key-revoked")
                 let again = try await Self.admin(.post, one, "/admin/keys/\(keyID)/enable", as: adminKey)
-                #expect(again.status == 409 && again.json["reason"] as? String == "key-revoked", "revocation is final")
-                #expect(try await Self.userRequest(two, key: app, keyID: keyID).json["reason"] as? String == "key-revoked")
-                #expect(try await Self.admin(.post, one, "/admin/keys/k_nope/disable", as: adminKey).json["reason"] as? String == "unknown-key")
+                #expect(again.status == 409 && again.problem?.reason == "key-revoked", "revocation is final")
+                #expect(try await Self.userRequest(two, key: app, keyID: keyID).problem?.reason == "key-revoked")
+                #expect(try await Self.admin(.post, one, "/admin/keys/k_nope/disable", as: adminKey).problem?.reason == "unknown-key")
             }
         }
     }
@@ -126,15 +132,15 @@ struct AllowListTests {
         let adminKey = try SigningKey.generate(.ed25519)
         try await Server.withServer(store: store, options: Self.options(admin: adminKey, registration: .open)) { base in
             let app = try SigningKey.generate(.ed25519)
-            let keyID = try #require(try await Server.register(app, at: base).json["keyId"] as? String)
+            let keyID = try #require(try await Server.register(app, at: base).registration?.keyId)
             // A registered app key, signing correctly, is not an admin: to it there is no admin API.
             let byApp = try await Server.send(Self.signed(.get, base, "/admin/keys", key: app, keyID: keyID))
-            #expect(byApp.status == 404 && byApp.json["reason"] as? String == "not-found")
+            #expect(byApp.status == 404 && byApp.problem?.reason == "not-found")
             let unsigned = try await Server.send(HTTPClientRequest(url: base + "/admin/keys"))
             #expect(unsigned.status == 404)
             // An app key that claims the admin's keyid fails the signature, and is told nothing more.
             let impostor = try await Server.send(Self.signed(.post, base, "/admin/keys/\(keyID)/revoke", key: app, keyID: adminKey.verifyingKey.fingerprint.keyID))
-            #expect(impostor.status == 404 && impostor.json["reason"] as? String == "not-found")
+            #expect(impostor.status == 404 && impostor.problem?.reason == "not-found")
             #expect(try await store.key(id: keyID)?.state == .active, "nothing changed")
         }
     }
@@ -150,26 +156,26 @@ struct AllowListTests {
         try await Server.withServer(store: first, options: options) { one in
             try await Server.withServer(store: second, options: options) { two in
                 let missing = try await Self.register(SigningKey.generate(.ed25519), at: one, token: nil)
-                #expect(missing.status == 403 && missing.json["reason"] as? String == "token-required")
+                #expect(missing.status == 403 && missing.problem?.reason == "token-required")
 
                 let token = try await Self.issueToken(one, admin: adminKey, json: #"{"uses": 2}"#)
                 // Bad input spends nothing: an unknown field, then a key that is not one.
                 let unknown = try await Server.post(one, "/register", json: #"{"token": "\#(token)", "publicKey": "x", "admin": true}"#)
-                #expect(unknown.status == 400 && unknown.json["reason"] as? String == "unknown-field")
+                #expect(unknown.status == 400 && unknown.problem?.reason == "unknown-field")
                 let badKey = try await Server.post(two, "/register", json: #"{"token": "\#(token)", "publicKey": "not a key"}"#)
                 #expect(badKey.status == 400)
 
                 #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: token).status == 201)
                 #expect(try await Self.register(SigningKey.generate(.p256), at: two, token: token).status == 201)
                 let third = try await Self.register(SigningKey.generate(.ed25519), at: one, token: token)
-                #expect(third.status == 403 && third.json["reason"] as? String == "invalid-token", "two uses, not three")
+                #expect(third.status == 403 && third.problem?.reason == "invalid-token", "two uses, not three")
 
                 let listed = try await Self.admin(.get, two, "/admin/tokens", as: adminKey)
                 #expect(!listed.text.contains(token), "the token itself is shown once, when issued")
 
                 let ios = try await Self.issueToken(two, admin: adminKey, json: #"{"platform": "ios"}"#)
-                #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: ios, platform: "android").json["reason"] as? String == "invalid-token")
-                #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: ios).json["reason"] as? String == "invalid-token")
+                #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: ios, platform: "android").problem?.reason == "invalid-token")
+                #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: ios).problem?.reason == "invalid-token")
                 #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: ios, platform: "ios").status == 201)
 
                 let revokedToken = try await Self.issueToken(one, admin: adminKey, json: "{}")
@@ -177,12 +183,12 @@ struct AllowListTests {
                 let newest = try #require(tokens.first { ($0["usesLeft"] as? Int) == 1 && ($0["platform"] == nil || $0["platform"] is NSNull) })
                 let tokenID = try #require(newest["tokenId"] as? String)
                 #expect(try await Self.admin(.post, two, "/admin/tokens/\(tokenID)/revoke", as: adminKey).status == 200)
-                #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: revokedToken).json["reason"] as? String == "invalid-token")
+                #expect(try await Self.register(SigningKey.generate(.ed25519), at: one, token: revokedToken).problem?.reason == "invalid-token")
 
                 let badRequest = try await Self.admin(.post, one, "/admin/tokens", json: #"{"uses": 0}"#, as: adminKey)
                 #expect(badRequest.status == 400)
                 let extra = try await Self.admin(.post, one, "/admin/tokens", json: #"{"uses": 1, "forever": true}"#, as: adminKey)
-                #expect(extra.json["reason"] as? String == "unknown-field")
+                #expect(extra.problem?.reason == "unknown-field")
             }
         }
     }
@@ -203,7 +209,7 @@ struct AllowListTests {
         let adminKey = try SigningKey.generate(.ed25519)
         try await Server.withServer(store: store, options: Self.options(admin: adminKey, registration: .closed)) { base in
             let refused = try await Self.register(SigningKey.generate(.ed25519), at: base, token: nil)
-            #expect(refused.status == 403 && refused.json["reason"] as? String == "registration-closed")
+            #expect(refused.status == 403 && refused.problem?.reason == "registration-closed")
             #expect(try await store.keys(limit: 10).isEmpty)
         }
     }
@@ -261,6 +267,7 @@ extension AllowListTests {
         let folder = try TemporaryDirectory()
         let location: DatabaseLocation
         switch backend {
+        case .memory: return  // nothing to migrate
         case .sqlite: location = .sqlite(path: folder.path("fresh.sqlite"))
         case .postgres:
             guard let url = ProcessInfo.processInfo.environment["COFFER_TEST_POSTGRES_URL"] else { return }
@@ -310,7 +317,7 @@ extension AllowListTests {
             ]
             for (json, type, status, reason) in cases {
                 let reply = try await post(json, contentType: type)
-                #expect(reply.status == status && reply.json["reason"] as? String == reason, "\(json.prefix(40)) \(type ?? "none"): \(reply.status) \(reply.text.prefix(200))")
+                #expect(reply.status == status && reply.problem?.reason == reason, "\(json.prefix(40)) \(type ?? "none"): \(reply.status) \(reply.text.prefix(200))")
             }
             #expect(try await store.keys(limit: 10).isEmpty, "nothing written")
             #expect(try await post(hmac, contentType: "application/json; charset=utf-8").status == 201)

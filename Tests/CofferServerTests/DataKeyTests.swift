@@ -246,12 +246,12 @@ struct DataKeyTests {
         let adminKey = try SigningKey.generate(.ed25519)
         try await Server.withServer(store: store, options: try Self.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))) { base in
             let signing = try SigningKey.generate(.ed25519)
-            let keyID = try #require(try await Server.register(signing, at: base).json["keyId"] as? String)
+            let keyID = try #require(try await Server.register(signing, at: base).registration?.keyId)
             let client = try DataKeyClient(server: base, signer: HTTPMessageSigner(key: try HTTPSigningKey(signing), keyID: keyID), identity: .generateX25519())
             #expect(await Self.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-encryption-key")
             let pem = try SigningKey.generate(.ed25519).verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
             let bad = try await Server.post(base, "/register", json: #"{"publicKey": "\#(pem)", "encryptionKey": "not a key"}"#)
-            #expect(bad.status == 400 && bad.json["reason"] as? String == "invalid-encryption-key")
+            #expect(bad.status == 400 && bad.problem?.reason == "invalid-encryption-key")
             #expect(try await store.keys(limit: 10).count == 1, "nothing written for the bad request")
         }
         #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(bytes: [1, 2, 3]) }

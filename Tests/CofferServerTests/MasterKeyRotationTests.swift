@@ -120,7 +120,7 @@ extension MasterKeyringTests {
                 var registered: [(keyID: String, secret: [UInt8])] = []
                 for _ in 0..<2 {
                     let reply = try await Server.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
-                    registered.append((try #require(reply.json["keyId"] as? String), try Base64.decode(try #require(reply.json["secret"] as? String))))
+                    registered.append((try #require(reply.registration?.keyId), try Base64.decode(try #require(reply.json["secret"] as? String))))
                 }
                 let rewrapper = try #require(store as? any MasterKeyRewrapStore)
                 let victim = try #require(try await store.key(id: registered[1].keyID)?.secret)
@@ -162,7 +162,7 @@ extension MasterKeyringTests {
 
         func addHMACKey(at base: String) async throws {
             let reply = try await Server.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
-            let keyID = try #require(reply.json["keyId"] as? String, "\(reply.text)")
+            let keyID = try #require(reply.registration?.keyId, "\(reply.text)")
             add(keyID: keyID, secret: try Base64.decode(try #require(reply.json["secret"] as? String)))
         }
 
@@ -223,7 +223,7 @@ extension MasterKeyringTests {
                 let client = try device.client(lagging)
                 #expect(DataKeyTests.bytes(try await client.fetch().key) == device.key)
                 #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.rotate() } == "master-key-unavailable")
-                #expect(try await Server.post(lagging, "/register", json: #"{"algorithm": "hmac-sha256"}"#).json["reason"] as? String == "master-key-unavailable")
+                #expect(try await Server.post(lagging, "/register", json: #"{"algorithm": "hmac-sha256"}"#).problem?.reason == "master-key-unavailable")
             }
 
             try await Server.withServer(store: first, options: try Self.options([old, new], admin: admin)) { one in

@@ -28,6 +28,12 @@ struct MasterKeyringTests {
         let folder = try TemporaryDirectory()
         let location: DatabaseLocation
         switch backend {
+        case .memory:
+            // Two instances over one database: one store both see.
+            let store = InMemoryRegistrationStore()
+            try await body(store, store, folder)
+            try await store.close()
+            return
         case .sqlite:
             location = .sqlite(path: folder.path("server.sqlite"))
         case .postgres:
@@ -75,7 +81,7 @@ struct MasterKeyringTests {
                     let viaWrong = try DataKeyClient(server: two, signer: signer, identity: identity)
                     #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await viaWrong.rotate() } == "master-key-unavailable")
                     let byAdmin = try await AllowList.admin(.post, two, "/admin/data-keys/\(signer.keyID)/rotate", as: admin)
-                    #expect(byAdmin.status == 503 && byAdmin.json["reason"] as? String == "master-key-unavailable", "\(byAdmin.text)")
+                    #expect(byAdmin.status == 503 && byAdmin.problem?.reason == "master-key-unavailable", "\(byAdmin.text)")
 
                     // A new device's first key through the wrong instance: nothing written either.
                     let newcomerIdentity = RecipientPrivateKey.generateX25519()
@@ -103,7 +109,7 @@ struct MasterKeyringTests {
             try await Server.withServer(store: first, options: options) { one in
                 try await Server.withServer(store: second, options: options) { two in
                     let registered = try await Server.post(one, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
-                    let keyID = try #require(registered.json["keyId"] as? String, "\(registered.text)")
+                    let keyID = try #require(registered.registration?.keyId, "\(registered.text)")
                     let secretText = try #require(registered.json["secret"] as? String)
                     let secret = try Base64.decode(secretText)
 
@@ -172,7 +178,7 @@ struct MasterKeyringTests {
                     #expect(try await first.masterKeyring().contains { $0.state == .wrapping })
 
                     let after = try await Server.post(keyless, "/register", json: hmac)
-                    #expect(after.status == 503 && after.json["reason"] as? String == "master-key-unavailable", "\(after.text)")
+                    #expect(after.status == 503 && after.problem?.reason == "master-key-unavailable", "\(after.text)")
                     let secrets = try await first.keys(limit: 100).compactMap(\.secret)
                     #expect(secrets.count == 2, "nothing stored by the refused registration")
                     #expect(secrets.filter { !$0.hasPrefix("wrapped-v1:") }.count == 1, "only the one stored before the keyring")

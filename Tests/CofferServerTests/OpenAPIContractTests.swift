@@ -225,7 +225,7 @@ struct OpenAPIContractTests {
         var limited = try DataKeyTests.options(admin: adminKey, masterKey: try SecureRandom.bytes(count: 32))
         limited.registrationsPerMinute = 1
         limited.signatureFailuresPerMinute = 1
-        limited.rateLimitClock = { 0 }  // held still: the limit holds however slowly the test runs
+        limited.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
         try await Server.withServer(store: limitedStore, options: limited) { base in
             try await contract.send(.post, "/register", to: base, body: Self.json(#"{"algorithm": "hmac-sha256"}"#), expect: 201)
             try await contract.send(.post, "/register", to: base, body: Self.json(#"{"algorithm": "hmac-sha256"}"#), expect: 429)

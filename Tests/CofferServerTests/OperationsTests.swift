@@ -32,7 +32,7 @@ struct OperationsTests {
         options.registrationsPerMinute = 2
         // Held still: the third registration meets the limit however long the first two took (on a
         // loaded machine they once took over a minute, and the bucket refilled).
-        options.rateLimitClock = { 0 }
+        options.clock.monotonicSeconds = { 0 }
         options.masterKey = try ServerMasterKey(bytes: try SecureRandom.bytes(count: 32))
         try await Server.withServer(store: store, options: options) { base in
             let identity = RecipientPrivateKey.generateX25519()
@@ -40,7 +40,7 @@ struct OperationsTests {
             _ = try await DataKeyClient(server: base, signer: signer, identity: identity).fetch()
             let request = try Server.signedUserRequest(base, signer: signer, email: "ada@example.com")
             #expect(try await Server.send(request).status == 201)
-            #expect(try await Server.send(request).json["reason"] as? String == "replayed")
+            #expect(try await Server.send(request).problem?.reason == "replayed")
             #expect(try await Server.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#).status == 201)
             #expect(try await Server.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#).status == 429)
             let ready = try await Server.send(HTTPClientRequest(url: base + "/ready"))

@@ -85,16 +85,16 @@ struct RegistrationProofTests {
                     // Unsigned, as a 1.0.0 client sent it: refused, and the problem says what to send.
                     let unsigned = try await Server.post(one, "/register", json: Self.body(device, encryption: attackerIdentity.publicKey))
                     #expect(unsigned.status == 401, "\(unsigned.text)")
-                    #expect(unsigned.json["reason"] as? String == "proof-required")
-                    let detail = try #require(unsigned.json["detail"] as? String)
+                    #expect(unsigned.problem?.reason == "proof-required")
+                    let detail = try #require(unsigned.problem?.detail)
                     #expect(detail.contains(Self.registeredKeyID(device)) && detail.contains("nonce") && detail.contains("content-digest"), "\(detail)")
 
                     // Signed by the attacker's own key, under the device's key id or the attacker's: refused.
                     let body = Self.body(device, encryption: attackerIdentity.publicKey)
                     let underDevicesID = try await Self.signedRegistration(two, json: body, signer: attacker, keyID: Self.registeredKeyID(device))
-                    #expect(underDevicesID.status == 401 && underDevicesID.json["reason"] as? String == "bad-signature", "\(underDevicesID.text)")
+                    #expect(underDevicesID.status == 401 && underDevicesID.problem?.reason == "bad-signature", "\(underDevicesID.text)")
                     let underOwnID = try await Self.signedRegistration(two, json: body, signer: attacker, keyID: Self.registeredKeyID(attacker))
-                    #expect(underOwnID.status == 401 && underOwnID.json["reason"] as? String == "unknown-key", "\(underOwnID.text)")
+                    #expect(underOwnID.status == 401 && underOwnID.problem?.reason == "unknown-key", "\(underOwnID.text)")
                     #expect(try await first.key(id: Self.registeredKeyID(device)) == nil, "nothing was stored")
 
                     // The device, proving possession, registers with its own encryption key.
@@ -110,7 +110,7 @@ struct RegistrationProofTests {
                     let proof = try AllowList.signed(.post, one, "/register", json: Self.body(device), key: device, keyID: Self.registeredKeyID(device))
                     let once = try await Server.send(proof)
                     let twice = try await Server.send(proof)
-                    #expect(once.status == 200 && twice.status == 401 && twice.json["reason"] as? String == "replayed", "\(twice.text)")
+                    #expect(once.status == 200 && twice.status == 401 && twice.problem?.reason == "replayed", "\(twice.text)")
                 }
             }
         }
@@ -136,8 +136,8 @@ struct RegistrationProofTests {
 
                     // Adding one by registering again: a conflict that names the route to use.
                     let readding = try await Self.register(device, at: two, encryption: identity.publicKey)
-                    #expect(readding.status == 409 && readding.json["reason"] as? String == "encryption-key-mismatch", "\(readding.text)")
-                    #expect((readding.json["detail"] as? String)?.contains("/encryption-key") == true)
+                    #expect(readding.status == 409 && readding.problem?.reason == "encryption-key-mismatch", "\(readding.text)")
+                    #expect((readding.problem?.detail)?.contains("/encryption-key") == true)
 
                     // Through the signed route.
                     let json = #"{"encryptionKey": "\#(Self.jsonPEM(identity.publicKey.derRepresentation))"}"#
@@ -206,9 +206,9 @@ struct RegistrationProofTests {
 
                 // The registered key with a token that does not exist: refused as a new key would be.
                 let madeUp = try await Self.register(key, at: two, token: "rt_made-up")
-                #expect(madeUp.status == 403 && madeUp.json["reason"] as? String == "invalid-token", "\(madeUp.text)")
+                #expect(madeUp.status == 403 && madeUp.problem?.reason == "invalid-token", "\(madeUp.text)")
                 let newKey = try await Self.register(try SigningKey.generate(.ed25519), at: two, token: "rt_made-up")
-                #expect(newKey.status == madeUp.status && newKey.json["reason"] as? String == madeUp.json["reason"] as? String)
+                #expect(newKey.status == madeUp.status && newKey.problem?.reason == madeUp.problem?.reason)
 
                 // Twelve new keys at once against a token of five uses: exactly five are registered.
                 let five = try await AllowList.issueToken(two, admin: admin, json: #"{"uses": 5}"#)
@@ -239,8 +239,8 @@ struct RegistrationProofTests {
         try await Server.withServer(store: store, options: options) { base in
             let device = try SigningKey.generate(.p256)
             let refused = try await Self.register(device, at: base)   // base is http://127.0.0.1:port
-            #expect(refused.status == 401 && refused.json["reason"] as? String == "bad-signature", "\(refused.text)")
-            let detail = refused.json["detail"] as? String ?? ""
+            #expect(refused.status == 401 && refused.problem?.reason == "bad-signature", "\(refused.text)")
+            let detail = refused.problem?.detail ?? ""
             #expect(detail.contains("one it carries verifies as a request to http://"), "\(detail)")
             #expect(detail.contains("server expects https"), "\(detail)")
             #expect(try await store.key(id: Self.registeredKeyID(device)) == nil, "nothing was stored")
@@ -263,8 +263,8 @@ struct RegistrationProofTests {
             let devicePEM = try device.pemRepresentation
             let asPublicKey = #"{"publicKey": "\#(json(devicePEM))"}"#
             let refused = try await Self.signedRegistration(base, json: asPublicKey, signer: device, keyID: Self.registeredKeyID(device))
-            #expect(refused.status == 400 && refused.json["reason"] as? String == "invalid-key", "\(refused.text)")
-            #expect((refused.json["detail"] as? String)?.contains("private key") == true, "\(refused.text)")
+            #expect(refused.status == 400 && refused.problem?.reason == "invalid-key", "\(refused.text)")
+            #expect((refused.problem?.detail)?.contains("private key") == true, "\(refused.text)")
 
             // A private key beside the public one (the second outside attack: the readers took the first
             // block and passed over the rest), as PEM after it or as base64 DER before it.
@@ -275,17 +275,17 @@ struct RegistrationProofTests {
                 let beside = try await Self.signedRegistration(
                     base, json: #"{"publicKey": "\#(json(text))"}"#, signer: device, keyID: Self.registeredKeyID(device)
                 )
-                #expect(beside.status == 400 && beside.json["reason"] as? String == "invalid-key", "\(beside.text)")
+                #expect(beside.status == 400 && beside.problem?.reason == "invalid-key", "\(beside.text)")
             }
             let p256Identity = RecipientPrivateKey.p256(.init())
             let besideEncryption = #"{"publicKey": "\#(Self.jsonPEM(device.verifyingKey.derRepresentation))", "encryptionKey": "\#(json(p256Identity.publicKey.pemRepresentation + p256Identity.pemRepresentation))"}"#
             let refusedBeside = try await Self.signedRegistration(base, json: besideEncryption, signer: device, keyID: Self.registeredKeyID(device))
-            #expect(refusedBeside.status == 400 && refusedBeside.json["reason"] as? String == "invalid-encryption-key", "\(refusedBeside.text)")
+            #expect(refusedBeside.status == 400 && refusedBeside.problem?.reason == "invalid-encryption-key", "\(refusedBeside.text)")
 
             // encryptionKey: an X25519 private key, at registration and through POST /encryption-key.
             let withPrivate = #"{"publicKey": "\#(Self.jsonPEM(device.verifyingKey.derRepresentation))", "encryptionKey": "\#(json(privateX25519.pemRepresentation))"}"#
             let atRegistration = try await Self.signedRegistration(base, json: withPrivate, signer: device, keyID: Self.registeredKeyID(device))
-            #expect(atRegistration.status == 400 && atRegistration.json["reason"] as? String == "invalid-encryption-key", "\(atRegistration.text)")
+            #expect(atRegistration.status == 400 && atRegistration.problem?.reason == "invalid-encryption-key", "\(atRegistration.text)")
             #expect(try await store.keys(limit: 10).isEmpty, "nothing registered")
 
             #expect(try await Self.register(device, at: base).status == 201)
@@ -295,7 +295,7 @@ struct RegistrationProofTests {
                     key: device, keyID: Self.registeredKeyID(device)
                 )
             )
-            #expect(change.status == 400 && change.json["reason"] as? String == "invalid-encryption-key", "\(change.text)")
+            #expect(change.status == 400 && change.problem?.reason == "invalid-encryption-key", "\(change.text)")
             #expect(try await store.key(id: Self.registeredKeyID(device))?.encryptionKey == nil, "no encryption key stored")
         }
     }

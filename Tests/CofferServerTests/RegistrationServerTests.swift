@@ -4,6 +4,7 @@ import CofferCrypto
 import CofferHTTPClient
 import CofferHTTPSignatures
 import CofferServer
+import CofferServerWire
 import CofferTestSupport
 import CofferTesting
 import Foundation
@@ -24,7 +25,32 @@ struct RegistrationServerTests {
         let json: [String: Any]
         /// The body as sent.
         let text: String
+
+        /// The body decoded as `T`: route tests read answers typed, as the clients do.
+        func decoded<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+            try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        }
+
+        /// The body as a problem document; nil when it is not one.
+        var problem: Problem? { try? decoded(Problem.self) }
+        /// The body as `POST /register`'s answer; nil when it is not one.
+        var registration: DeviceRegistration? { try? decoded(DeviceRegistration.self) }
+        /// The body as a key record of the admin API; nil when it is not one.
+        var keyRecord: AdminKeyRecord? { try? decoded(AdminKeyRecord.self) }
     }
+
+    /// An RFC 9457 problem document as Coffer writes one, every field required.
+    struct Problem: Decodable, Equatable {
+        let type: String
+        let title: String
+        let status: Int
+        let reason: String
+        let detail: String
+    }
+
+    /// A store in memory: for the tests of the routes themselves (the SQLite and PostgreSQL suites hold
+    /// the stores).
+    static func memoryStore() -> any RegistrationStore { InMemoryRegistrationStore() }
 
     /// Sends a request and reads the JSON reply.
     static func send(_ request: HTTPClientRequest) async throws -> Reply {
@@ -74,56 +100,59 @@ struct RegistrationServerTests {
     }
 
     @Test func publicKeyRegistrationAndSignedRequests() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try await Self.sqliteStore(directory)
+        let store = Self.memoryStore()
         let key = try SigningKey.generate(.ed25519)
         try await Self.withServer(store: store) { base in
             let registered = try await Self.register(key, at: base)
             #expect(registered.status == 201)
-            #expect(registered.json["algorithm"] as? String == "ed25519")
-            let keyID = try #require(registered.json["keyId"] as? String)
+            let registration = try registered.decoded(DeviceRegistration.self)
+            #expect(registration.algorithm == "ed25519")
+            let keyID = registration.keyId
             let again = try await Self.register(key, at: base)
             #expect(again.status == 200)
-            #expect(again.json["keyId"] as? String == keyID)
+            #expect(try again.decoded(DeviceRegistration.self).keyId == keyID)
 
             let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
             let request = try Self.signedUserRequest(base, signer: signer, email: "ada@example.com")
             let created = try await Self.send(request)
             #expect(created.status == 201)
-            #expect(created.json["keyId"] as? String == keyID)
-            #expect(created.json["email"] as? String == "ada@example.com")
+            let user = try created.decoded(SignedUpUser.self)
+            #expect(user.keyId == keyID)
+            #expect(user.email == "ada@example.com")
             // Sorted keys, slashes unescaped: the same bytes JSONSerialization wrote before.
             #expect(created.text == #"{"email":"ada@example.com","id":1,"keyId":"\#(keyID)","name":"Ada"}"#)
 
             let replayed = try await Self.send(request)
             #expect(replayed.status == 401)
-            #expect(replayed.json["reason"] as? String == "replayed")
+            #expect(replayed.problem?.reason == "replayed")
             #expect(replayed.text.hasPrefix(#"{"detail":"#) && replayed.text.hasSuffix(#","reason":"replayed","status":401,"title":"The request's signature was refused","type":"https://coffer.dev/problems/replayed"}"#))
 
             let unsigned = try await Self.post(base, "/register_user", json: #"{"email": "bob@example.com", "name": "Bob"}"#)
             #expect(unsigned.status == 401)
-            #expect(unsigned.json["reason"] as? String == "missing-signature")
+            #expect(unsigned.problem?.reason == "missing-signature")
 
             let tampered = try Self.signedUserRequest(base, signer: signer, email: "eve@example.com", body: Array(#"{"email": "eve@evil.example", "name": "Ada"}"#.utf8))
-            #expect(try await Self.send(tampered).json["reason"] as? String == "digest-mismatch")
+            #expect(try await Self.send(tampered).problem?.reason == "digest-mismatch")
 
             var notCovering = signer
             notCovering.components = [.method, .targetURI]
             let uncovered = try await Self.send(Self.signedUserRequest(base, signer: notCovering, email: "carol@example.com"))
             #expect(uncovered.status == 401)
-            #expect(uncovered.json["reason"] as? String == "component-not-covered")
+            #expect(uncovered.problem?.reason == "component-not-covered")
 
             let stranger = HTTPMessageSigner(key: try HTTPSigningKey(SigningKey.generate(.ed25519)), keyID: "k_unknown")
-            #expect(try await Self.send(Self.signedUserRequest(base, signer: stranger, email: "dan@example.com")).json["reason"] as? String == "unknown-key")
+            #expect(try await Self.send(Self.signedUserRequest(base, signer: stranger, email: "dan@example.com")).problem?.reason == "unknown-key")
 
             let impostor = HTTPMessageSigner(key: try HTTPSigningKey(SigningKey.generate(.ed25519)), keyID: keyID)
-            #expect(try await Self.send(Self.signedUserRequest(base, signer: impostor, email: "dan@example.com")).json["reason"] as? String == "bad-signature")
+            #expect(try await Self.send(Self.signedUserRequest(base, signer: impostor, email: "dan@example.com")).problem?.reason == "bad-signature")
 
             let duplicate = try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com"))
             #expect(duplicate.status == 409)
+            #expect(duplicate.problem?.reason == "email-exists")
 
             let health = try await Self.send(HTTPClientRequest(url: base + "/health"))
             #expect(health.status == 200)
+            #expect(health.text == #"{"status":"ok"}"#)
         }
         try await store.close()
     }
@@ -135,7 +164,7 @@ struct RegistrationServerTests {
         let store = try await Self.sqliteStore(directory)
         let key = try SigningKey.generate(.ed25519)
         try await Self.withServer(store: store) { base in
-            let keyID = try #require(try await Self.register(key, at: base).json["keyId"] as? String)
+            let keyID = try #require(try await Self.register(key, at: base).registration?.keyId)
             #expect(try await Self.send(HTTPClientRequest(url: base + "/health")).status == 200)
 
             try await store.close()
@@ -146,7 +175,7 @@ struct RegistrationServerTests {
             let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
             let refused = try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com"))
             #expect(refused.status == 503)
-            #expect(refused.json["type"] as? String == "https://coffer.dev/problems/unavailable")
+            #expect(refused.problem?.type == "https://coffer.dev/problems/unavailable")
         }
     }
 
@@ -159,7 +188,7 @@ struct RegistrationServerTests {
         let store = try await Self.sqliteStore(directory)
         let key = try SigningKey.generate(.ed25519)
         try await Self.withServer(store: store) { base in
-            let keyID = try #require(try await Self.register(key, at: base).json["keyId"] as? String)
+            let keyID = try #require(try await Self.register(key, at: base).registration?.keyId)
             // Another connection to the same file makes every user insert fail, as a full disk or an
             // I/O error would.
             let other = try DatabaseQueue(path: directory.path("server.sqlite"))
@@ -176,7 +205,7 @@ struct RegistrationServerTests {
             let again = try await Self.send(request)
             #expect(again.status == 201, "\(again.text)")
             let third = try await Self.send(request)
-            #expect(third.status == 401 && third.json["reason"] as? String == "replayed", "\(third.text)")
+            #expect(third.status == 401 && third.problem?.reason == "replayed", "\(third.text)")
             try other.close()
         }
     }
@@ -189,14 +218,14 @@ struct RegistrationServerTests {
         let store = try await Self.sqliteStore(directory)
         let key = try SigningKey.generate(.ed25519)
         try await Self.withServer(store: store) { base in
-            let keyID = try #require(try await Self.register(key, at: base).json["keyId"] as? String)
+            let keyID = try #require(try await Self.register(key, at: base).registration?.keyId)
             let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
             #expect(try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com")).status == 201)
             for (email, first) in [("not an address", 400), ("ada@example.com", 409)] {
                 let request = try Self.signedUserRequest(base, signer: signer, email: email)
                 #expect(try await Self.send(request).status == first, "\(email)")
                 let again = try await Self.send(request)
-                #expect(again.status == 401 && again.json["reason"] as? String == "replayed", "\(email): \(again.text)")
+                #expect(again.status == 401 && again.problem?.reason == "replayed", "\(email): \(again.text)")
             }
         }
     }
@@ -225,13 +254,13 @@ struct RegistrationServerTests {
             }
             for path in ["/nothing-here", "/register_user/extra", "/admin/keys/k-123/melt"] {
                 let reply = try await Self.send(HTTPClientRequest(url: base + path))
-                #expect(reply.status == 404 && reply.json["reason"] as? String == "not-found", "\(path): \(reply.text)")
+                #expect(reply.status == 404 && reply.problem?.reason == "not-found", "\(path): \(reply.text)")
             }
             for (method, path) in [("GET", "/admin/keys/k-123/disable"), ("DELETE", "/admin/tokens")] {
                 var request = HTTPClientRequest(url: base + path)
                 request.method = .init(rawValue: method)
                 let reply = try await Self.send(request)
-                #expect(reply.status == 404 && reply.json["reason"] as? String == "not-found", "\(method) \(path): \(reply.text)")
+                #expect(reply.status == 404 && reply.problem?.reason == "not-found", "\(method) \(path): \(reply.text)")
             }
         }
     }
@@ -242,7 +271,7 @@ struct RegistrationServerTests {
         let store = try await Self.sqliteStore(directory)
         try await Self.withServer(store: store) { base in
             let registered = try await Self.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
-            let keyID = try #require(registered.json["keyId"] as? String)
+            let keyID = try #require(registered.registration?.keyId)
             let secret = try Base64.decode(try #require(registered.json["secret"] as? String))
             let signer = HTTPMessageSigner(key: .hmacSHA256(secret: try MACKey(bytes: secret)), keyID: keyID)
             let request = try Self.signedUserRequest(base, signer: signer, email: "grace@example.com")
@@ -250,7 +279,7 @@ struct RegistrationServerTests {
                 for _ in 0..<12 {
                     group.addTask {
                         let reply = try await Self.send(request)
-                        return "\(reply.status) \(reply.json["reason"] as? String ?? "")"
+                        return "\(reply.status) \(reply.problem?.reason ?? "")"
                     }
                 }
                 return try await group.reduce(into: [String]()) { $0.append($1) }
@@ -314,13 +343,15 @@ struct RegistrationServerTests {
     }
 
     @Test func sharedSecretRegistrationSendsTheSecretOnce() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try await Self.sqliteStore(directory)
+        let store = Self.memoryStore()
         try await Self.withServer(store: store) { base in
             let registered = try await Self.post(base, "/register", json: #"{"algorithm": "hmac-sha256"}"#)
             #expect(registered.status == 201)
-            let keyID = try #require(registered.json["keyId"] as? String)
-            let secret = try Base64.decode(try #require(registered.json["secret"] as? String))
+            struct SharedSecret: Decodable { let keyId: String, algorithm: String, secret: String }
+            let answer = try registered.decoded(SharedSecret.self)
+            #expect(answer.algorithm == "hmac-sha256")
+            let keyID = answer.keyId
+            let secret = try Base64.decode(answer.secret)
             #expect(secret.count == 32)
             let signer = HTTPMessageSigner(key: .hmacSHA256(secret: try MACKey(bytes: secret)), keyID: keyID)
             #expect(try await Self.send(Self.signedUserRequest(base, signer: signer, email: "hmac@example.com")).status == 201)
@@ -335,8 +366,7 @@ struct RegistrationServerTests {
     }
 
     @Test func badRegistrationsAreRefusedWithReasons() async throws {
-        let directory = try TemporaryDirectory()
-        let store = try await Self.sqliteStore(directory)
+        let store = Self.memoryStore()
         let rsaKey = try SigningKey.generate(.rsa2048)
         let rsa = rsaKey.verifyingKey.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n")
         try await Self.withServer(store: store) { base in
@@ -350,7 +380,8 @@ struct RegistrationServerTests {
             for (json, status, reason) in cases {
                 let reply = try await Self.post(base, "/register", json: json)
                 #expect(reply.status == status, "\(json)")
-                #expect(reply.json["reason"] as? String == reason, "\(json)")
+                #expect(reply.problem?.reason == reason, "\(json)")
+                #expect(reply.problem?.status == status, "\(json)")
             }
             let withAlgorithm = try await RegistrationProofTests.register(rsaKey, at: base, algorithm: .rsaPSSSHA512)
             #expect(withAlgorithm.status == 201, "\(withAlgorithm.text)")
@@ -371,7 +402,7 @@ struct RegistrationServerTests {
         let key = try SigningKey.generate(.ed25519)
         let statuses: [Int] = try await Self.withServer(store: first) { firstBase in
             try await Self.withServer(store: second) { secondBase in
-                let keyID = try #require(try await Self.register(key, at: firstBase).json["keyId"] as? String)
+                let keyID = try #require(try await Self.register(key, at: firstBase).registration?.keyId)
                 let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
                 let request = try Self.signedUserRequest(firstBase, signer: signer, email: "pg-\(UUID().uuidString)@example.com")
                 let port = try #require(URL(string: firstBase)?.port)
@@ -383,7 +414,7 @@ struct RegistrationServerTests {
                         let sent = index.isMultiple(of: 2) ? request : copy
                         group.addTask {
                             let reply = try await Self.send(sent)
-                            return (reply.status, reply.json["reason"] as? String)
+                            return (reply.status, reply.problem?.reason)
                         }
                     }
                     var statuses: [Int] = []
@@ -412,7 +443,7 @@ struct RegistrationServerTests {
         let keyID: String = try await Self.withServer(store: first) { base in
             let registered = try await Self.register(key, at: base)
             #expect(registered.status == 201 || registered.status == 200)
-            return try #require(registered.json["keyId"] as? String)
+            return try #require(registered.registration?.keyId)
         }
         let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
         try await Self.withServer(store: first) { firstBase in
@@ -427,7 +458,7 @@ struct RegistrationServerTests {
                 replay.headers.replaceOrAdd(name: "Host", value: "127.0.0.1:\(port)")
                 let refused = try await Self.send(replay)
                 #expect(refused.status == 401)
-                #expect(refused.json["reason"] as? String == "replayed")
+                #expect(refused.problem?.reason == "replayed")
             }
         }
         try await first.close()

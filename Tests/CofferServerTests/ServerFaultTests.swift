@@ -20,7 +20,7 @@ struct ServerFaultTests {
         let store = try await DatabaseLocation.sqlite(path: path).openForTest("test")
         let key = try SigningKey.generate(.ed25519)
         let (accepted, refused) = try await RegistrationServerTests.withServer(store: store) { base in
-            let keyID = try #require(try await RegistrationServerTests.register(key, at: base).json["keyId"] as? String)
+            let keyID = try #require(try await RegistrationServerTests.register(key, at: base).registration?.keyId)
             let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
             disk.fill()
             // The database may still have room in pages it holds; send until three are refused.

@@ -134,7 +134,7 @@ struct ServerHardeningTests {
     @Test func registrationsAreLimitedPerAddress() async throws {
         var options = RegistrationServer.Options()
         options.registrationsPerMinute = 3
-        options.rateLimitClock = { 0 }  // held still: the limit holds however slowly the test runs
+        options.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
         try await Self.withApplication(options: options) { (port: Int) async throws -> Void in
             for _ in 0..<3 {
                 #expect(try await Self.postJSON("http://127.0.0.1:\(port)/register", #"{"algorithm": "hmac-sha256"}"#).status == .created)
@@ -152,7 +152,7 @@ struct ServerHardeningTests {
     @Test func failedSignatureChecksAreLimitedPerAddress() async throws {
         var options = RegistrationServer.Options()
         options.signatureFailuresPerMinute = 2
-        options.rateLimitClock = { 0 }  // held still: the limit holds however slowly the test runs
+        options.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
         try await Self.withApplication(options: options) { (port: Int) async throws -> Void in
             let url = "http://127.0.0.1:\(port)/register_user"
             let unsigned = #"{"email": "a@example.com", "name": "A"}"#

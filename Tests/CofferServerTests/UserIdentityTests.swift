@@ -33,7 +33,7 @@ struct UserIdentityTests {
     static func device(at base: String, identity: RecipientPrivateKey) async throws -> HTTPMessageSigner {
         let key = try SigningKey.generate(.ed25519)
         let registered = try await RegistrationProofTests.register(key, at: base, encryption: identity.publicKey)
-        let keyID = try #require(registered.json["keyId"] as? String, "\(registered.text)")
+        let keyID = try #require(registered.registration?.keyId, "\(registered.text)")
         return HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
     }
 
@@ -56,7 +56,7 @@ struct UserIdentityTests {
             let victimIdentity = RecipientPrivateKey.generateX25519()
             let victim = try await Self.device(at: two, identity: victimIdentity)
             let taken = try await Self.signUp(two, json: #"{"email": "\#(address.uppercased())", "name": "Victim"}"#, signer: victim)
-            #expect(taken.status == 409 && taken.json["reason"] as? String == "email-exists", "\(taken.text)")
+            #expect(taken.status == 409 && taken.problem?.reason == "email-exists", "\(taken.text)")
 
             // The backend, after its own sign-in, links the victim's device to the user with that address.
             let linked = try await AllowList.admin(.post, one, "/admin/keys/\(victim.keyID)/user", json: #"{"userId": \#(userID)}"#, as: admin)
@@ -80,7 +80,7 @@ struct UserIdentityTests {
             #expect(created.status == 201 && created.json["email"] as? String == "\(local)@example.com", "\(created.text)")
             for spelling in ["\(local.lowercased())@example.com", "\(local.uppercased())@EXAMPLE.com"] {
                 let again = try await Self.signUp(instances.two, json: #"{"email": "\#(spelling)", "name": "Case"}"#, signer: signer)
-                #expect(again.status == 409 && again.json["reason"] as? String == "email-exists", "\(spelling): \(again.text)")
+                #expect(again.status == 409 && again.problem?.reason == "email-exists", "\(spelling): \(again.text)")
             }
             // "e" followed by a combining acute accent is the same address as the precomposed "é".
             let decomposed = try await Self.signUp(instances.one, json: #"{"email": "jos\u0065\u0301-\#(local)@example.com", "name": "José"}"#, signer: signer)
@@ -101,9 +101,9 @@ struct UserIdentityTests {
             for character in hostile {
                 let tag = UUID().uuidString.prefix(8).lowercased()
                 let badName = try await Self.signUp(instances.one, json: #"{"email": "n\#(tag)@example.com", "name": "Ad\#(character)a"}"#, signer: signer)
-                #expect(badName.status == 400 && badName.json["reason"] as? String == "invalid-request", "name with \(character): \(badName.text)")
+                #expect(badName.status == 400 && badName.problem?.reason == "invalid-request", "name with \(character): \(badName.text)")
                 let badEmail = try await Self.signUp(instances.two, json: #"{"email": "e\#(tag)\#(character)@example.com", "name": "Ada"}"#, signer: signer)
-                #expect(badEmail.status == 400 && badEmail.json["reason"] as? String == "invalid-request", "email with \(character): \(badEmail.text)")
+                #expect(badEmail.status == 400 && badEmail.problem?.reason == "invalid-request", "email with \(character): \(badEmail.text)")
                 let stored = try await AllowList.admin(.get, instances.one, "/admin/users?email=n\(tag)@example.com", as: instances.admin)
                 #expect(stored.status == 200 && (stored.json["users"] as? [Any])?.isEmpty == true, "\(stored.text)")
             }

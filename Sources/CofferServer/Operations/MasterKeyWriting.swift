@@ -27,7 +27,7 @@ struct MasterKeyWriter: Sendable {
 
     /// The answer to a write this instance may not make: `503 master-key-unavailable`, nothing written.
     static func refusal() -> Response {
-        RegistrationServer.problem(.serviceUnavailable, "master-key-unavailable", "the server cannot store a new key now; try again later")
+        ProblemDetails(status: .serviceUnavailable, reason: "master-key-unavailable", detail: "the server cannot store a new key now; try again later").response()
     }
 
     /// An HMAC secret as the store keeps it: wrapped under the fleet's wrapping key, or base64 in clear

@@ -8,27 +8,65 @@ import Metrics
 ///
 /// - `coffer_requests_total{route, status}` — every answer, by route pattern and status;
 /// - `coffer_signature_refusals_total{reason}` — refused signatures, by reason (`replayed`, `key-revoked`…),
-///   counted by the signature middleware;
+///   counted by the signature middleware and by `POST /register`'s proof check;
 /// - `coffer_rate_limited_total{limit}` — `429` answers (`registration`, `signature-failures`);
 /// - `coffer_store_seconds{operation}` — store latency, a timer per operation;
 /// - `coffer_data_keys_issued_total{kind}` — data keys handed out (`fetched`, `created`, `rotated`).
-struct ServerMetrics: Sendable {
+///
+/// Each counter and timer is made once, on first use, and kept (as Hummingbird's `MetricsMiddleware`
+/// keeps its own): a request finds its counter in a dictionary instead of asking the factory for a new
+/// one. The labels and dimensions come from the server's own routes and reasons, so the cache is bounded.
+final class ServerMetrics: @unchecked Sendable {
     let factory: any MetricsFactory
+    private let lock = NSLock()
+    private var counters: [MetricKey: Metrics.Counter] = [:]
+    private var timers: [MetricKey: Metrics.Timer] = [:]
+
+    /// A metric's label and its one dimension.
+    private struct MetricKey: Hashable {
+        let label: String
+        let dimensions: [String]
+    }
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
+
+    /// The counter `label{dimensions}`, made the first time it is asked for.
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Metrics.Counter {
+        let key = MetricKey(label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+        return lock.withLock {
+            if let counter = counters[key] { return counter }
+            let counter = Metrics.Counter(label: label, dimensions: dimensions, factory: factory)
+            counters[key] = counter
+            return counter
+        }
+    }
 
     func request(route: String, status: Int) {
-        Metrics.Counter(label: "coffer_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory).increment()
+        counter("coffer_requests_total", [("route", route), ("status", String(status))]).increment()
     }
 
     func rateLimited(_ limit: String) {
-        Metrics.Counter(label: "coffer_rate_limited_total", dimensions: [("limit", limit)], factory: factory).increment()
+        counter("coffer_rate_limited_total", [("limit", limit)]).increment()
     }
 
     func dataKeyIssued(_ kind: String) {
-        Metrics.Counter(label: "coffer_data_keys_issued_total", dimensions: [("kind", kind)], factory: factory).increment()
+        counter("coffer_data_keys_issued_total", [("kind", kind)]).increment()
+    }
+
+    func signatureRefused(_ reason: String) {
+        counter("coffer_signature_refusals_total", [("reason", reason)]).increment()
     }
 
     func storeTimer(_ operation: String) -> Metrics.Timer {
-        Metrics.Timer(label: "coffer_store_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds, factory: factory)
+        let key = MetricKey(label: "coffer_store_seconds", dimensions: ["operation", operation])
+        return lock.withLock {
+            if let timer = timers[key] { return timer }
+            let timer = Metrics.Timer(label: "coffer_store_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds, factory: factory)
+            timers[key] = timer
+            return timer
+        }
     }
 }
 

@@ -1,35 +1,11 @@
-// One file on purpose: every /admin/ route, the admin-only middleware and the JSON entries they answer
-// with, so that what the admin API exposes (docs/SERVER.md, "Admin API") is read in one place.
-
 import CofferCore
 import CofferCrypto
 import CofferHTTPSignatures
 import CofferHummingbird
+import CofferServerWire
 import Foundation
 import Hummingbird
 import HTTPTypes
-import NIOCore
-
-/// Whose data key a device gets from `POST /data-keys` (docs/SERVER.md, "Data keys").
-public enum DataKeyScope: String, Sendable, CaseIterable {
-    /// Each device its own key: the default.
-    case device
-    /// One key per user, shared by the user's devices: a device gets the key of the user an admin (the
-    /// backend, after its own sign-in) linked it to (`POST /admin/keys/{keyId}/user`), and `409
-    /// no-user` while it belongs to none; signing up (`POST /register_user`) makes no device a member.
-    /// A new device of the same user, once linked, opens what the others encrypted.
-    case user
-}
-
-/// Who may register a key through `POST /register`.
-public enum RegistrationMode: String, Sendable, CaseIterable {
-    /// Anyone (rate-limited per address): for development, or an API whose keys need no allow-list.
-    case open
-    /// Only a request carrying a registration token an admin issued (`POST /admin/tokens`).
-    case token
-    /// Nobody: the allow-list is closed.
-    case closed
-}
 
 /// The admin API (docs/SERVER.md): every request signed (RFC 9421) by one of the admin keys the server
 /// was started with, covering `@method`, `@target-uri` and `content-digest`, with `created`, and
@@ -44,282 +20,191 @@ public enum RegistrationMode: String, Sendable, CaseIterable {
 ///   `201 {"tokenId", "token", "uses", "expiresAt", "platform"}` — the only time the token is shown.
 /// - `GET /admin/tokens`: `{"tokens": [{"tokenId", "uses", "usesLeft", "expiresAt", "platform", "revoked", "createdAt"}]}`.
 /// - `POST /admin/tokens/{tokenId}/revoke`: `200`, or `404` `unknown-token`.
-enum AdminRoutes {
+struct AdminRoutes: Sendable {
     /// The most records a listing returns.
     static let listLimit = 10_000
+    let parts: RouteParts
 
-    static func add(
-        to router: Router<HTTPSignatureContext>, server: RegistrationServer, store: any RegistrationStore,
-        adminKeys: [String: HTTPVerificationKey], writer: MasterKeyWriter?, failureLimit: RegistrationServer.SignatureFailureLimit?
-    ) {
-        let scope = server.options.dataKeyScope
-        var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
-        policy.requiresCreated = true
-        policy.maximumAge = server.options.maximumAge
-        let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys(adminKeys), replayCache: store)
-        var group = router.group("admin").add(middleware: AdminOnly())
-        if let failureLimit { group = group.add(middleware: failureLimit) }
-        let admin = group
-            .add(middleware: HTTPSignatureMiddleware<HTTPSignatureContext>(
-                verifier: verifier, scheme: server.options.scheme, authority: server.options.authority, maximumBodySize: 16 * 1024,
-                metricsFactory: server.options.metricsFactory
-            ))
-        admin.get("keys") { _, _ -> Response in
-            let keys = try await store.keys(limit: listLimit).map(KeyEntry.init)
-            return encoded(.ok, ["keys": keys])
-        }
-        admin.get("keys/:keyId/events") { _, context -> Response in
-            let keyID = try context.parameters.require("keyId")
-            guard try await store.key(id: keyID) != nil else {
-                return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
-            }
-            return encoded(.ok, ["events": try await store.events(ofKey: keyID, limit: 1_000).map(EventEntry.init)])
-        }
-        admin.get("users") { request, _ -> Response in
-            let email = request.uri.queryParameters["email"].map(String.init)
-            return encoded(.ok, ["users": try await store.users(email: email, limit: listLimit).map(UserEntry.init)])
-        }
-        for (action, state) in [("disable", RegisteredKey.State.disabled), ("enable", .active), ("revoke", .revoked)] {
-            admin.post("keys/:keyId/\(action)") { request, context -> Response in
-                var request = request
-                if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
-                let keyID = try context.parameters.require("keyId")
-                guard let before = try await store.key(id: keyID) else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
-                }
-                if before.state == .revoked && state != .revoked {
-                    return RegistrationServer.problem(.conflict, "key-revoked", "the key '\(keyID)' is revoked; revocation is final")
-                }
-                let actor = "admin:" + (context.verifiedSignature?.keyID ?? "?")
-                guard let after = try await store.setState(state, ofKey: keyID, actor: actor, at: Int64(Date().timeIntervalSince1970)) else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
-                }
-                context.logger.notice("admin changed a key", metadata: [
-                    "keyid": .string(keyID), "state": .string(after.state.rawValue),
-                    "admin": .string(context.verifiedSignature?.keyID ?? "?"),
-                ])
-                return encoded(.ok, KeyEntry(after))
+    /// The admin API over `parts`; nil when the server has no admin key.
+    init?(_ parts: RouteParts) {
+        guard !parts.adminKeys.isEmpty else { return nil }
+        self.parts = parts
+    }
+
+    /// The collection to add at `admin`: ``AdminOnly``, the failure limit, the admin signature check
+    /// (the server's one policy over the admin keys, bodies up to 16 KiB), then the routes.
+    var routes: RouteCollection<HTTPSignatureContext> {
+        let routes = RouteCollection(context: HTTPSignatureContext.self).add(middleware: AdminOnly())
+        if let limit = parts.signatureFailures { routes.add(middleware: limit) }
+        routes.add(middleware: parts.signatureCheck(keys: HTTPStaticKeys(parts.adminKeys), maximumBodySize: 16 * 1024))
+        routes.add(middleware: ProblemAnswers())
+        routes.get("keys", use: listKeys)
+        routes.get("keys/:keyId/events", use: listEvents)
+        routes.get("users", use: listUsers)
+        for state in [RegisteredKey.State.disabled, .active, .revoked] {
+            routes.post("keys/:keyId/\(Self.action(setting: state))") { request, context in
+                try await setState(state, request, context: context)
             }
         }
-        admin.post("keys/:keyId/user") { request, context -> Response in
-            let keyID = try context.parameters.require("keyId")
-            var request = request
-            let data: Data
-            switch try await StrictJSON.read(&request, limit: 16 * 1024) {
-            case .bytes(let bytes): data = bytes
-            case .problem(let problem): return problem.response()
-            }
-            struct Link: Decodable { let userId: Int64 }
-            let body: Link
-            switch StrictJSON.decode(Link.self, from: data, allowed: ["userId"]) {
-            case .value(let decoded): body = decoded
-            case .problem(let problem): return problem.response()
-            }
-            guard try await store.key(id: keyID) != nil else {
-                return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
-            }
-            let actor = "admin:" + (context.verifiedSignature?.keyID ?? "?")
-            guard let linked = try await store.linkKey(keyID, toUser: body.userId, actor: actor, at: Int64(Date().timeIntervalSince1970)) else {
-                return RegistrationServer.problem(.notFound, "unknown-user", "no user has the id \(body.userId)")
-            }
-            context.logger.notice("admin linked a key to a user", metadata: [
-                "keyid": .string(keyID), "user": .stringConvertible(body.userId), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
-            ])
-            return encoded(.ok, KeyEntry(linked))
+        routes.post("keys/:keyId/user", use: linkKey)
+        routes.post("tokens", use: issueToken)
+        routes.get("tokens", use: listTokens)
+        routes.post("tokens/:tokenId/revoke", use: revokeToken)
+        if parts.writer != nil {
+            routes.post("data-keys/:owner/rotate", use: rotateDataKey)
+            routes.post("data-keys/:owner/retire", use: retireDataKeys)
         }
-        admin.post("tokens") { request, context -> Response in
-            var request = request
-            let data: Data
-            switch try await StrictJSON.read(&request, limit: 16 * 1024) {
-            case .bytes(let bytes): data = bytes.isEmpty ? Data("{}".utf8) : bytes
-            case .problem(let problem): return problem.response()
-            }
-            let body: TokenRequest
-            switch StrictJSON.decode(TokenRequest.self, from: data, allowed: ["uses", "expiresIn", "platform"]) {
-            case .value(let decoded): body = decoded
-            case .problem(let problem): return problem.response()
-            }
-            let uses = body.uses ?? 1
-            let lifetime = body.expiresIn ?? 86_400
-            guard (1...10_000).contains(uses) else {
-                return RegistrationServer.problem(.badRequest, "invalid-request", "uses must be 1 to 10000, found \(uses)")
-            }
-            guard (60...2_592_000).contains(lifetime) else {
-                return RegistrationServer.problem(.badRequest, "invalid-request", "expiresIn must be 60 to 2592000 seconds (30 days), found \(lifetime)")
-            }
-            if let platform = body.platform, !RegistrationServer.isPlatformLabel(platform) {
-                return RegistrationServer.problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
-            }
-            let now = Int64(Date().timeIntervalSince1970)
-            let secret = "rt_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 24))
-            let token = RegistrationToken(
-                tokenID: "t_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 9)), uses: uses, usesLeft: uses,
-                expiresAt: now + lifetime, platform: body.platform, revoked: false, createdAt: now
-            )
-            try await store.insertToken(token, secretHash: RegistrationServer.tokenHash(secret))
-            context.logger.notice("admin issued a registration token", metadata: [
-                "token": .string(token.tokenID), "uses": .stringConvertible(uses), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
-            ])
-            return encoded(.created, IssuedToken(tokenId: token.tokenID, token: secret, uses: uses, expiresAt: token.expiresAt, platform: token.platform))
-        }
-        if let writer {
-            admin.post("data-keys/:owner/rotate") { request, context -> Response in
-                var request = request
-                if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
-                let keyID = try context.parameters.require("owner")
-                guard let device = try await store.key(id: keyID) else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
-                }
-                guard let owner = DataKeyRoutes.owner(of: device, scope: scope) else { return DataKeyRoutes.noUser(keyID) }
-                let stored: StoredDataKey
-                switch try await DataKeyRoutes.rotate(owner: owner, limit: nil, store: store, writer: writer, logger: context.logger) {
-                case .rotated(let made): stored = made
-                case .mayNotWrite, .limited: return MasterKeyWriter.refusal()
-                }
-                return RegistrationServer.json(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
-            }
-            admin.post("data-keys/:owner/retire") { request, context -> Response in
-                let keyID = try context.parameters.require("owner")
-                var request = request
-                let data: Data
-                switch try await StrictJSON.read(&request, limit: 4096) {
-                case .bytes(let bytes): data = bytes
-                case .problem(let problem): return problem.response()
-                }
-                struct Retire: Decodable { let minVersion: Int64 }
-                let body: Retire
-                switch StrictJSON.decode(Retire.self, from: data, allowed: ["minVersion"]) {
-                case .value(let decoded): body = decoded
-                case .problem(let problem): return problem.response()
-                }
-                guard let device = try await store.key(id: keyID) else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "no key is registered as '\(keyID.prefix(80))'")
-                }
-                guard let owner = DataKeyRoutes.owner(of: device, scope: scope) else { return DataKeyRoutes.noUser(keyID) }
-                guard let newest = try await store.dataKey(owner: owner, version: nil)?.version else {
-                    return RegistrationServer.problem(.notFound, "unknown-key", "'\(keyID.prefix(80))' has no data key")
-                }
-                guard (1...newest).contains(body.minVersion) else {
-                    return RegistrationServer.problem(.badRequest, "invalid-request", "minVersion must be 1 to the newest version, \(newest)")
-                }
-                try await store.setMinimumDataKeyVersion(body.minVersion, owner: owner)
-                return RegistrationServer.json(.ok, ["owner": .string(owner), "minimumVersion": .integer(try await store.minimumDataKeyVersion(owner: owner))])
-            }
-        }
-        admin.get("tokens") { _, _ -> Response in
-            encoded(.ok, ["tokens": try await store.tokens(limit: listLimit).map(TokenEntry.init)])
-        }
-        admin.post("tokens/:tokenId/revoke") { request, context -> Response in
-            var request = request
-            if let problem = try await StrictJSON.noFields(&request, limit: 16 * 1024) { return problem.response() }
-            let tokenID = try context.parameters.require("tokenId")
-            guard try await store.revokeToken(id: tokenID) else {
-                return RegistrationServer.problem(.notFound, "unknown-token", "no token has the id '\(tokenID.prefix(80))'")
-            }
-            return encoded(.ok, RevokedToken(tokenId: tokenID, revoked: true))
+        return routes
+    }
+
+    /// The path's verb for the route that sets a key to `state`.
+    static func action(setting state: RegisteredKey.State) -> String {
+        switch state {
+        case .active: "enable"
+        case .disabled: "disable"
+        case .revoked: "revoke"
         }
     }
 
-    struct TokenRequest: Decodable {
-        let uses: Int?
-        let expiresIn: Int64?
-        let platform: String?
+    /// Who did it, as a key's history names an admin.
+    static func actor(_ context: HTTPSignatureContext) -> String { "admin:" + (context.verifiedSignature?.keyID ?? "?") }
+
+    /// The key the path names, as stored.
+    /// - Throws: ``ProblemDetails/unknownKey(_:)``.
+    func pathKey(_ name: String, context: HTTPSignatureContext) async throws -> (id: String, key: RegisteredKey) {
+        let keyID = try context.parameters.require(name)
+        guard let key = try await parts.store.key(id: keyID) else { throw ProblemDetails.unknownKey(keyID) }
+        return (keyID, key)
     }
 
-    struct RevokedToken: Encodable {
-        let tokenId: String
-        let revoked: Bool
+    /// `GET /admin/keys`: the allow-list.
+    @Sendable func listKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        JSONAnswer.response(.ok, AdminKeyList(keys: try await parts.store.keys(limit: Self.listLimit).map(AdminKeyRecord.init)))
     }
 
-    struct IssuedToken: Encodable {
-        let tokenId: String
-        let token: String
-        let uses: Int
-        let expiresAt: Int64
-        let platform: String?
+    /// `GET /admin/keys/{keyId}/events`: the key's history.
+    @Sendable func listEvents(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        let (keyID, _) = try await pathKey("keyId", context: context)
+        return JSONAnswer.response(.ok, AdminKeyEventList(events: try await parts.store.events(ofKey: keyID, limit: 1_000).map(AdminKeyEvent.init)))
     }
 
-    /// A key as the admin API lists it (never its secret).
-    struct KeyEntry: Codable, Sendable {
-        let keyId: String
-        let algorithm: String
-        let state: String
-        let createdAt: Int64
-        let lastUsedAt: Int64?
-        let userId: Int64?
-        let encryptionKeyId: String?
+    /// `GET /admin/users?email=`: the users, or those with that address.
+    @Sendable func listUsers(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        let email = request.uri.queryParameters["email"].map(String.init)
+        return JSONAnswer.response(.ok, AdminUserList(users: try await parts.store.users(email: email, limit: Self.listLimit).map(AdminUserRecord.init)))
+    }
 
-        init(_ key: RegisteredKey) {
-            keyId = key.keyID
-            algorithm = key.algorithm.rawValue
-            state = key.state.rawValue
-            createdAt = key.createdAt
-            // Uses are recorded to the minute: never shown before the key existed.
-            lastUsedAt = key.lastUsedAt.map { max($0, key.createdAt) }
-            userId = key.userID
-            encryptionKeyId = EncryptionKeyIdentity.id(ofStored: key.encryptionKey)
+    /// `POST /admin/keys/{keyId}/disable`, `…/enable`, `…/revoke`: the key's record afterwards.
+    func setState(_ state: RegisteredKey.State, _ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
+        let (keyID, before) = try await pathKey("keyId", context: context)
+        if before.state == .revoked && state != .revoked {
+            throw ProblemDetails(status: .conflict, reason: "key-revoked", detail: "the key '\(keyID)' is revoked; revocation is final")
         }
-    }
-
-    /// One change in a key's history, as the admin API lists it.
-    struct EventEntry: Codable, Sendable {
-        let at: Int64
-        let kind: String
-        let actor: String
-        let detail: String?
-
-        init(_ event: KeyEvent) {
-            at = event.at
-            kind = event.kind.rawValue
-            actor = event.actor
-            detail = event.detail
+        guard let after = try await parts.store.setState(state, ofKey: keyID, actor: Self.actor(context), at: parts.clock.wallSeconds()) else {
+            throw ProblemDetails.unknownKey(keyID)
         }
+        context.logger.notice("admin changed a key", metadata: [
+            "keyid": .string(keyID), "state": .string(after.state.rawValue), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
+        ])
+        return JSONAnswer.response(.ok, AdminKeyRecord(after))
     }
 
-    /// A user as the admin API lists it.
-    struct UserEntry: Codable, Sendable {
-        let id: Int64
-        let email: String
-        let name: String
-        let createdAt: Int64
-        let keyId: String
-
-        init(_ user: RegisteredUser) {
-            id = user.id
-            email = user.email
-            name = user.name
-            createdAt = user.createdAt
-            keyId = user.keyID
+    /// `POST /admin/keys/{keyId}/user` with `{"userId"}`: the key's record, now the user's.
+    @Sendable func linkKey(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        let keyID = try context.parameters.require("keyId")
+        let body = try await request.decodeStrictly(as: KeyLinkRequest.self, limit: 16 * 1024)
+        guard try await parts.store.key(id: keyID) != nil else { throw ProblemDetails.unknownKey(keyID) }
+        guard let linked = try await parts.store.linkKey(keyID, toUser: body.userId, actor: Self.actor(context), at: parts.clock.wallSeconds()) else {
+            throw ProblemDetails(status: .notFound, reason: "unknown-user", detail: "no user has the id \(body.userId)")
         }
+        context.logger.notice("admin linked a key to a user", metadata: [
+            "keyid": .string(keyID), "user": .stringConvertible(body.userId), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
+        ])
+        return JSONAnswer.response(.ok, AdminKeyRecord(linked))
     }
 
-    /// A token as the admin API lists it (never its secret).
-    struct TokenEntry: Codable, Sendable {
-        let tokenId: String
-        let uses: Int
-        let usesLeft: Int
-        let expiresAt: Int64
-        let platform: String?
-        let revoked: Bool
-        let createdAt: Int64
-
-        init(_ token: RegistrationToken) {
-            tokenId = token.tokenID
-            uses = token.uses
-            usesLeft = token.usesLeft
-            expiresAt = token.expiresAt
-            platform = token.platform
-            revoked = token.revoked
-            createdAt = token.createdAt
+    /// `POST /admin/tokens`: `201` with the token, the only time it is shown.
+    @Sendable func issueToken(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        let body = try await request.decodeStrictly(as: TokenRequest.self, limit: 16 * 1024)
+        let uses = body.uses ?? 1
+        let lifetime = body.expiresIn ?? 86_400
+        guard (1...10_000).contains(uses) else {
+            throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "uses must be 1 to 10000, found \(uses)")
         }
+        guard (60...2_592_000).contains(lifetime) else {
+            throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "expiresIn must be 60 to 2592000 seconds (30 days), found \(lifetime)")
+        }
+        if let platform = body.platform, !RegistrationServer.isPlatformLabel(platform) {
+            throw ProblemDetails(status: .badRequest, reason: "invalid-platform", detail: "platform must be 1 to 32 of a-z, 0-9 and '-'")
+        }
+        let now = parts.clock.wallSeconds()
+        let secret = "rt_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 24))
+        let token = RegistrationToken(
+            tokenID: "t_" + Base64.encodeURLSafe(try SecureRandom.bytes(count: 9)), uses: uses, usesLeft: uses,
+            expiresAt: now + lifetime, platform: body.platform, revoked: false, createdAt: now
+        )
+        try await parts.store.insertToken(token, secretHash: RegistrationServer.tokenHash(secret))
+        context.logger.notice("admin issued a registration token", metadata: [
+            "token": .string(token.tokenID), "uses": .stringConvertible(uses), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
+        ])
+        return JSONAnswer.response(.created, IssuedRegistrationToken(tokenId: token.tokenID, token: secret, uses: uses, expiresAt: token.expiresAt, platform: token.platform))
     }
 
-    static func encoded(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // invariant: these plain structs of strings and integers always encode.
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    /// `GET /admin/tokens`: the tokens, never their secrets.
+    @Sendable func listTokens(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        JSONAnswer.response(.ok, AdminTokenList(tokens: try await parts.store.tokens(limit: Self.listLimit).map(AdminTokenRecord.init)))
+    }
+
+    /// `POST /admin/tokens/{tokenId}/revoke`: `200`, or `404 unknown-token`.
+    @Sendable func revokeToken(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
+        let tokenID = try context.parameters.require("tokenId")
+        guard try await parts.store.revokeToken(id: tokenID) else {
+            throw ProblemDetails(status: .notFound, reason: "unknown-token", detail: "no token has the id '\(tokenID.prefix(80))'")
+        }
+        return JSONAnswer.response(.ok, RevokedRegistrationToken(tokenId: tokenID, revoked: true))
+    }
+
+    /// The owner of the data key of the device the path names.
+    private func dataKeyOwner(_ context: HTTPSignatureContext) async throws -> (keyID: String, owner: String) {
+        let (keyID, device) = try await pathKey("owner", context: context)
+        guard let owner = DataKeyRoutes.owner(of: device, scope: parts.options.dataKeyScope) else { throw DataKeyRoutes.noUser(keyID) }
+        return (keyID, owner)
+    }
+
+    /// `POST /admin/data-keys/{owner}/rotate`: a new version of the device's (or its user's) data key.
+    @Sendable func rotateDataKey(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
+        guard let writer = parts.writer else { return MasterKeyWriter.refusal() }
+        let (_, owner) = try await dataKeyOwner(context)
+        let stored: StoredDataKey
+        switch try await DataKeyRoutes.rotate(owner: owner, limit: nil, clock: parts.clock, store: parts.store, writer: writer, logger: context.logger) {
+        case .rotated(let made): stored = made
+        case .mayNotWrite, .limited: return MasterKeyWriter.refusal()
+        }
+        return JSONAnswer.response(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
+    }
+
+    /// The body of `POST /admin/data-keys/{owner}/retire`.
+    struct RetireBody: StrictRequestBody {
+        static let fields: Set<String> = ["minVersion"]
+        let minVersion: Int64
+    }
+
+    /// `POST /admin/data-keys/{owner}/retire` with `{"minVersion"}`: versions below it are no longer issued.
+    @Sendable func retireDataKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        _ = try context.parameters.require("owner")
+        let body = try await request.decodeStrictly(as: RetireBody.self, limit: 4096)
+        let (keyID, owner) = try await dataKeyOwner(context)
+        guard let newest = try await parts.store.dataKey(owner: owner, version: nil)?.version else {
+            throw ProblemDetails(status: .notFound, reason: "unknown-key", detail: "'\(keyID.prefix(80))' has no data key")
+        }
+        guard (1...newest).contains(body.minVersion) else {
+            throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "minVersion must be 1 to the newest version, \(newest)")
+        }
+        try await parts.store.setMinimumDataKeyVersion(body.minVersion, owner: owner)
+        return JSONAnswer.response(.ok, ["owner": .string(owner), "minimumVersion": .integer(try await parts.store.minimumDataKeyVersion(owner: owner))])
     }
 }
 
@@ -338,146 +223,3 @@ struct AdminOnly: RouterMiddleware {
         return UnmatchedRoutes<Context>.notFound()
     }
 }
-
-/// JSON bodies read strictly: `Content-Type: application/json` (`415 unsupported-media-type`
-/// otherwise), at most a route's limit (`413 body-too-large`), an object with only the fields a route
-/// knows, each of its type (`400 unknown-field`, `400 invalid-request`).
-enum StrictJSON {
-    enum Body {
-        case bytes(Data)
-        case problem(ProblemDetails)
-    }
-
-    /// The request's body, once its content type and size are known to be acceptable. An empty body is
-    /// accepted whatever its content type (routes whose fields are all optional read it as `{}`).
-    static func read(_ request: inout Request, limit: Int) async throws -> Body {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            return .problem(ProblemDetails(status: .contentTooLarge, reason: "body-too-large", detail: "the body is larger than this route's \(limit) bytes"))
-        }
-        guard buffer.readableBytes > 0 else { return .bytes(Data()) }
-        guard let type = request.headers.combinedLines(of: .contentType), isJSON(mediaType: type) else {
-            return .problem(ProblemDetails(
-                status: .unsupportedMediaType, reason: "unsupported-media-type",
-                detail: "send the body as Content-Type: application/json, not \(request.headers[.contentType].map { "'\($0.prefix(60))'" } ?? "without a content type")"
-            ))
-        }
-        return .bytes(Data(buffer.readableBytesView))
-    }
-
-    /// For a route that takes no fields: nil when the body is empty or `{}`, else the problem.
-    static func noFields(_ request: inout Request, limit: Int) async throws -> ProblemDetails? {
-        struct Nothing: Decodable {}
-        switch try await read(&request, limit: limit) {
-        case .problem(let problem): return problem
-        case .bytes(let data) where data.isEmpty: return nil
-        case .bytes(let data):
-            if case .problem(let problem) = decode(Nothing.self, from: data, allowed: []) { return problem }
-            return nil
-        }
-    }
-
-    /// Whether a `Content-Type` value names JSON: `application/json` or `application/…+json`, in any
-    /// case, with any parameters and surrounding whitespace. Byte by byte: Foundation's trimming and
-    /// lowercasing consult Unicode tables, a cost every signed request paid.
-    static func isJSON(mediaType field: String) -> Bool {
-        let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        var type = field.utf8.prefix { $0 != UInt8(ascii: ";") }   // a view of the field: nothing copied
-        while let first = type.first, isWhitespace(first) { type = type.dropFirst() }
-        while let last = type.last, isWhitespace(last) { type = type.dropLast() }
-        /// Whether `bytes` spell `lowercase` in any case.
-        func spell(_ bytes: Substring.UTF8View, _ lowercase: String) -> Bool {
-            bytes.elementsEqual(lowercase.utf8) { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }
-        }
-        let application = "application/", json = "+json"
-        return spell(type, "application/json")
-            || (type.count >= application.utf8.count + json.utf8.count
-                && spell(type.prefix(application.utf8.count), application) && spell(type.suffix(json.utf8.count), json))
-    }
-
-    enum Decoded<T> {
-        case value(T)
-        case problem(ProblemDetails)
-    }
-
-    /// The body as `T`, parsed once: the keys are checked against `allowed` from the same parse that
-    /// decodes the value (a second parser for the keys cost as much as the rest of a signed request).
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, allowed: Set<String>) -> Decoded<T> {
-        let decoder = JSONDecoder()
-        if let key = allowedFieldsKey { decoder.userInfo[key] = allowed }
-        do {
-            return .value(try decoder.decode(Checked<T>.self, from: data).value)
-        } catch let unknown as UnknownFields {
-            return .problem(unknownFields(unknown.names, allowed: allowed))
-        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
-            return .problem(notAnObject)
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            return .problem(notAnObject)
-        } catch {
-            return .problem(wrongType(allowed: allowed))
-        }
-    }
-
-    /// A body that is an object of required string fields, exactly `names`: their values in that order.
-    /// The same answers as ``decode(_:from:allowed:)`` for such a body, from one `JSONSerialization`
-    /// pass (the signed `/register_user` reads its body this way: with the `Codable` path it took
-    /// 30–45 µs more server CPU a request under load, docs/PERFORMANCE.md).
-    static func strings(_ names: [String], from data: Data) -> Decoded<[String]> {
-        let allowed = Set(names)
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return .problem(notAnObject) }
-        let unknown = object.keys.filter { !allowed.contains($0) }
-        guard unknown.isEmpty else { return .problem(unknownFields(unknown, allowed: allowed)) }
-        var values: [String] = []
-        values.reserveCapacity(names.count)
-        for name in names {
-            guard let value = object[name] as? String else { return .problem(wrongType(allowed: allowed)) }
-            values.append(value)
-        }
-        return .value(values)
-    }
-
-    static let notAnObject = ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the body must be a JSON object")
-
-    static func wrongType(allowed: Set<String>) -> ProblemDetails {
-        ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "a field has the wrong type; expected \(allowed.sorted().joined(separator: ", "))")
-    }
-
-    static func unknownFields(_ unknown: [String], allowed: Set<String>) -> ProblemDetails {
-        let names = unknown.sorted()
-        return ProblemDetails(
-            status: .badRequest, reason: "unknown-field",
-            detail: "unknown field\(names.count == 1 ? "" : "s") \(names.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); expected \(allowed.sorted().joined(separator: ", "))"
-        )
-    }
-
-    /// Where ``decode(_:from:allowed:)`` tells ``Checked`` the allowed fields. (Were it ever nil, no
-    /// field would be allowed: a refusal, never a pass.)
-    static let allowedFieldsKey = CodingUserInfoKey(rawValue: "coffer.allowed-fields")
-
-    /// Fields a body has that its route does not read.
-    struct UnknownFields: Error {
-        let names: [String]
-    }
-
-    /// `T`, decoded after checking that the object has no key outside the allowed set.
-    struct Checked<T: Decodable>: Decodable {
-        let value: T
-
-        struct AnyKey: CodingKey {
-            let stringValue: String
-            init(stringValue: String) { self.stringValue = stringValue }
-            var intValue: Int? { nil }
-            init?(intValue: Int) { nil }
-        }
-
-        init(from decoder: any Decoder) throws {
-            let allowed = StrictJSON.allowedFieldsKey.flatMap { decoder.userInfo[$0] as? Set<String> } ?? []
-            let unknown = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue).filter { !allowed.contains($0) }
-            if !unknown.isEmpty { throw UnknownFields(names: unknown) }
-            value = try T(from: decoder)
-        }
-    }
-}
-

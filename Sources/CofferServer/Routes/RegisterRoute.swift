@@ -7,7 +7,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import Logging
-import Metrics
+
 
 /// `POST /register` (docs/SERVER.md, "Public routes", "Proof of possession", "Who may register"): a
 /// public key is registered only by a request its private key signed, and the token's check, the key's
@@ -23,23 +23,25 @@ struct RegisterRoute: Sendable {
     /// The scheme and authority clients sign (see ``RegistrationServer/Options``).
     let scheme: String
     let authority: String?
-    let metricsFactory: any MetricsFactory
+    let metrics: ServerMetrics
+    let clock: ServerClock
 
-    init(store: any RegistrationStore, mode: RegistrationMode, writer: MasterKeyWriter?, options: RegistrationServer.Options) {
-        self.store = store
-        self.mode = mode
-        self.writer = writer
-        var policy = HTTPSignaturePolicy(requiring: [.method, .targetURI, .field("content-digest")])
-        policy.requiresCreated = true
+    init(_ parts: RouteParts) {
+        store = parts.store
+        mode = parts.options.effectiveRegistration
+        writer = parts.writer
+        var policy = parts.policy
         policy.requiresNonce = true
-        policy.maximumAge = options.maximumAge
         self.policy = policy
-        scheme = options.scheme
-        authority = options.authority
-        metricsFactory = options.metricsFactory
+        scheme = parts.options.scheme
+        authority = parts.options.authority
+        metrics = parts.metrics
+        clock = parts.clock
     }
 
-    struct Body: Decodable {
+    /// The body of `POST /register`.
+    struct Body: StrictRequestBody {
+        static let fields: Set<String> = ["publicKey", "algorithm", "token", "platform", "encryptionKey"]
         let publicKey: String?
         let algorithm: String?
         let token: String?
@@ -49,66 +51,58 @@ struct RegisterRoute: Sendable {
 
     func respond(to request: Request, context: HTTPSignatureContext) async throws -> Response {
         guard mode != .closed else {
-            return RegistrationServer.problem(.forbidden, "registration-closed", "this server registers no new keys")
+            throw ProblemDetails(status: .forbidden, reason: "registration-closed", detail: "this server registers no new keys")
         }
-        var request = request
-        let data: Data
-        switch try await StrictJSON.read(&request, limit: 64 * 1024) {
-        case .bytes(let bytes): data = bytes
-        case .problem(let problem): return problem.response()
-        }
-        let body: Body
-        switch StrictJSON.decode(Body.self, from: data, allowed: ["publicKey", "algorithm", "token", "platform", "encryptionKey"]) {
-        case .value(let decoded): body = decoded
-        case .problem(let problem): return problem.response()
-        }
+        // The bytes are kept: the proof of possession signs their digest.
+        let data = try await request.strictJSONBody(limit: 64 * 1024)
+        let body = try Body.strictlyDecoded(from: data)
         if let platform = body.platform, !RegistrationServer.isPlatformLabel(platform) {
-            return RegistrationServer.problem(.badRequest, "invalid-platform", "platform must be 1 to 32 of a-z, 0-9 and '-'")
+            throw ProblemDetails(status: .badRequest, reason: "invalid-platform", detail: "platform must be 1 to 32 of a-z, 0-9 and '-'")
         }
         var encryptionKey: String?
         if let text = body.encryptionKey {
             switch EncryptionKeyIdentity.stored(fromPEM: text) {
             case .stored(let der): encryptionKey = der
-            case .refused(let problem): return problem.response()
+            case .refused(let problem): throw problem
             }
         }
         var requested: HTTPSignatureAlgorithm?
         if let name = body.algorithm {
             guard let algorithm = HTTPSignatureAlgorithm(rawValue: name) else {
                 let names = HTTPSignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
-                return RegistrationServer.problem(.badRequest, "unsupported-algorithm", "'\(name.prefix(64))' is not one of \(names)")
+                throw ProblemDetails(status: .badRequest, reason: "unsupported-algorithm", detail: "'\(name.prefix(64))' is not one of \(names)")
             }
             requested = algorithm
         }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = clock.wallSeconds()
         var token: TokenUse?
         if mode == .token {
             guard let secret = body.token else {
-                return RegistrationServer.problem(
-                    .forbidden, "token-required", "this server registers keys only with a registration token from its admin (\"token\")"
+                throw ProblemDetails(
+                    status: .forbidden, reason: "token-required", detail: "this server registers keys only with a registration token from its admin (\"token\")"
                 )
             }
-            guard secret.utf8.count <= 128 else { return Self.invalidToken }
+            guard secret.utf8.count <= 128 else { throw Self.invalidToken }
             token = TokenUse(secretHash: RegistrationServer.tokenHash(secret), platform: body.platform, now: now)
         }
         guard let text = body.publicKey else {
             guard requested == .hmacSHA256 else {
-                return RegistrationServer.problem(.badRequest, "invalid-request", "send a publicKey, or algorithm hmac-sha256 for a shared secret")
+                throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "send a publicKey, or algorithm hmac-sha256 for a shared secret")
             }
             return try await registerSharedSecret(token: token, encryptionKey: encryptionKey, now: now, context: context)
         }
-        if let problem = PrivateKeyRefusal.problem(inPublicKeyText: text, field: "publicKey", reason: "invalid-key") { return problem.response() }
+        if let problem = PrivateKeyRefusal.problem(inPublicKeyText: text, field: "publicKey", reason: "invalid-key") { throw problem }
         let key: HTTPVerificationKey
         do {
             let imported = try ImportedKey(importing: Array(text.utf8))
             guard case .verifying(let verifying) = imported.key else { return PrivateKeyRefusal.response(field: "publicKey", reason: "invalid-key") }
             key = try HTTPVerificationKey(verifying, algorithm: requested)
         } catch let error as HTTPSignatureError {
-            return RegistrationServer.problem(.badRequest, "unsupported-key", error.reason)
+            throw ProblemDetails(status: .badRequest, reason: "unsupported-key", detail: error.reason)
         } catch {
-            return RegistrationServer.problem(.badRequest, "invalid-key", "publicKey is not a usable public key: \(error)")
+            throw ProblemDetails(status: .badRequest, reason: "invalid-key", detail: "publicKey is not a usable public key: \(error)")
         }
-        guard let verifying = key.verifyingKey else { return RegistrationServer.problem(.badRequest, "invalid-key", "publicKey is not a public key") }
+        guard let verifying = key.verifyingKey else { throw ProblemDetails(status: .badRequest, reason: "invalid-key", detail: "publicKey is not a public key") }
         let keyID = verifying.fingerprint.registeredKeyID
         if let refusal = await refusal(ofProof: request.head, body: data, keyID: keyID, key: key, context: context) { return refusal }
 
@@ -117,28 +111,28 @@ struct RegisterRoute: Sendable {
         )
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
-            return Self.invalidToken
+            throw Self.invalidToken
         case .wrappingKeyChanged:
             // A public key has no secret to wrap.
             throw CofferCoreError(.ioFailure, "the store refused a public key for its master key")
         case .registered:
             context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
-            return RegistrationServer.json(.created, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
+            return JSONAnswer.response(.created, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
         case .exists(let stored):
             guard stored.state != .revoked else {
-                return RegistrationServer.problem(.conflict, "key-revoked", "this key is revoked, and revocation is final: register a new key")
+                throw ProblemDetails(status: .conflict, reason: "key-revoked", detail: "this key is revoked, and revocation is final: register a new key")
             }
             guard stored.algorithm == record.algorithm else {
-                return RegistrationServer.problem(.conflict, "key-exists", "this key is already registered for \(stored.algorithm)")
+                throw ProblemDetails(status: .conflict, reason: "key-exists", detail: "this key is already registered for \(stored.algorithm)")
             }
             if let encryptionKey, encryptionKey != stored.encryptionKey {
                 let recorded = EncryptionKeyIdentity.id(ofStored: stored.encryptionKey).map { "another encryption key (\($0))" } ?? "no encryption key"
-                return RegistrationServer.problem(
-                    .conflict, "encryption-key-mismatch",
-                    "this key is registered with \(recorded); a registered key's encryption key changes only through POST /encryption-key, signed by the key"
+                throw ProblemDetails(
+                    status: .conflict, reason: "encryption-key-mismatch",
+                    detail: "this key is registered with \(recorded); a registered key's encryption key changes only through POST /encryption-key, signed by the key"
                 )
             }
-            return RegistrationServer.json(.ok, ["keyId": .string(keyID), "algorithm": .string(stored.algorithm.rawValue)])
+            return JSONAnswer.response(.ok, ["keyId": .string(keyID), "algorithm": .string(stored.algorithm.rawValue)])
         }
     }
 
@@ -155,7 +149,7 @@ struct RegisterRoute: Sendable {
         let record = RegisteredKey(keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: stored, createdAt: now, encryptionKey: encryptionKey)
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
-            return Self.invalidToken
+            throw Self.invalidToken
         case .wrappingKeyChanged:
             context.logger.error(
                 "this instance lacks the master key its database wraps with (a promotion, or a keyring recorded after this instance started without one); nothing was stored"
@@ -166,13 +160,13 @@ struct RegisterRoute: Sendable {
             throw CofferCoreError(.ioFailure, "a fresh shared-secret key id was already registered")
         case .registered:
             context.logger.info("registered a shared secret", metadata: ["keyid": .string(record.keyID)])
-            return RegistrationServer.json(.created, ["keyId": .string(record.keyID), "algorithm": .string(record.algorithm.rawValue), "secret": .string(secretText)])
+            return JSONAnswer.response(.created, ["keyId": .string(record.keyID), "algorithm": .string(record.algorithm.rawValue), "secret": .string(secretText)])
         }
     }
 
-    static var invalidToken: Response {
-        RegistrationServer.problem(.forbidden, "invalid-token", "the registration token is unknown, expired, used up, revoked, or for another platform")
-    }
+    static let invalidToken = ProblemDetails(
+        status: .forbidden, reason: "invalid-token", detail: "the registration token is unknown, expired, used up, revoked, or for another platform"
+    )
 
     /// The answer refusing the request's proof of possession, or nil when the request is signed by the
     /// key it registers, as ``policy`` demands, under `keyID`, and is not a replay.
@@ -216,6 +210,6 @@ struct RegisterRoute: Sendable {
     }
 
     private func count(_ reason: String) {
-        Metrics.Counter(label: "coffer_signature_refusals_total", dimensions: [("reason", reason)], factory: metricsFactory).increment()
+        metrics.signatureRefused(reason)
     }
 }

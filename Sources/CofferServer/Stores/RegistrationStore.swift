@@ -2,6 +2,7 @@
 // which change together whenever a migration is added.
 
 public import CofferHTTPSignatures
+public import CofferServerWire
 import Foundation
 
 /// A key registered with the server: its id, the one algorithm it signs with, and either an SPKI public
@@ -30,15 +31,9 @@ public struct RegisteredKey: Sendable, Hashable {
     /// `POST /register_user`, or the one an admin linked it to; nil for none.
     public let userID: Int64?
 
-    /// Whether a registered key may sign.
-    public enum State: String, Sendable, Hashable, CaseIterable, Codable {
-        /// It signs.
-        case active
-        /// An admin stopped it; an admin can enable it again.
-        case disabled
-        /// An admin withdrew it for good: it never signs again, and cannot be enabled.
-        case revoked
-    }
+    /// Whether a registered key may sign: the admin API's `KeyState` (CofferServerWire), one type on
+    /// the server and its clients.
+    public typealias State = KeyState
 
     /// A key record.
     /// - Parameters:
@@ -217,17 +212,9 @@ public enum KeyRegistration: Sendable, Hashable {
 
 /// One change in a key's record, kept in its history (docs/SERVER.md, "Admin API").
 public struct KeyEvent: Sendable, Hashable {
-    /// What changed.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// The key was registered.
-        case registered
-        /// The device's encryption key was set or replaced (`detail`: the old and new ids).
-        case encryptionKey = "encryption-key"
-        /// An admin disabled, enabled or revoked it (`detail`: the new state).
-        case state
-        /// It was linked to a user, or unlinked (`detail` says which).
-        case user
-    }
+    /// What changed: the admin API's `KeyEventKind` (CofferServerWire), one type on the server and its
+    /// clients.
+    public typealias Kind = KeyEventKind
 
     /// The key whose record changed.
     public let keyID: String

@@ -1,0 +1,70 @@
+import Foundation
+
+extension InMemoryRegistrationStore: MasterKeyRewrapStore {
+    /// See ``MasterKeyRewrapStore/dataKeys(notWrappedUnder:after:limit:)``.
+    public func dataKeys(notWrappedUnder masterKeyID: String, after position: StoredDataKey?, limit: Int) async throws -> [StoredDataKey] {
+        try open()
+        let after = (owner: position?.owner ?? "", version: position?.version ?? Int64.min)
+        let rows = dataKeyRecords.values.flatMap(\.values).filter { row in
+            row.masterKeyID != masterKeyID && (Self.precedes(after.owner, row.owner) || (row.owner == after.owner && row.version > after.version))
+        }
+        let ordered = rows.sorted { $0.owner != $1.owner ? Self.precedes($0.owner, $1.owner) : $0.version < $1.version }
+        return Array(ordered.prefix(max(0, limit)))
+    }
+
+    /// See ``MasterKeyRewrapStore/rewrapDataKeys(_:under:)``: each row still as read, while the key is wrapping.
+    public func rewrapDataKeys(_ changes: [MasterKeyRewrite<StoredDataKey>], under masterKeyID: String) async throws -> Int {
+        try open()
+        guard wrappingKeyID == masterKeyID else { return 0 }
+        var changed = 0
+        for change in changes where dataKeyRecords[change.row.owner]?[change.row.version] == change.row {
+            let row = change.row
+            dataKeyRecords[row.owner]?[row.version] = StoredDataKey(
+                owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, wrapped: change.replacement, masterKeyID: masterKeyID, createdAt: row.createdAt
+            )
+            changed += 1
+        }
+        return changed
+    }
+
+    /// See ``MasterKeyRewrapStore/secrets(notWrappedUnder:after:limit:)``.
+    public func secrets(notWrappedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [StoredSecret] {
+        try open()
+        let marker = WrappedSecret.marker(masterKeyID)
+        let rows = keyRecords.values.compactMap { key in key.secret.map { StoredSecret(keyID: key.keyID, stored: $0) } }
+            .filter { !$0.stored.hasPrefix(marker) && Self.precedes(keyID ?? "", $0.keyID) }
+        return Array(rows.sorted { Self.precedes($0.keyID, $1.keyID) }.prefix(max(0, limit)))
+    }
+
+    /// See ``MasterKeyRewrapStore/rewrapSecrets(_:under:)``: each secret still as read, while the key is wrapping.
+    public func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int {
+        try open()
+        guard wrappingKeyID == masterKeyID else { return 0 }
+        var changed = 0
+        for change in changes {
+            guard let key = keyRecords[change.row.keyID], key.secret == change.row.stored else { continue }
+            keyRecords[key.keyID] = RegisteredKey(
+                keyID: key.keyID, algorithm: key.algorithm, publicKey: key.publicKey, secret: change.replacement, createdAt: key.createdAt,
+                state: key.state, lastUsedAt: key.lastUsedAt, encryptionKey: key.encryptionKey, userID: key.userID
+            )
+            changed += 1
+        }
+        return changed
+    }
+
+    /// See ``MasterKeyRewrapStore/retireMasterKey(_:at:)``.
+    public func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement {
+        try open()
+        let dataKeys = dataKeyRecords.values.flatMap(\.values).filter { $0.masterKeyID == masterKeyID }.count
+        let marker = WrappedSecret.marker(masterKeyID)
+        let secrets = keyRecords.values.filter { $0.secret?.hasPrefix(marker) == true }.count
+        if let refusal = MasterKeySQL.retirement(state: keyring[masterKeyID]?.state.rawValue, dataKeys: dataKeys, secrets: secrets) { return refusal }
+        keyring[masterKeyID] = MasterKeyRecord(keyID: masterKeyID, state: .retired, changedAt: time)
+        return .retired
+    }
+
+    /// Whether `first` sorts before `second` as the databases compare text: by their bytes.
+    private static func precedes(_ first: String, _ second: String) -> Bool {
+        first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import CofferCore
+import CofferServer
+import Foundation
+import Logging
+
+struct MasterKeyRewrapCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rewrap",
+        abstract: "Re-wrap every data key and HMAC secret under the key the fleet wraps with.",
+        discussion: """
+            Reads rows not yet under the wrapping key in batches, opens each with the key that \
+            wraps it (give every such key with --master-key-file), wraps it under the wrapping \
+            key and commits the batch; a line on standard error after each batch, a summary on \
+            standard output. Interrupted, it loses nothing: run it again and it continues. Safe \
+            beside live instances and beside another rewrap (a row changes only if it is still as \
+            read). HMAC secrets stored in clear are wrapped. Rows whose key is not given are \
+            counted and left; a key with no rows left can be retired.
+
+            Examples:
+              coffer server master-key rewrap --dry-run --master-key-file old.key \\
+                  --master-key-file new.key
+              coffer server master-key rewrap --batch-size 1000 \\
+                  --master-key-file old.key \\
+                  --master-key-file new.key
+            """
+    )
+
+    @OptionGroup var keys: MasterKeyOptions
+
+    @Flag(name: .customLong("dry-run"), help: "Count what would be re-wrapped; write nothing.")
+    var dryRun = false
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Rows per committed batch (1 to 10000).", valueName: "n"))
+    var batchSize = 500
+
+    @Flag(help: "Print the summary as JSON (one object).")
+    var json = false
+
+    func validate() throws {
+        if !(1...10_000).contains(batchSize) { throw ValidationError("--batch-size must be 1 to 10000") }
+    }
+
+    func run() throws {
+        guard let keyring = try keys.keyring() else {
+            throw CommandFailure("rewrap needs the master keys", hint: "give --master-key-file for the wrapping key and for every key rows are still wrapped under")
+        }
+        let (batchSize, dryRun) = (batchSize, dryRun)
+        let summary = try keys.withStore { store in
+            let rewrap = try MasterKeyRewrap(store: store, keyring: keyring, batchSize: batchSize)
+            return try await rewrap.run(dryRun: dryRun) { progress in
+                let verb = dryRun ? "would rewrap" : "rewrapped"
+                Terminal.writeError("pass \(progress.pass): \(progress.kind.rawValue): \(progress.rewrapped) \(verb)\(progress.unopenable > 0 ? ", \(progress.unopenable) cannot be opened" : "")\n")
+            }
+        }
+        if json {
+            try JSONLines.write(RewrapSummary(summary))
+            return
+        }
+        let verb = summary.dryRun ? "would be re-wrapped" : "re-wrapped"
+        Terminal.writeLine("\(summary.dataKeys) data key\(summary.dataKeys == 1 ? "" : "s") and \(summary.secrets) HMAC secret\(summary.secrets == 1 ? "" : "s") (\(summary.secretsFromClear) from clear) \(verb) under \(summary.wrappingKeyID)")
+        for (id, count) in summary.unopenable.sorted(by: { $0.key < $1.key }) {
+            Terminal.writeLine("\(count) row\(count == 1 ? "" : "s") under \(id) cannot be opened with the keys given")
+        }
+        let left = summary.remaining.rows.filter { $0.value.dataKeys + $0.value.secrets > 0 }
+        if left.isEmpty && summary.remaining.secretsInClear == 0 {
+            Terminal.writeLine("no row is wrapped under another key: a previous key can be retired (coffer server master-key retire ID)")
+        }
+    }
+
+    /// The summary as `--json` prints it.
+    struct RewrapSummary: Encodable {
+        let wrappingKeyId: String
+        let dryRun: Bool
+        let dataKeys: Int
+        let secrets: Int
+        let secretsFromClear: Int
+        let unopenable: [String: Int]
+        let remaining: [String: Int]
+        let secretsInClear: Int
+
+        init(_ summary: MasterKeyRewrap.Summary) {
+            wrappingKeyId = summary.wrappingKeyID
+            dryRun = summary.dryRun
+            dataKeys = summary.dataKeys
+            secrets = summary.secrets
+            secretsFromClear = summary.secretsFromClear
+            unopenable = summary.unopenable
+            remaining = summary.remaining.rows.mapValues { $0.dataKeys + $0.secrets }
+            secretsInClear = summary.remaining.secretsInClear
+        }
+    }
+}
