@@ -84,7 +84,7 @@ struct KeyRepresentationTests {
         #expect(mislabelled?.reason.contains("'PRIVATE KEY'") == true)
         #expect(throws: CofferFormatsError.self) { try SigningKey(pemRepresentation: publicPEM) }
         let privateJWK = try key.jwkRepresentation
-        let half = #expect(throws: CofferFormatsError.wrongKeyKind) { try VerifyingKey(jwkRepresentation: privateJWK) }
+        #expect(throws: CofferFormatsError.wrongKeyKind) { try VerifyingKey(jwkRepresentation: privateJWK) }
         let publicJWK = try key.verifyingKey.jwkRepresentation
         #expect(throws: CofferFormatsError.self) { try SigningKey(jwkRepresentation: publicJWK) }
         #expect(throws: CofferFormatsError.self) { try SigningKey(sec1DERRepresentation: key.pkcs8DERRepresentation) }
