@@ -10,12 +10,11 @@ import Testing
 struct ErrorTableTests {
     static let sources = LibraryLayeringTests.sources
 
-    /// `public struct|enum|class|actor NAME: … Error …` in a library file (nested types included).
-    static let publicErrorType = try! Regex(#"public (?:final )?(?:struct|enum|class|actor) (\w+)\s*:[^{]*\b(?:Error|CofferError)\b"#)
-
     /// The public error types of the library modules the CLI links (CofferTesting and CofferTestSupport are
     /// test fixtures; their errors never reach the CLI).
     static func publicErrorTypes() throws -> [String: String] {
+        // `public struct|enum|class|actor NAME: … Error …` in a library file (nested types included).
+        let publicErrorType = try Regex(#"public (?:final )?(?:struct|enum|class|actor) (\w+)\s*:[^{]*\b(?:Error|CofferError)\b"#)
         var found: [String: String] = [:]
         for file in try LibraryLayeringTests.libraryFiles() {
             let text = try String(contentsOf: file, encoding: .utf8)
