@@ -5,9 +5,12 @@
 /// input was a secret.
 public struct CofferCoreError: CofferError {
     /// A stable, machine-readable classification. New codes may be added; existing ones keep their meaning.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`invalid-character`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// Text input contained a character the encoding does not allow (including any whitespace).
@@ -46,4 +49,40 @@ public struct CofferCoreError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension CofferCoreError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: CofferCoreError.invalidCharacter)`, a caller `catch CofferCoreError.invalidCharacter`. Their reason
+    // says only the code; code that throws gives a reason with `CofferCoreError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> CofferCoreError { CofferCoreError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/invalidCharacter`` (`invalid-character`), for comparing with a thrown one.
+    public static var invalidCharacter: CofferCoreError { matching(.invalidCharacter) }
+
+    /// An error of code ``Code/invalidLength`` (`invalid-length`), for comparing with a thrown one.
+    public static var invalidLength: CofferCoreError { matching(.invalidLength) }
+
+    /// An error of code ``Code/nonCanonicalEncoding`` (`non-canonical-encoding`), for comparing with a thrown one.
+    public static var nonCanonicalEncoding: CofferCoreError { matching(.nonCanonicalEncoding) }
+
+    /// An error of code ``Code/fileNotFound`` (`file-not-found`), for comparing with a thrown one.
+    public static var fileNotFound: CofferCoreError { matching(.fileNotFound) }
+
+    /// An error of code ``Code/permissionDenied`` (`permission-denied`), for comparing with a thrown one.
+    public static var permissionDenied: CofferCoreError { matching(.permissionDenied) }
+
+    /// An error of code ``Code/isDirectory`` (`is-directory`), for comparing with a thrown one.
+    public static var isDirectory: CofferCoreError { matching(.isDirectory) }
+
+    /// An error of code ``Code/ioFailure`` (`io-failure`), for comparing with a thrown one.
+    public static var ioFailure: CofferCoreError { matching(.ioFailure) }
+
+    /// An error of code ``Code/invalidArgument`` (`invalid-argument`), for comparing with a thrown one.
+    public static var invalidArgument: CofferCoreError { matching(.invalidArgument) }
+
+    /// An error of code ``Code/fileExists`` (`file-exists`), for comparing with a thrown one.
+    public static var fileExists: CofferCoreError { matching(.fileExists) }
 }

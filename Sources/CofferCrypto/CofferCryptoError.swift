@@ -6,9 +6,12 @@ public import CofferCore
 /// Reading a file can also fail with `CofferCore`'s `CofferCoreError` (not found, permission denied).
 public struct CofferCryptoError: CofferError {
     /// A stable, machine-readable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`invalid-key`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// A key was empty, too short to be safe, or otherwise unusable.
@@ -54,4 +57,37 @@ public struct CofferCryptoError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension CofferCryptoError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: CofferCryptoError.invalidKey)`, a caller `catch CofferCryptoError.invalidKey`. Their reason
+    // says only the code; code that throws gives a reason with `CofferCryptoError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> CofferCryptoError { CofferCryptoError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/invalidKey`` (`invalid-key`), for comparing with a thrown one.
+    public static var invalidKey: CofferCryptoError { matching(.invalidKey) }
+
+    /// An error of code ``Code/invalidTagLength`` (`invalid-tag-length`), for comparing with a thrown one.
+    public static var invalidTagLength: CofferCryptoError { matching(.invalidTagLength) }
+
+    /// An error of code ``Code/unknownAlgorithm`` (`unknown-algorithm`), for comparing with a thrown one.
+    public static var unknownAlgorithm: CofferCryptoError { matching(.unknownAlgorithm) }
+
+    /// An error of code ``Code/authenticationFailed`` (`authentication-failed`), for comparing with a thrown one.
+    public static var authenticationFailed: CofferCryptoError { matching(.authenticationFailed) }
+
+    /// An error of code ``Code/invalidArgument`` (`invalid-argument`), for comparing with a thrown one.
+    public static var invalidArgument: CofferCryptoError { matching(.invalidArgument) }
+
+    /// An error of code ``Code/weakParameters`` (`weak-parameters`), for comparing with a thrown one.
+    public static var weakParameters: CofferCryptoError { matching(.weakParameters) }
+
+    /// An error of code ``Code/costTooHigh`` (`cost-too-high`), for comparing with a thrown one.
+    public static var costTooHigh: CofferCryptoError { matching(.costTooHigh) }
+
+    /// An error of code ``Code/cryptographicFailure`` (`cryptographic-failure`), for comparing with a thrown one.
+    public static var cryptographicFailure: CofferCryptoError { matching(.cryptographicFailure) }
 }

@@ -5,9 +5,12 @@ import CofferCrypto
 /// what was found, and (for line-based inputs) the line it concerns.
 public struct CofferFormatsError: CofferError {
     /// A stable, machine-readable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`malformed-checksum-line`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// A checksum-list line is not in GNU (`HEX  NAME`) or BSD (`ALGO (NAME) = HEX`) form.
@@ -78,16 +81,6 @@ public struct CofferFormatsError: CofferError {
         if let line { return "line \(line): \(reason)" }
         return reason
     }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.code == rhs.code && lhs.reason == rhs.reason && lhs.line == rhs.line
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(reason)
-        hasher.combine(line)
-    }
 }
 
 extension CofferFormatsError {
@@ -125,4 +118,64 @@ extension CofferFormatsError {
             }
         }
     }
+}
+
+extension CofferFormatsError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: CofferFormatsError.malformedChecksumLine)`, a caller `catch CofferFormatsError.malformedChecksumLine`. Their reason
+    // says only the code; code that throws gives a reason with `CofferFormatsError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> CofferFormatsError { CofferFormatsError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/malformedChecksumLine`` (`malformed-checksum-line`), for comparing with a thrown one.
+    public static var malformedChecksumLine: CofferFormatsError { matching(.malformedChecksumLine) }
+
+    /// An error of code ``Code/algorithmMismatch`` (`algorithm-mismatch`), for comparing with a thrown one.
+    public static var algorithmMismatch: CofferFormatsError { matching(.algorithmMismatch) }
+
+    /// An error of code ``Code/invalidEmail`` (`invalid-email`), for comparing with a thrown one.
+    public static var invalidEmail: CofferFormatsError { matching(.invalidEmail) }
+
+    /// An error of code ``Code/malformedKey`` (`malformed-key`), for comparing with a thrown one.
+    public static var malformedKey: CofferFormatsError { matching(.malformedKey) }
+
+    /// An error of code ``Code/wrongKeyKind`` (`wrong-key-kind`), for comparing with a thrown one.
+    public static var wrongKeyKind: CofferFormatsError { matching(.wrongKeyKind) }
+
+    /// An error of code ``Code/passwordRequired`` (`password-required`), for comparing with a thrown one.
+    public static var passwordRequired: CofferFormatsError { matching(.passwordRequired) }
+
+    /// An error of code ``Code/wrongPassword`` (`wrong-password`), for comparing with a thrown one.
+    public static var wrongPassword: CofferFormatsError { matching(.wrongPassword) }
+
+    /// An error of code ``Code/costTooHigh`` (`cost-too-high`), for comparing with a thrown one.
+    public static var costTooHigh: CofferFormatsError { matching(.costTooHigh) }
+
+    /// An error of code ``Code/ambiguousKey`` (`ambiguous-key`), for comparing with a thrown one.
+    public static var ambiguousKey: CofferFormatsError { matching(.ambiguousKey) }
+
+    /// An error of code ``Code/unsupported`` (`unsupported`), for comparing with a thrown one.
+    public static var unsupported: CofferFormatsError { matching(.unsupported) }
+
+    /// An error of code ``Code/malformedSignature`` (`malformed-signature`), for comparing with a thrown one.
+    public static var malformedSignature: CofferFormatsError { matching(.malformedSignature) }
+
+    /// An error of code ``Code/malformedCiphertext`` (`malformed-ciphertext`), for comparing with a thrown one.
+    public static var malformedCiphertext: CofferFormatsError { matching(.malformedCiphertext) }
+
+    /// An error of code ``Code/authenticationFailed`` (`authentication-failed`), for comparing with a thrown one.
+    public static var authenticationFailed: CofferFormatsError { matching(.authenticationFailed) }
+
+    /// An error of code ``Code/noMatchingKey`` (`no-matching-key`), for comparing with a thrown one.
+    public static var noMatchingKey: CofferFormatsError { matching(.noMatchingKey) }
+
+    /// An error of code ``Code/invalidArgument`` (`invalid-argument`), for comparing with a thrown one.
+    public static var invalidArgument: CofferFormatsError { matching(.invalidArgument) }
+
+    /// An error of code ``Code/tooLarge`` (`too-large`), for comparing with a thrown one.
+    public static var tooLarge: CofferFormatsError { matching(.tooLarge) }
+
+    /// An error of code ``Code/cryptographicFailure`` (`cryptographic-failure`), for comparing with a thrown one.
+    public static var cryptographicFailure: CofferFormatsError { matching(.cryptographicFailure) }
 }

@@ -4,9 +4,12 @@ public import CofferCore
 /// problem document's `reason` (`unknown-key`, `key-revoked`, `rate-limited`…).
 public struct ServerClientError: CofferError {
     /// A stable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`unreachable`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// The request could not be sent or its answer not read.
@@ -45,4 +48,25 @@ public struct ServerClientError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension ServerClientError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: ServerClientError.unreachable)`, a caller `catch ServerClientError.unreachable`. Their reason
+    // says only the code; code that throws gives a reason with `ServerClientError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> ServerClientError { ServerClientError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/unreachable`` (`unreachable`), for comparing with a thrown one.
+    public static var unreachable: ServerClientError { matching(.unreachable) }
+
+    /// An error of code ``Code/refused`` (`refused`), for comparing with a thrown one.
+    public static var refused: ServerClientError { matching(.refused) }
+
+    /// An error of code ``Code/unexpectedAnswer`` (`unexpected-answer`), for comparing with a thrown one.
+    public static var unexpectedAnswer: ServerClientError { matching(.unexpectedAnswer) }
+
+    /// An error of code ``Code/unsupportedClient`` (`unsupported-client`), for comparing with a thrown one.
+    public static var unsupportedClient: ServerClientError { matching(.unsupportedClient) }
 }

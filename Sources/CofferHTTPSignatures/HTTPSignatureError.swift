@@ -4,9 +4,12 @@ public import CofferCore
 /// parameter concerned, never a secret.
 public struct HTTPSignatureError: CofferError {
     /// A stable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`missing-component`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// A covered component has no value in the message (a missing header, a query parameter that
@@ -71,4 +74,70 @@ public struct HTTPSignatureError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension HTTPSignatureError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: HTTPSignatureError.missingComponent)`, a caller `catch HTTPSignatureError.missingComponent`. Their reason
+    // says only the code; code that throws gives a reason with `HTTPSignatureError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> HTTPSignatureError { HTTPSignatureError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/missingComponent`` (`missing-component`), for comparing with a thrown one.
+    public static var missingComponent: HTTPSignatureError { matching(.missingComponent) }
+
+    /// An error of code ``Code/invalidComponent`` (`invalid-component`), for comparing with a thrown one.
+    public static var invalidComponent: HTTPSignatureError { matching(.invalidComponent) }
+
+    /// An error of code ``Code/duplicateComponent`` (`duplicate-component`), for comparing with a thrown one.
+    public static var duplicateComponent: HTTPSignatureError { matching(.duplicateComponent) }
+
+    /// An error of code ``Code/invalidParameter`` (`invalid-parameter`), for comparing with a thrown one.
+    public static var invalidParameter: HTTPSignatureError { matching(.invalidParameter) }
+
+    /// An error of code ``Code/missingSignature`` (`missing-signature`), for comparing with a thrown one.
+    public static var missingSignature: HTTPSignatureError { matching(.missingSignature) }
+
+    /// An error of code ``Code/malformedSignature`` (`malformed-signature`), for comparing with a thrown one.
+    public static var malformedSignature: HTTPSignatureError { matching(.malformedSignature) }
+
+    /// An error of code ``Code/unknownKey`` (`unknown-key`), for comparing with a thrown one.
+    public static var unknownKey: HTTPSignatureError { matching(.unknownKey) }
+
+    /// An error of code ``Code/keyRevoked`` (`key-revoked`), for comparing with a thrown one.
+    public static var keyRevoked: HTTPSignatureError { matching(.keyRevoked) }
+
+    /// An error of code ``Code/algorithmMismatch`` (`algorithm-mismatch`), for comparing with a thrown one.
+    public static var algorithmMismatch: HTTPSignatureError { matching(.algorithmMismatch) }
+
+    /// An error of code ``Code/expired`` (`expired`), for comparing with a thrown one.
+    public static var expired: HTTPSignatureError { matching(.expired) }
+
+    /// An error of code ``Code/createdInFuture`` (`created-in-future`), for comparing with a thrown one.
+    public static var createdInFuture: HTTPSignatureError { matching(.createdInFuture) }
+
+    /// An error of code ``Code/replayed`` (`replayed`), for comparing with a thrown one.
+    public static var replayed: HTTPSignatureError { matching(.replayed) }
+
+    /// An error of code ``Code/componentNotCovered`` (`component-not-covered`), for comparing with a thrown one.
+    public static var componentNotCovered: HTTPSignatureError { matching(.componentNotCovered) }
+
+    /// An error of code ``Code/tagMismatch`` (`tag-mismatch`), for comparing with a thrown one.
+    public static var tagMismatch: HTTPSignatureError { matching(.tagMismatch) }
+
+    /// An error of code ``Code/digestMismatch`` (`digest-mismatch`), for comparing with a thrown one.
+    public static var digestMismatch: HTTPSignatureError { matching(.digestMismatch) }
+
+    /// An error of code ``Code/badSignature`` (`bad-signature`), for comparing with a thrown one.
+    public static var badSignature: HTTPSignatureError { matching(.badSignature) }
+
+    /// An error of code ``Code/unavailable`` (`unavailable`), for comparing with a thrown one.
+    public static var unavailable: HTTPSignatureError { matching(.unavailable) }
+
+    /// An error of code ``Code/malformedMessage`` (`malformed-message`), for comparing with a thrown one.
+    public static var malformedMessage: HTTPSignatureError { matching(.malformedMessage) }
+
+    /// An error of code ``Code/unsupportedAlgorithm`` (`unsupported-algorithm`), for comparing with a thrown one.
+    public static var unsupportedAlgorithm: HTTPSignatureError { matching(.unsupportedAlgorithm) }
 }

@@ -49,13 +49,6 @@ public actor InMemoryReplayCache: HTTPSignatureReplayCache {
         expiries.updateValue(expiry, forKey: identifier)
         return true
     }
-
-    /// Thrown when the cache holds `capacity` live records.
-    public struct ReplayCacheFull: Error, CustomStringConvertible {
-        /// The cache's capacity.
-        public let capacity: Int
-        public var description: String { "the replay cache holds \(capacity) live signatures and accepts no more until some expire" }
-    }
 }
 
 /// A signature's replay record, not yet written: what a store needs to write it in the same

@@ -5,15 +5,18 @@ public import CofferCore
 /// says what to do. Reasons never contain a secret.
 public struct KeychainError: CofferError {
     /// A stable classification, with the matching Security framework status.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another (so no
+    /// made-up code can pass for another with the same `OSStatus`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`item-not-found`), as logs and JSON output carry it.
         public let rawValue: String
         /// The `OSStatus` Keychain Services returns for the same condition.
         public let osStatus: Int32
-        public init(rawValue: String) { self.init(rawValue, osStatus: -50) }
-        init(_ rawValue: String, osStatus: Int32) {
+        private init(_ rawValue: String, osStatus: Int32) {
             self.rawValue = rawValue
             self.osStatus = osStatus
         }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// An item with the same identifying attributes already exists (`errSecDuplicateItem`).
@@ -66,4 +69,49 @@ public struct KeychainError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension KeychainError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: KeychainError.duplicateItem)`, a caller `catch KeychainError.duplicateItem`. Their reason
+    // says only the code; code that throws gives a reason with `KeychainError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> KeychainError { KeychainError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/duplicateItem`` (`duplicate-item`), for comparing with a thrown one.
+    public static var duplicateItem: KeychainError { matching(.duplicateItem) }
+
+    /// An error of code ``Code/itemNotFound`` (`item-not-found`), for comparing with a thrown one.
+    public static var itemNotFound: KeychainError { matching(.itemNotFound) }
+
+    /// An error of code ``Code/interactionNotAllowed`` (`interaction-not-allowed`), for comparing with a thrown one.
+    public static var interactionNotAllowed: KeychainError { matching(.interactionNotAllowed) }
+
+    /// An error of code ``Code/authenticationFailed`` (`authentication-failed`), for comparing with a thrown one.
+    public static var authenticationFailed: KeychainError { matching(.authenticationFailed) }
+
+    /// An error of code ``Code/badParameter`` (`bad-parameter`), for comparing with a thrown one.
+    public static var badParameter: KeychainError { matching(.badParameter) }
+
+    /// An error of code ``Code/dataCorrupted`` (`data-corrupted`), for comparing with a thrown one.
+    public static var dataCorrupted: KeychainError { matching(.dataCorrupted) }
+
+    /// An error of code ``Code/untrustedExport`` (`untrusted-export`), for comparing with a thrown one.
+    public static var untrustedExport: KeychainError { matching(.untrustedExport) }
+
+    /// An error of code ``Code/noSuchKeychain`` (`no-such-keychain`), for comparing with a thrown one.
+    public static var noSuchKeychain: KeychainError { matching(.noSuchKeychain) }
+
+    /// An error of code ``Code/duplicateKeychain`` (`duplicate-keychain`), for comparing with a thrown one.
+    public static var duplicateKeychain: KeychainError { matching(.duplicateKeychain) }
+
+    /// An error of code ``Code/ioFailure`` (`io-failure`), for comparing with a thrown one.
+    public static var ioFailure: KeychainError { matching(.ioFailure) }
+
+    /// An error of code ``Code/keyringUnavailable`` (`keyring-unavailable`), for comparing with a thrown one.
+    public static var keyringUnavailable: KeychainError { matching(.keyringUnavailable) }
+
+    /// An error of code ``Code/userWideKeyringNotAllowed`` (`user-wide-keyring-not-allowed`), for comparing with a thrown one.
+    public static var userWideKeyringNotAllowed: KeychainError { matching(.userWideKeyringNotAllowed) }
 }

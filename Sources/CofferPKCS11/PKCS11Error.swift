@@ -4,9 +4,12 @@ public import CofferCore
 /// return value's name (`C_Login: CKR_PIN_INCORRECT`), and the token it concerns. Never holds a PIN.
 public struct PKCS11Error: CofferError {
     /// A stable, machine-readable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`module-not-loaded`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// The module file cannot be loaded, or has no `C_GetFunctionList`.
@@ -70,4 +73,43 @@ public struct PKCS11Error: CofferError {
         }
         return PKCS11Error(code, "\(function) failed\(on): \(name)", function: function, returnValue: value, fileID: fileID, line: line)
     }
+}
+
+extension PKCS11Error {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: PKCS11Error.moduleNotLoaded)`, a caller `catch PKCS11Error.moduleNotLoaded`. Their reason
+    // says only the code; code that throws gives a reason with `PKCS11Error(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> PKCS11Error { PKCS11Error(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/moduleNotLoaded`` (`module-not-loaded`), for comparing with a thrown one.
+    public static var moduleNotLoaded: PKCS11Error { matching(.moduleNotLoaded) }
+
+    /// An error of code ``Code/tokenNotFound`` (`token-not-found`), for comparing with a thrown one.
+    public static var tokenNotFound: PKCS11Error { matching(.tokenNotFound) }
+
+    /// An error of code ``Code/ambiguousMatch`` (`ambiguous-match`), for comparing with a thrown one.
+    public static var ambiguousMatch: PKCS11Error { matching(.ambiguousMatch) }
+
+    /// An error of code ``Code/pinIncorrect`` (`pin-incorrect`), for comparing with a thrown one.
+    public static var pinIncorrect: PKCS11Error { matching(.pinIncorrect) }
+
+    /// An error of code ``Code/pinSourceUnreadable`` (`pin-source-unreadable`), for comparing with a thrown one.
+    public static var pinSourceUnreadable: PKCS11Error { matching(.pinSourceUnreadable) }
+
+    /// An error of code ``Code/keyNotFound`` (`key-not-found`), for comparing with a thrown one.
+    public static var keyNotFound: PKCS11Error { matching(.keyNotFound) }
+
+    /// An error of code ``Code/notPermitted`` (`not-permitted`), for comparing with a thrown one.
+    public static var notPermitted: PKCS11Error { matching(.notPermitted) }
+
+    /// An error of code ``Code/malformedURI`` (`malformed-uri`), for comparing with a thrown one.
+    public static var malformedURI: PKCS11Error { matching(.malformedURI) }
+
+    /// An error of code ``Code/unsupported`` (`unsupported`), for comparing with a thrown one.
+    public static var unsupported: PKCS11Error { matching(.unsupported) }
+
+    /// An error of code ``Code/moduleFailure`` (`module-failure`), for comparing with a thrown one.
+    public static var moduleFailure: PKCS11Error { matching(.moduleFailure) }
 }

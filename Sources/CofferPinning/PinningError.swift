@@ -4,9 +4,12 @@ public import CofferCore
 /// was found. Reasons name hosts, pins and certificate subjects, which are public; never key material.
 public struct PinningError: CofferError {
     /// A stable, machine-readable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`malformed-pin`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// A pin was not the base64 of a 32-byte SHA-256 digest, or had an unknown prefix.
@@ -41,4 +44,31 @@ public struct PinningError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension PinningError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: PinningError.malformedPin)`, a caller `catch PinningError.malformedPin`. Their reason
+    // says only the code; code that throws gives a reason with `PinningError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> PinningError { PinningError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/malformedPin`` (`malformed-pin`), for comparing with a thrown one.
+    public static var malformedPin: PinningError { matching(.malformedPin) }
+
+    /// An error of code ``Code/invalidPolicy`` (`invalid-policy`), for comparing with a thrown one.
+    public static var invalidPolicy: PinningError { matching(.invalidPolicy) }
+
+    /// An error of code ``Code/malformedCertificate`` (`malformed-certificate`), for comparing with a thrown one.
+    public static var malformedCertificate: PinningError { matching(.malformedCertificate) }
+
+    /// An error of code ``Code/chainNotTrusted`` (`chain-not-trusted`), for comparing with a thrown one.
+    public static var chainNotTrusted: PinningError { matching(.chainNotTrusted) }
+
+    /// An error of code ``Code/pinMismatch`` (`pin-mismatch`), for comparing with a thrown one.
+    public static var pinMismatch: PinningError { matching(.pinMismatch) }
+
+    /// An error of code ``Code/connectionFailed`` (`connection-failed`), for comparing with a thrown one.
+    public static var connectionFailed: PinningError { matching(.connectionFailed) }
 }

@@ -5,9 +5,12 @@ public import CofferCore
 /// the driver's error underneath.
 public struct ServerConfigurationError: CofferError {
     /// A stable classification.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// Closed: the static members below are every code there is; no caller can make another.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable string (`invalid-database-location`), as logs, problem documents and JSON output carry it.
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        private init(rawValue: String) { self.rawValue = rawValue }
+        /// The stable string, ``rawValue``.
         public var description: String { rawValue }
 
         /// The database location (`sqlite:PATH`, a `postgres://` URL, or the default) cannot be used.
@@ -54,4 +57,40 @@ public struct ServerConfigurationError: CofferError {
         self.underlying = underlying
         self.location = "\(fileID):\(line)"
     }
+}
+
+extension ServerConfigurationError {
+    // One error per code, for comparing (errors are equal when their codes are): a test writes
+    // `#expect(throws: ServerConfigurationError.invalidDatabaseLocation)`, a caller `catch ServerConfigurationError.invalidDatabaseLocation`. Their reason
+    // says only the code; code that throws gives a reason with `ServerConfigurationError(_:_:)`.
+
+    /// An error of `code` with no reason of its own, for comparing with a thrown one.
+    public static func matching(_ code: Code) -> ServerConfigurationError { ServerConfigurationError(code, comparisonReason(code)) }
+
+    /// An error of code ``Code/invalidDatabaseLocation`` (`invalid-database-location`), for comparing with a thrown one.
+    public static var invalidDatabaseLocation: ServerConfigurationError { matching(.invalidDatabaseLocation) }
+
+    /// An error of code ``Code/databaseUnavailable`` (`database-unavailable`), for comparing with a thrown one.
+    public static var databaseUnavailable: ServerConfigurationError { matching(.databaseUnavailable) }
+
+    /// An error of code ``Code/invalidRecord`` (`invalid-record`), for comparing with a thrown one.
+    public static var invalidRecord: ServerConfigurationError { matching(.invalidRecord) }
+
+    /// An error of code ``Code/invalidMasterKey`` (`invalid-master-key`), for comparing with a thrown one.
+    public static var invalidMasterKey: ServerConfigurationError { matching(.invalidMasterKey) }
+
+    /// An error of code ``Code/exposedMasterKeyFile`` (`exposed-master-key-file`), for comparing with a thrown one.
+    public static var exposedMasterKeyFile: ServerConfigurationError { matching(.exposedMasterKeyFile) }
+
+    /// An error of code ``Code/masterKeyringMismatch`` (`master-keyring-mismatch`), for comparing with a thrown one.
+    public static var masterKeyringMismatch: ServerConfigurationError { matching(.masterKeyringMismatch) }
+
+    /// An error of code ``Code/masterKeyGivenUp`` (`master-key-given-up`), for comparing with a thrown one.
+    public static var masterKeyGivenUp: ServerConfigurationError { matching(.masterKeyGivenUp) }
+
+    /// An error of code ``Code/masterKeyUnavailable`` (`master-key-unavailable`), for comparing with a thrown one.
+    public static var masterKeyUnavailable: ServerConfigurationError { matching(.masterKeyUnavailable) }
+
+    /// An error of code ``Code/invalidAdminKey`` (`invalid-admin-key`), for comparing with a thrown one.
+    public static var invalidAdminKey: ServerConfigurationError { matching(.invalidAdminKey) }
 }

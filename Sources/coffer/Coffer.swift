@@ -2,10 +2,6 @@ import ArgumentParser
 import CCofferBuildInfo
 import CCofferSupport
 import CofferCore
-import CofferCrypto
-import CofferFormats
-import CofferKeychain
-import CofferPinning
 
 @main
 struct Coffer: ParsableCommand {
@@ -55,27 +51,11 @@ struct Coffer: ParsableCommand {
             end(failure.exitCode, failure.message, hint: failure.hint)
         } catch let code as ExitCode {
             end(code.rawValue)
-        } catch let error as CofferCoreError {
-            end(ExitStatus.inputError, error.reason, hint: error.code == .fileExists ? "choose another name, or pass --force to replace it" : nil)
-        } catch let error as CofferCryptoError {
-            end(ExitStatus.inputError, error.reason)
-        } catch let error as KeychainError {
-            let failures: Set<KeychainError.Code> = [KeychainError.Code.authenticationFailed, KeychainError.Code.itemNotFound, KeychainError.Code.dataCorrupted]
-            let hint: String? = switch error.code {
-            case .interactionNotAllowed: "run 'coffer keychain unlock' first"
-            case .noSuchKeychain: "create one with 'coffer keychain create'"
-            case .keyringUnavailable: "each command will ask for the password instead"
-            case .userWideKeyringNotAllowed: "start a session keyring first ('keyctl session'), or pass --user-keyring to accept the user-wide one"
-            default: nil
-            }
-            end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: hint)
-        } catch let error as PinningError {
-            let failed: Set<PinningError.Code> = [PinningError.Code.chainNotTrusted, PinningError.Code.pinMismatch]
-            end(failed.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
-        } catch let error as CofferFormatsError {
-            let failures: Set<CofferFormatsError.Code> = [.wrongPassword, .authenticationFailed, .noMatchingKey]
-            end(failures.contains(error.code) ? ExitStatus.checkFailed : ExitStatus.inputError, error.description, hint: error.code == .costTooHigh ? Hint.decryptionCost : nil)
         } catch {
+            // A library's error that no command worded itself: its row in the one table.
+            if let report = ErrorTable.report(for: error) {
+                end(report.exitStatus, report.message, hint: report.hint)
+            }
             if let (typed, suggestions) = unknownSubcommand() {
                 end(ExitStatus.inputError, "'\(typed)'", hint: suggestions.isEmpty ? "run 'coffer --help' for the list" : "did you mean \(suggestions.map { "'\($0)'" }.joined(separator: " or "))?")
             }

@@ -48,8 +48,7 @@ struct WholeOrNothingFileTests {
         let writer = try WholeOrNothingFileTests.writer(target, mode: mode, background: background)
         try writer.write(Array("new".utf8))
         _ = try folder.write("someone else's", to: "out")
-        let error = try #require(throws: CofferCoreError.self) { try writer.commit() }
-        #expect(error.code == .fileExists)
+        let error = try #require(throws: CofferCoreError.fileExists) { try writer.commit() }
         #expect(error.reason.contains("'\(target)' appeared while it was being written"), "\(error.reason)")
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "someone else's")
         #expect(try folder.contents() == ["out"], "nothing else is left in the folder")
@@ -73,8 +72,7 @@ struct WholeOrNothingFileTests {
     func anExistingDestinationIsRefusedUpFront(mode: WriterMode) throws {
         let folder = try TemporaryDirectory()
         let target = try folder.write("keep", to: "out")
-        let error = try #require(throws: CofferCoreError.self) { try WholeOrNothingFileTests.writer(target, mode: mode) }
-        #expect(error.code == .fileExists)
+        #expect(throws: CofferCoreError.fileExists) { try WholeOrNothingFileTests.writer(target, mode: mode) }
         #expect(try folder.contents() == ["out"])
     }
 
@@ -110,8 +108,7 @@ struct WholeOrNothingFileTests {
 
     @Test func aMissingFolderIsAFileNotFoundErrorNamingIt() throws {
         let folder = try TemporaryDirectory()
-        let error = try #require(throws: CofferCoreError.self) { try AtomicFileWriter(destination: folder.path("absent/out")) }
-        #expect(error.code == .fileNotFound)
+        let error = try #require(throws: CofferCoreError.fileNotFound) { try AtomicFileWriter(destination: folder.path("absent/out")) }
         #expect(error.reason.contains("'\(folder.path("absent"))'"), "\(error.reason)")
     }
 }
@@ -164,16 +161,14 @@ struct AtomicFileWriterTests {
 
     @Test func directoryDestinationIsRefused() throws {
         let folder = try TemporaryDirectory()
-        let error = try #require(throws: CofferCoreError.self) { try AtomicFileWriter(destination: folder.path, overwrite: true) }
-        #expect(error.code == .isDirectory)
+        #expect(throws: CofferCoreError.isDirectory) { try AtomicFileWriter(destination: folder.path, overwrite: true) }
     }
 }
 
 @Suite("Atomic writes never replace special files")
 struct AtomicSpecialFileTests {
     @Test func devicesAndPipesAreRefused() throws {
-        let error = try #require(throws: CofferCoreError.self) { try AtomicFileWriter(destination: "/dev/null", overwrite: true) }
-        #expect(error.code == .invalidArgument)
+        let error = try #require(throws: CofferCoreError.invalidArgument) { try AtomicFileWriter(destination: "/dev/null", overwrite: true) }
         #expect(error.reason.contains("is not a regular file"))
         let folder = try TemporaryDirectory()
         let fifo = folder.path("fifo")

@@ -16,9 +16,9 @@ struct DataLocationTests {
 
     @Test func noAbsoluteLocationIsATypedError() {
         for environment in [[:], ["HOME": "relative"], ["XDG_DATA_HOME": "x", "HOME": ""]] {
-            #expect {
+            #expect(throws: CofferCoreError.fileNotFound) {
                 _ = try DataLocation.userData(environment: environment)
-            } throws: { ($0 as? CofferCoreError)?.code == .fileNotFound }
+            }
         }
     }
     #endif

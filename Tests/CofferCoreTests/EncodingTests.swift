@@ -25,7 +25,7 @@ struct HexTests {
 
     @Test(arguments: ["abc", "0", "a"])
     func rejectsOddLengths(_ text: String) {
-        #expect { try Hex.decode(text) } throws: { ($0 as? CofferCoreError)?.code == .invalidLength }
+        #expect(throws: CofferCoreError.invalidLength) { try Hex.decode(text) }
     }
 
     @Test(arguments: ["0g", "zz", " 00", "00 ", "00\n", "0x00", "0-", "é0"])
@@ -34,8 +34,7 @@ struct HexTests {
     }
 
     @Test func errorNamesOffsetWithoutEchoingInput() throws {
-        let error = try #require(throws: CofferCoreError.self) { try Hex.decode("abcd0 ") }
-        #expect(error.code == .invalidCharacter)
+        let error = try #require(throws: CofferCoreError.invalidCharacter) { try Hex.decode("abcd0 ") }
         #expect(error.reason == "expected a hex digit (0-9, a-f) at offset 5, found a space")
     }
 }
@@ -92,7 +91,7 @@ struct Base64Tests {
         ("Zm8 ", .invalidCharacter),
     ])
     func standardDecoderIsStrict(_ text: String, _ code: CofferCoreError.Code) {
-        #expect { try Base64.decode(text) } throws: { ($0 as? CofferCoreError)?.code == code }
+        #expect(throws: CofferCoreError.matching(code)) { try Base64.decode(text) }
     }
 
     @Test(arguments: [
@@ -105,7 +104,7 @@ struct Base64Tests {
         ("Zm 9", .invalidCharacter),
     ])
     func urlDecoderIsStrict(_ text: String, _ code: CofferCoreError.Code) {
-        #expect { try Base64.decodeURLSafe(text) } throws: { ($0 as? CofferCoreError)?.code == code }
+        #expect(throws: CofferCoreError.matching(code)) { try Base64.decodeURLSafe(text) }
     }
 
     /// The table decoder answers for exactly the texts the per-character one accepts, with the same

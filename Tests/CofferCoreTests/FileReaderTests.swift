@@ -77,15 +77,13 @@ struct FileReaderTests {
     }
 
     @Test func missingFileIsTypedAndNamed() throws {
-        let error = try #require(throws: CofferCoreError.self) { try FileReader(path: "/nonexistent/coffer-test") }
-        #expect(error.code == .fileNotFound)
+        let error = try #require(throws: CofferCoreError.fileNotFound) { try FileReader(path: "/nonexistent/coffer-test") }
         #expect(error.reason == "cannot open '/nonexistent/coffer-test': no such file or directory")
     }
 
     @Test func directoryIsRefused() throws {
         let folder = try TemporaryDirectory()
-        let error = try #require(throws: CofferCoreError.self) { try FileReader(path: folder.path) }
-        #expect(error.code == .isDirectory)
+        let error = try #require(throws: CofferCoreError.isDirectory) { try FileReader(path: folder.path) }
         #expect(error.reason.contains("it is a directory"))
     }
 
@@ -95,8 +93,7 @@ struct FileReaderTests {
         let folder = try TemporaryDirectory()
         let path = try folder.write("secret", to: "locked")
         chmod(path, 0)
-        let error = try #require(throws: CofferCoreError.self) { try FileReader(path: path) }
-        #expect(error.code == .permissionDenied)
+        #expect(throws: CofferCoreError.permissionDenied) { try FileReader(path: path) }
     }
 
     @Test func nonPositiveChunkSizeIsRejected() throws {

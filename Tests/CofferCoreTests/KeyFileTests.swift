@@ -24,9 +24,9 @@ struct KeyFileTests {
         let fits = try folder.write([UInt8](repeating: 7, count: KeyFile.maximumSize), to: "fits")
         #expect(try KeyFile(contentsOf: fits).bytes.count == 1 << 20)
         let over = try folder.write([UInt8](repeating: 7, count: KeyFile.maximumSize + 1), to: "over")
-        #expect { _ = try KeyFile(contentsOf: over) } throws: { ($0 as? CofferCoreError)?.code == .invalidArgument }
-        #expect { _ = try KeyFile(contentsOf: folder.path("absent")) } throws: { ($0 as? CofferCoreError)?.code == .fileNotFound }
-        #expect { _ = try KeyFile(contentsOf: folder.path) } throws: { ($0 as? CofferCoreError)?.code == .isDirectory }
+        #expect(throws: CofferCoreError.invalidArgument) { _ = try KeyFile(contentsOf: over) }
+        #expect(throws: CofferCoreError.fileNotFound) { _ = try KeyFile(contentsOf: folder.path("absent")) }
+        #expect(throws: CofferCoreError.isDirectory) { _ = try KeyFile(contentsOf: folder.path) }
     }
 
     @Test func encodingsDecodeWithOneTrailingLineBreak() throws {

@@ -24,11 +24,11 @@ struct ServerURLTests {
         "https://[::1", "https://[::1]x", "https://user@/path",
     ])
     func refuses(text: String) {
-        #expect { _ = try ServerURL(text) } throws: { ($0 as? CofferCoreError)?.code == .invalidArgument }
+        #expect(throws: CofferCoreError.invalidArgument) { _ = try ServerURL(text) }
     }
 
     @Test func absoluteURLsCanBeRequired() throws {
-        #expect { _ = try ServerURL("example.com/x", defaultScheme: nil) } throws: { ($0 as? CofferCoreError)?.code == .invalidArgument }
+        #expect(throws: CofferCoreError.invalidArgument) { _ = try ServerURL("example.com/x", defaultScheme: nil) }
         #expect(try ServerURL("http://example.com/x", defaultScheme: nil).description == "http://example.com/x")
     }
 }

@@ -132,8 +132,6 @@ struct FileDigestTests {
     }
 
     @Test func unreadableFileThrowsCoreError() {
-        #expect { try DigestAlgorithm.sha256.hash(fileAtPath: "/nonexistent/file") } throws: {
-            ($0 as? CofferCoreError)?.code == .fileNotFound
-        }
+        #expect(throws: CofferCoreError.fileNotFound) { try DigestAlgorithm.sha256.hash(fileAtPath: "/nonexistent/file") }
     }
 }

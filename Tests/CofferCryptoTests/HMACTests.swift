@@ -124,9 +124,7 @@ struct HMACTests {
         #expect(tag.bytes.count == 10)
         #expect(tag.isTruncated)
         for bad in [0, 9, 33] {
-            #expect { try MACAlgorithm.hmacSHA256.authenticationCode(for: "message", using: key, truncatedTo: bad) } throws: {
-                ($0 as? CofferCryptoError)?.code == .invalidTagLength
-            }
+            #expect(throws: CofferCryptoError.invalidTagLength) { try MACAlgorithm.hmacSHA256.authenticationCode(for: "message", using: key, truncatedTo: bad) }
         }
         #expect(throws: CofferCryptoError.self) { try tag.truncated(to: 9) }
         #expect(throws: CofferCryptoError.self) { try tag.truncated(to: 11) }
@@ -163,8 +161,8 @@ struct KeyTests {
     }
 
     @Test func weakOrEmptyKeysAreRefused() {
-        #expect { try MACKey.generate(byteCount: 15) } throws: { ($0 as? CofferCryptoError)?.code == .invalidKey }
-        #expect { try MACKey(bytes: [UInt8]()) } throws: { ($0 as? CofferCryptoError)?.code == .invalidKey }
+        #expect(throws: CofferCryptoError.invalidKey) { try MACKey.generate(byteCount: 15) }
+        #expect(throws: CofferCryptoError.invalidKey) { try MACKey(bytes: [UInt8]()) }
     }
 
     @Test func descriptionDoesNotRevealTheKey() throws {

@@ -49,8 +49,7 @@ struct PasswordKDFTests {
         .scrypt(logN: 18, r: 64, p: 1), .pbkdf2(iterations: 10_000_001), .pbkdf2(.hmacSHA512, iterations: Int(Int32.max)),
     ])
     func costsAboveTheLimitsAreRefused(kdf: PasswordKDF) {
-        let error = #expect(throws: CofferCryptoError.self) { try kdf.derive(password: [1], salt: [2]) }
-        #expect(error?.code == .costTooHigh)
+        let error = #expect(throws: CofferCryptoError.costTooHigh) { try kdf.derive(password: [1], salt: [2]) }
         #expect(error?.reason.contains("above the limit of") == true)
     }
 
@@ -75,8 +74,7 @@ struct PasswordKDFTests {
 
     @Test func byteCountIsBounded() {
         for count in [0, -1, 1025] {
-            let error = #expect(throws: CofferCryptoError.self) { try PasswordKDF.pbkdf2(iterations: 1).derive(password: [1], salt: [2], byteCount: count) }
-            #expect(error?.code == .invalidArgument)
+            #expect(throws: CofferCryptoError.invalidArgument) { try PasswordKDF.pbkdf2(iterations: 1).derive(password: [1], salt: [2], byteCount: count) }
         }
     }
 
@@ -84,8 +82,7 @@ struct PasswordKDFTests {
         #expect(throws: Never.self) { try PasswordKDF.default.checkStrengthForNewSecret() }
         #expect(throws: Never.self) { try PasswordKDF.pbkdf2(iterations: PasswordKDF.minimumPBKDF2Iterations).checkStrengthForNewSecret() }
         for weak in [PasswordKDF.pbkdf2(iterations: PasswordKDF.minimumPBKDF2Iterations - 1), .pbkdf2(.hmacSHA1, iterations: 10_000_000)] {
-            let error = #expect(throws: CofferCryptoError.self) { try weak.checkStrengthForNewSecret() }
-            #expect(error?.code == .weakParameters)
+            #expect(throws: CofferCryptoError.weakParameters) { try weak.checkStrengthForNewSecret() }
         }
     }
 

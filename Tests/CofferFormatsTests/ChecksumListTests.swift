@@ -52,10 +52,9 @@ struct ChecksumListTests {
         let line = Substring(ChecksumList.line(for: sha512, path: "f", style: .bsd))
         let entry = try #require(try ChecksumList.parse(line: line, number: 1, algorithm: .sha256, strict: false))
         #expect(entry.algorithm == .sha512)
-        let error = try #require(throws: CofferFormatsError.self) {
+        let error = try #require(throws: CofferFormatsError.algorithmMismatch) {
             try ChecksumList.parse(line: line, number: 7, algorithm: .sha256, strict: true)
         }
-        #expect(error.code == .algorithmMismatch)
         #expect(error.line == 7)
     }
 
@@ -63,10 +62,9 @@ struct ChecksumListTests {
     /// without one, the length chooses (ChecksumVerifierTests).
     @Test func wrongLengthSuggestsTheAlgorithm() throws {
         let line = Substring(ChecksumList.line(for: DigestAlgorithm.sha512.hash(""), path: "f"))
-        let error = try #require(throws: CofferFormatsError.self) {
+        let error = try #require(throws: CofferFormatsError.algorithmMismatch) {
             try ChecksumList.parse(line: line, number: 2, algorithm: .sha256, strict: true)
         }
-        #expect(error.code == .algorithmMismatch)
         #expect(error.description == "line 2: expected a 64-digit SHA-256 hex digest, found 128 digits (SHA-512-sized; choose the algorithm with -a)")
     }
 
@@ -131,7 +129,7 @@ struct GravatarTests {
 
     @Test(arguments: ["", "   ", "not-an-email"])
     func invalidEmails(_ email: String) {
-        #expect { try Gravatar.avatarURL(for: email) } throws: { ($0 as? CofferFormatsError)?.code == .invalidEmail }
+        #expect(throws: CofferFormatsError.invalidEmail) { try Gravatar.avatarURL(for: email) }
     }
 
     @Test func customDefaultMustBeWeb() {

@@ -78,8 +78,8 @@ struct ChecksumVerifierTests {
         // Lists name files by absolute path: tests share one process, so none may change the current folder.
         let folder = try TemporaryDirectory()
         #expect(try !ChecksumVerifier().verifyFiles(listedIn: folder.write("# nothing\n", to: "empty")).passed)
-        #expect {
+        #expect(throws: CofferCoreError.fileNotFound) {
             _ = try ChecksumVerifier().verifyFiles(listedIn: folder.path("absent"))
-        } throws: { ($0 as? CofferCoreError)?.code == .fileNotFound }
+        }
     }
 }

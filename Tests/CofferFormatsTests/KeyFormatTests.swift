@@ -66,10 +66,8 @@ struct KeyFormatTests {
             #expect(asked == 1)
             #expect(imported.format == .encryptedPKCS8)
             #expect(imported.verifyingKey == key.verifyingKey)
-            #expect { try ImportedKey(importing: bytes, password: { Array("wrong".utf8) }) } throws: {
-                ($0 as? CofferFormatsError)?.code == .wrongPassword
-            }
-            #expect { try ImportedKey(importing: bytes) } throws: { ($0 as? CofferFormatsError)?.code == .passwordRequired }
+            #expect(throws: CofferFormatsError.wrongPassword) { try ImportedKey(importing: bytes, password: { Array("wrong".utf8) }) }
+            #expect(throws: CofferFormatsError.passwordRequired) { try ImportedKey(importing: bytes) }
         }
     }
 
@@ -81,22 +79,19 @@ struct KeyFormatTests {
     @Test func keyDerivationCostIsCapped() throws {
         let key = try SigningKey.generate(.ed25519)
         let heavy = try key.encryptedPKCS8Representation(password: Array("pw".utf8), kdf: .pbkdf2(iterations: 650_000))
-        #expect {
+        let error = #expect(throws: CofferFormatsError.costTooHigh) {
             try ImportedKey(importing: heavy, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumPBKDF2Iterations: 600_000))
-        } throws: { error in
-            guard let error = error as? CofferFormatsError else { return false }
-            return error.code == .costTooHigh && error.reason.contains("650000 PBKDF2 iterations")
         }
+        #expect(error?.reason.contains("650000 PBKDF2 iterations") == true)
         let scrypt = try key.encryptedPKCS8Representation(password: Array("pw".utf8), kdf: .scrypt(logN: 12, r: 8, p: 1))
-        #expect {
+        #expect(throws: CofferFormatsError.costTooHigh) {
             try ImportedKey(importing: scrypt, password: { Array("pw".utf8) }, limits: PasswordKDFLimits(maximumScryptMemory: 1 << 20))
-        } throws: { ($0 as? CofferFormatsError)?.code == .costTooHigh }
+        }
     }
 
     @Test func publicKeyWhereAPrivateOneIsNeeded() throws {
         let publicPEM = try SigningKey.generate(.p384).verifyingKey.representation()
-        let error = try #require(throws: CofferFormatsError.self) { try SigningKey(importing: publicPEM) }
-        #expect(error.code == .wrongKeyKind)
+        let error = try #require(throws: CofferFormatsError.wrongKeyKind) { try SigningKey(importing: publicPEM) }
         #expect(error.reason == "found a public key (PEM SubjectPublicKeyInfo, P-384) where a private key is needed")
     }
 
@@ -174,6 +169,6 @@ struct PEMBlockTests {
         "-----BEGIN TEST-----\nAAEC\n-----END OTHER-----\n",
     ])
     func forgedBlocksAreTypedErrors(text: String) {
-        #expect { _ = try PEMBlock.blocks(in: text) } throws: { ($0 as? CofferFormatsError)?.code == .malformedKey }
+        #expect(throws: CofferFormatsError.malformedKey) { _ = try PEMBlock.blocks(in: text) }
     }
 }

@@ -73,9 +73,9 @@ struct SigningClientTests {
     /// A request without a scheme or authority cannot be sent: a typed error, nothing sent.
     @Test func aRequestWithoutAnAuthorityIsRefused() throws {
         let request = HTTPRequest(method: .get, scheme: "https", authority: nil, path: "/")
-        #expect {
+        #expect(throws: HTTPSignatureError.missingComponent) {
             _ = try HTTPClient.clientRequest(request, body: nil)
-        } throws: { ($0 as? HTTPSignatureError)?.code == .missingComponent }
+        }
     }
 
     /// `Host` comes from the URL only: a `Host` field in the request is not sent twice.

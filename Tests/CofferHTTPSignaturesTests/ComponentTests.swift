@@ -59,16 +59,12 @@ struct ComponentTests {
         #expect(try Self.value(HTTPSignatureComponent.field("example-dict", key: "a").fromRequest, in: message) == "1")
         #expect(HTTPSignatureComponent.method.fromRequest.description == "\"@method\";req")
 
-        let withoutRequest = try #require(throws: HTTPSignatureError.self) {
+        #expect(throws: HTTPSignatureError.missingComponent) {
             try Self.value(HTTPSignatureComponent.method.fromRequest, in: .response(response, request: nil))
         }
-        #expect(withoutRequest.code == .missingComponent)
-        let methodOfResponse = try #require(throws: HTTPSignatureError.self) { try Self.value(.method, in: message) }
-        #expect(methodOfResponse.code == .invalidComponent)
-        let statusOfRequest = try #require(throws: HTTPSignatureError.self) { try Self.value(.status, in: .request(Self.request)) }
-        #expect(statusOfRequest.code == .invalidComponent)
-        let reqOnRequest = try #require(throws: HTTPSignatureError.self) { try Self.value(HTTPSignatureComponent.method.fromRequest, in: .request(Self.request)) }
-        #expect(reqOnRequest.code == .invalidComponent)
+        #expect(throws: HTTPSignatureError.invalidComponent) { try Self.value(.method, in: message) }
+        #expect(throws: HTTPSignatureError.invalidComponent) { try Self.value(.status, in: .request(Self.request)) }
+        #expect(throws: HTTPSignatureError.invalidComponent) { try Self.value(HTTPSignatureComponent.method.fromRequest, in: .request(Self.request)) }
     }
 
     @Test func missingDuplicateAndIllFormedComponentsAreTypedErrors() throws {
@@ -87,10 +83,9 @@ struct ComponentTests {
             ([HTTPSignatureComponent(name: "example-header", parameters: [.name("x")])], .invalidComponent),
         ]
         for (components, code) in cases {
-            let error = try #require(throws: HTTPSignatureError.self, "\(components)") {
+            #expect(throws: HTTPSignatureError.matching(code), "\(components)") {
                 try HTTPSignatureBase.make(for: request, covering: components, parameters: parameters)
             }
-            #expect(error.code == code, "\(components): \(error)")
         }
     }
 }

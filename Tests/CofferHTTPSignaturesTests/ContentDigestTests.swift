@@ -42,8 +42,7 @@ struct ContentDigestTests {
             ("((", .malformedSignature),
         ]
         for (field, code) in cases {
-            let error = try #require(throws: HTTPSignatureError.self, "\(field)") { try ContentDigest.check(field, body: body) }
-            #expect(error.code == code, "\(field): \(error)")
+            #expect(throws: HTTPSignatureError.matching(code), "\(field)") { try ContentDigest.check(field, body: body) }
         }
         // Unknown algorithms beside a known, matching one are ignored.
         try ContentDigest.check("md5=:kAFQmDzST7DWlj99KOF/cg==:, " + good, body: body)

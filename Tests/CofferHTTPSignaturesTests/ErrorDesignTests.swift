@@ -19,7 +19,7 @@ struct ErrorDesignTests {
     }
 
     static func shape<E: CofferError>(_ error: E, module: String) {
-        #expect(!error.code.rawValue.isEmpty)
+        #expect(!error.code.description.isEmpty)
         #expect(!error.reason.isEmpty && error.description.contains(error.reason))
         #expect(error.location.hasPrefix(module + "/"), "\(error.location)")
     }
@@ -44,7 +44,10 @@ struct ErrorDesignTests {
         do { _ = try Hex.decode("0g") } catch { Self.shape(error, module: "CofferCore") }
         do { _ = try MACKey(bytes: []) } catch { Self.shape(error, module: "CofferCrypto") }
         do { _ = try SignatureFile(parsing: "not a signature") } catch { Self.shape(error, module: "CofferFormats") }
-        // Equality is code and reason: where an error was raised does not change what it is.
-        #expect(CofferCoreError(.invalidLength, "x") == CofferCoreError(.invalidLength, "x", underlying: StoreDown()))
+        // Equality is by code: the reason, where an error was raised and what lay under it are for people.
+        #expect(CofferCoreError(.invalidLength, "x") == CofferCoreError(.invalidLength, "y", underlying: StoreDown()))
+        #expect(CofferFormatsError(.malformedChecksumLine, "x", line: 1) == CofferFormatsError.malformedChecksumLine)
+        #expect(CofferCryptoError.invalidKey != CofferCryptoError.invalidArgument)
+        #expect(HTTPSignatureError.unavailable.code.rawValue == "unavailable")
     }
 }

@@ -89,8 +89,7 @@ struct RFC9421VectorTests {
         policy.label = "sig1"
         let clientOnly = HTTPMessageVerifier(policy: policy, keys: keys)
         #expect(try await clientOnly.verify(client, body: body, now: now).keyID == "test-key-ecc-p256")
-        let refused = await #expect(throws: HTTPSignatureError.self) { try await clientOnly.verify(forwarded, body: body, now: now) }
-        #expect(refused?.code == .badSignature)
+        await #expect(throws: HTTPSignatureError.badSignature) { try await clientOnly.verify(forwarded, body: body, now: now) }
     }
 
     /// B.4: the transformations that keep the covered components keep the signature valid; the others

@@ -204,10 +204,9 @@ struct SignAndVerifyTests {
         #expect(try await verifier.verify(response, answering: request, body: Array("{}".utf8), now: Self.now).label == "res")
         var otherRequest = request
         otherRequest.headerFields[.signature] = "sig1=:AAAA:"
-        let refused = await #expect(throws: HTTPSignatureError.self) {
+        await #expect(throws: HTTPSignatureError.badSignature) {
             try await verifier.verify(response, answering: otherRequest, body: Array("{}".utf8), now: Self.now)
         }
-        #expect(refused?.code == .badSignature)
     }
 
     @Test func signaturesAddUpAndLabelsDoNotCollide() throws {

@@ -18,9 +18,7 @@ struct EncryptionKeyItemTests {
         #expect(foundBytes == key.withUnsafeKeyBytes { Array($0) })
         let item = try #require(try keychain.copyMatching(.key(applicationTag: Array("com.example.data-key.v1".utf8), keyClass: .symmetric)).first).item
         #expect(item.accessibility == .afterFirstUnlockThisDeviceOnly && item.keyType == "aes-256" && item.applicationLabel == key.keyID)
-        let duplicate = #expect(throws: KeychainError.self) { try keychain.add(key, tag: "com.example.data-key.v1") }
-        #expect(duplicate?.code == .duplicateItem)
-        let missing = #expect(throws: KeychainError.self) { try keychain.encryptionKey(tag: "com.example.other") }
-        #expect(missing?.code == .itemNotFound)
+        #expect(throws: KeychainError.duplicateItem) { try keychain.add(key, tag: "com.example.data-key.v1") }
+        #expect(throws: KeychainError.itemNotFound) { try keychain.encryptionKey(tag: "com.example.other") }
     }
 }

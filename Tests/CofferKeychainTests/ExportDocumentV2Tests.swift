@@ -60,8 +60,7 @@ struct ExportDocumentV2Tests {
     @Test func aSignerKeyThatDoesNotParseIsRefused() throws {
         var document = try Hex.decode(Self.vector)
         document[11] ^= 0xFF
-        let error = try #require(throws: KeychainError.self) { try ExportDocument.read(document) }
-        #expect(error.code == .dataCorrupted)
+        #expect(throws: KeychainError.dataCorrupted) { try ExportDocument.read(document) }
     }
 
     /// docs/KEYCHAIN.md's version 2 vector: the spec's version 1 item, signed by the Ed25519 key above

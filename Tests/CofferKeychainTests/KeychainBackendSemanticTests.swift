@@ -46,7 +46,7 @@ struct KeychainBackendSemanticTests {
         for attempt in [{ _ = try backend.copyMatching(.genericPassword(service: "com.example"), returningSecrets: false) },
                         { _ = try backend.delete(matching: .genericPassword(service: "com.example")) },
                         { _ = try backend.update(matching: .genericPassword(service: "com.example"), with: KeychainChanges()) }] {
-            #expect { try attempt() } throws: { ($0 as? KeychainError)?.code == .itemNotFound }
+            #expect(throws: KeychainError.itemNotFound) { try attempt() }
         }
     }
 
@@ -58,9 +58,7 @@ struct KeychainBackendSemanticTests {
         try backend.add(.genericPassword(service: "s", account: "b"), secret: [2])
         var changes = KeychainChanges()
         changes.account = "b"
-        #expect { try backend.update(matching: .genericPassword(service: "s", account: "a"), with: changes) } throws: {
-            ($0 as? KeychainError)?.code == .duplicateItem
-        }
+        #expect(throws: KeychainError.duplicateItem) { try backend.update(matching: .genericPassword(service: "s", account: "a"), with: changes) }
         #expect(try backend.secret(matching: .genericPassword(service: "s", account: "a")) == [1], "nothing changed")
     }
 

@@ -72,10 +72,9 @@ struct KeychainExportTests {
 
     @Test func exportNeedsTheKeychainPasswordEvenWhenUnlocked() throws {
         let fixture = try populated(.memory)
-        let error = try #require(throws: KeychainError.self) {
+        #expect(throws: KeychainError.authenticationFailed) {
             try fixture.keychain.exportItems(keychainPassword: "wrong", protection: Self.protection)
         }
-        #expect(error.code == .authenticationFailed)
     }
 
     @Test func wrongPasswordOrTamperedExportImportsNothing() throws {
@@ -83,17 +82,15 @@ struct KeychainExportTests {
         let (file, _) = try source.keychain.exportItems(keychainPassword: Fixture.password, protection: Self.protection)
         let target = try Fixture(.sqlite)
         defer { withExtendedLifetime(target) {} }
-        let wrong = try #require(throws: KeychainError.self) {
+        #expect(throws: KeychainError.authenticationFailed) {
             try target.keychain.importItems(file, credential: .password(bytes("wrong")))
         }
-        #expect(wrong.code == .authenticationFailed)
         for offset in [file.count / 2, file.count - 1] {
             var tampered = file
             tampered[offset] ^= 0x01
-            let error = try #require(throws: KeychainError.self) {
+            #expect(throws: KeychainError.authenticationFailed) {
                 try target.keychain.importItems(tampered, credential: .password(Self.exportPassword))
             }
-            #expect(error.code == .authenticationFailed)
         }
         let truncated = try #require(throws: KeychainError.self) {
             try target.keychain.importItems(Array(file.dropLast(10)), credential: .password(Self.exportPassword))
@@ -112,10 +109,9 @@ struct KeychainExportTests {
         let target = try Fixture(kind)
         defer { withExtendedLifetime(target) {} }
         try target.keychain.add(.genericPassword(service: "com.example.app", account: "ada@example.com"), secret: bytes("mine"))
-        let error = try #require(throws: KeychainError.self) {
+        #expect(throws: KeychainError.duplicateItem) {
             try target.keychain.importItems(file, credential: .password(Self.exportPassword))
         }
-        #expect(error.code == .duplicateItem)
         #expect(try target.keychain.items(matching: .internetPassword()).isEmpty, "all or nothing")
         let summary = try target.keychain.importItems(file, credential: .password(Self.exportPassword), ifExists: .skipExisting)
         #expect(summary == KeychainImportSummary(imported: 5, skippedExisting: 1))
@@ -127,10 +123,9 @@ struct KeychainExportTests {
         let (file, _) = try source.keychain.exportItems(keychainPassword: Fixture.password, protection: Self.protection)
         let target = try Fixture(.memory)
         target.keychain.lock()
-        let error = try #require(throws: KeychainError.self) {
+        #expect(throws: KeychainError.interactionNotAllowed) {
             try target.keychain.importItems(file, credential: .password(Self.exportPassword))
         }
-        #expect(error.code == .interactionNotAllowed)
     }
 
     @Test func exportToAFileIsPrivateAndRefusesToOverwrite() throws {
@@ -186,8 +181,7 @@ struct ExportDocumentTests {
     func damagedFieldsAreRefused(offset: Int, value: UInt8, what: String) throws {
         var damaged = Self.vector
         damaged[offset] = value
-        let error = try #require(throws: KeychainError.self, "\(what)") { try ExportDocument.decode(damaged) }
-        #expect(error.code == .dataCorrupted)
+        #expect(throws: KeychainError.dataCorrupted, "\(what)") { try ExportDocument.decode(damaged) }
     }
 
     @Test func trailingBytesAndHugeCountsAreRefused() {
@@ -222,8 +216,7 @@ struct SigningKeyItemTests {
         let signature = try found.signature(for: message)
         #expect(key.verifyingKey.isValidSignature(signature, for: message))
 
-        let duplicate = try #require(throws: KeychainError.self) { try keychain.add(key, tag: "com.example.signing") }
-        #expect(duplicate.code == .duplicateItem)
+        #expect(throws: KeychainError.duplicateItem) { try keychain.add(key, tag: "com.example.signing") }
         #expect(throws: KeychainError.self) { try keychain.signingKey(tag: "com.example.other") }
         #expect(try keychain.deleteSigningKey(tag: "com.example.signing") == 1)
         #expect(throws: KeychainError.self) { try keychain.signingKey(tag: "com.example.signing") }
@@ -241,7 +234,6 @@ struct SigningKeyItemTests {
     @Test func aStoredNonKeyIsReportedAsCorrupted() throws {
         let fixture = try Fixture(.memory)
         try fixture.keychain.add(.key(applicationTag: bytes("t"), keyClass: .privateKey, keyType: "ec-p256"), secret: bytes("not a key"))
-        let error = try #require(throws: KeychainError.self) { try fixture.keychain.signingKey(tag: "t") }
-        #expect(error.code == .dataCorrupted)
+        #expect(throws: KeychainError.dataCorrupted) { try fixture.keychain.signingKey(tag: "t") }
     }
 }

@@ -109,13 +109,8 @@ struct KeychainDefaultPathTests {
     @Test func defaultPathFollowsTheDataLocation() throws {
         #expect(try Keychain.defaultPath(environment: ["XDG_DATA_HOME": "/data"]) == "/data/coffer/keychain.db")
         #expect(try Keychain.defaultPath(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"]) == "/home/u/.local/share/coffer/keychain.db")
-        do {
-            _ = try Keychain.defaultPath(environment: [:])
-            Issue.record("no data location must be an error")
-        } catch {
-            #expect(error.code == .noSuchKeychain)
-            #expect(error.underlying is CofferCoreError)
-        }
+        let error = try #require(throws: KeychainError.noSuchKeychain, "no data location must be an error") { _ = try Keychain.defaultPath(environment: [:]) }
+        #expect(error.underlying is CofferCoreError)
     }
     #endif
 }

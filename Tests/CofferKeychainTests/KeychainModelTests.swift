@@ -81,7 +81,16 @@ struct KeychainModelTests {
     /// Runs one operation on the keychain and on the model, recording an issue when they disagree.
     static func apply(_ operation: Operation, to keychain: inout Keychain, model: inout Model, reopen: () throws -> Keychain) throws {
         func outcome(_ body: () throws -> Void) -> KeychainError.Code? {
-            do { try body(); return nil } catch { return (error as? KeychainError)?.code ?? KeychainError.Code(rawValue: "\(error)") }
+            do {
+                try body()
+                return nil
+            } catch let error as KeychainError {
+                return error.code
+            } catch {
+                // Codes are closed: another type's error cannot pass as a code; it fails the run here.
+                Issue.record("expected a KeychainError, found \(error)")
+                return .badParameter
+            }
         }
         func query(_ name: Name) -> KeychainQuery { .genericPassword(service: name.service, account: name.account) }
         let context = Comment(rawValue: "after \(operation)")

@@ -27,8 +27,7 @@ struct KeychainStoreTests {
 
     @Test func missingFileIsNoSuchKeychain() throws {
         let folder = try TemporaryDirectory()
-        let error = try #require(throws: KeychainError.self) { try Keychain.open(at: folder.path("none.db")) }
-        #expect(error.code == .noSuchKeychain)
+        #expect(throws: KeychainError.noSuchKeychain) { try Keychain.open(at: folder.path("none.db")) }
     }
 
     @Test func secretsAreNotInTheFileInClear() throws {
@@ -54,8 +53,8 @@ struct KeychainStoreTests {
         }
         let reopened = try fixture.reopen()
         try reopened.unlock(password: Fixture.password)
-        let swapped = try #require(throws: KeychainError.self) { try reopened.secret(matching: .genericPassword(service: "s", account: "mallory")) }
-        #expect(swapped.code == .dataCorrupted && swapped.code.osStatus == -26275)
+        let swapped = try #require(throws: KeychainError.dataCorrupted) { try reopened.secret(matching: .genericPassword(service: "s", account: "mallory")) }
+        #expect(swapped.code.osStatus == -26275)
         // An item moved to another accessibility class does not open either.
         try queue.write { db in try db.execute(sql: "UPDATE items SET accessibility = 'afterFirstUnlock' WHERE account = 'alice'") }
         #expect(throws: KeychainError.self) { try reopened.secret(matching: .genericPassword(service: "s", account: "alice")) }
@@ -81,8 +80,7 @@ struct KeychainStoreTests {
         let path = fixture.folder.path("data/coffer/keychain.db")
         try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE meta SET value = x'0102' WHERE name = 'header'") }
         let reopened = try fixture.reopen()
-        let error = try #require(throws: KeychainError.self) { try reopened.unlock(password: Fixture.password) }
-        #expect(error.code == .dataCorrupted)
+        #expect(throws: KeychainError.dataCorrupted) { try reopened.unlock(password: Fixture.password) }
     }
 
     /// The outside attack on issue 42's fix: the keychain header's scrypt cost was bounded only by the
@@ -100,8 +98,7 @@ struct KeychainStoreTests {
             try db.execute(sql: "UPDATE meta SET value = ? WHERE name = 'header'", arguments: [Data(bytes)])
         }
         let reopened = try fixture.reopen()
-        let error = try #require(throws: KeychainError.self) { try reopened.unlock(password: Fixture.password) }
-        #expect(error.code == .badParameter, "\(error.code): \(error.reason)")
+        let error = try #require(throws: KeychainError.badParameter) { try reopened.unlock(password: Fixture.password) }
         #expect((error.underlying as? CofferCryptoError)?.code == .costTooHigh)
         #expect(error.reason.contains("N=2^22"), "\(error.reason)")
         #expect(reopened.isLocked)
@@ -111,8 +108,8 @@ struct KeychainStoreTests {
     @Test func aCostAboveTheLimitsIsNeitherWrittenNorChanged() throws {
         let folder = try TemporaryDirectory()
         let keychain = try Keychain.open(at: folder.path("k.db"), create: true)
-        let error = try #require(throws: KeychainError.self) { try keychain.create(password: "pw", kdf: .scrypt(logN: 19, r: 8, p: 2)) }
-        #expect(error.code == .badParameter && (error.underlying as? CofferCryptoError)?.code == .costTooHigh, "\(error.reason)")
+        let error = try #require(throws: KeychainError.badParameter) { try keychain.create(password: "pw", kdf: .scrypt(logN: 19, r: 8, p: 2)) }
+        #expect((error.underlying as? CofferCryptoError)?.code == .costTooHigh, "\(error.reason)")
         #expect(try !keychain.isCreated)
         keychain.passwordLimits = PasswordKDFLimits(scryptUpToLogN: 10)
         #expect(throws: KeychainError.self) { try keychain.create(password: "pw", kdf: .scrypt(logN: 11, r: 8, p: 1)) }

@@ -61,11 +61,11 @@ struct KeychainSemanticsTests {
         let keychain = fixture.keychain
         let item = KeychainItem.genericPassword(service: Self.app, account: "a")
         try keychain.add(item, secret: bytes("1"))
-        let duplicate = try #require(throws: KeychainError.self) { try keychain.add(item, secret: bytes("2")) }
-        #expect(duplicate.code == .duplicateItem && duplicate.code.osStatus == -25299)
+        let duplicate = try #require(throws: KeychainError.duplicateItem) { try keychain.add(item, secret: bytes("2")) }
+        #expect(duplicate.code.osStatus == -25299)
         #expect(try keychain.secret(matching: .genericPassword(service: Self.app, account: "a")) == bytes("1"), "the first stays")
-        let missing = try #require(throws: KeychainError.self) { try keychain.secret(matching: .genericPassword(service: Self.app, account: "b")) }
-        #expect(missing.code == .itemNotFound && missing.code.osStatus == -25300)
+        let missing = try #require(throws: KeychainError.itemNotFound) { try keychain.secret(matching: .genericPassword(service: Self.app, account: "b")) }
+        #expect(missing.code.osStatus == -25300)
         #expect(throws: KeychainError.self) { try keychain.delete(matching: .genericPassword(service: "other")) }
         // Same account under another service, or another access group, is a different item.
         try keychain.add(.genericPassword(service: "other", account: "a"), secret: bytes("3"))
@@ -110,10 +110,9 @@ struct KeychainSemanticsTests {
         #expect(item.label == "renamed")
         var collide = KeychainChanges()
         collide.account = "taken@example.com"
-        let error = try #require(throws: KeychainError.self) {
+        #expect(throws: KeychainError.duplicateItem) {
             try keychain.update(matching: .genericPassword(service: Self.app, account: "new@example.com"), with: collide)
         }
-        #expect(error.code == .duplicateItem)
         #expect(try keychain.secret(matching: .genericPassword(service: Self.app, account: "new@example.com")) == bytes("v2"), "nothing changed")
         #expect(throws: KeychainError.self) { try keychain.update(matching: .genericPassword(service: "none"), with: KeychainChanges(secret: [])) }
     }
@@ -147,8 +146,7 @@ struct KeychainSemanticsTests {
             KeychainItem.internetPassword(server: "h", account: "a", port: 70000), KeychainItem(itemClass: .key),
             KeychainItem.certificate(issuer: [], serialNumber: [1]),
         ] {
-            let error = try #require(throws: KeychainError.self) { try keychain.add(item, secret: [1]) }
-            #expect(error.code == .badParameter)
+            #expect(throws: KeychainError.badParameter) { try keychain.add(item, secret: [1]) }
         }
         let big = [UInt8](repeating: 0, count: (1 << 20) + 1)
         #expect(throws: KeychainError.self) { try keychain.add(.genericPassword(service: "s", account: "a"), secret: big) }
@@ -166,8 +164,8 @@ struct KeychainAccessTests {
         try keychain.add(.genericPassword(service: "s", account: "after", accessibility: .afterFirstUnlock), secret: bytes("a"))
         keychain.lock()
         #expect(keychain.isLocked)
-        let error = try #require(throws: KeychainError.self) { try keychain.secret(matching: .genericPassword(service: "s", account: "when")) }
-        #expect(error.code == .interactionNotAllowed && error.code.osStatus == -25308)
+        let error = try #require(throws: KeychainError.interactionNotAllowed) { try keychain.secret(matching: .genericPassword(service: "s", account: "when")) }
+        #expect(error.code.osStatus == -25308)
         #expect(try keychain.secret(matching: .genericPassword(service: "s", account: "after")) == bytes("a"))
         #expect(try keychain.items(matching: .genericPassword(service: "s")).count == 2, "attributes stay listable")
         #expect(throws: KeychainError.self) { try keychain.add(.genericPassword(service: "s", account: "new"), secret: [1]) }
@@ -181,8 +179,7 @@ struct KeychainAccessTests {
         try fixture.keychain.add(.genericPassword(service: "s", account: "after", accessibility: .afterFirstUnlock), secret: bytes("a"))
         let fresh = try fixture.reopen()
         #expect(fresh.isLocked)
-        let error = try #require(throws: KeychainError.self) { try fresh.secret(matching: .genericPassword(service: "s", account: "after")) }
-        #expect(error.code == .interactionNotAllowed)
+        #expect(throws: KeychainError.interactionNotAllowed) { try fresh.secret(matching: .genericPassword(service: "s", account: "after")) }
         try fresh.unlock(password: Fixture.password)
         fresh.lock()
         #expect(try fresh.secret(matching: .genericPassword(service: "s", account: "after")) == bytes("a"))
@@ -194,8 +191,8 @@ struct KeychainAccessTests {
         defer { withExtendedLifetime(fixture) {} }
         let keychain = fixture.keychain
         keychain.lock()
-        let error = try #require(throws: KeychainError.self) { try keychain.unlock(password: "wrong") }
-        #expect(error.code == .authenticationFailed && error.code.osStatus == -25293)
+        let error = try #require(throws: KeychainError.authenticationFailed) { try keychain.unlock(password: "wrong") }
+        #expect(error.code.osStatus == -25293)
         #expect(keychain.isLocked)
     }
 
@@ -207,8 +204,7 @@ struct KeychainAccessTests {
         let item = KeychainItem.genericPassword(service: "s", account: "vault")
         try keychain.add(item, secret: bytes("inner"), accessControl: AccessControl(applicationPassword: "app pw"))
         var query = KeychainQuery.genericPassword(service: "s", account: "vault")
-        let missing = try #require(throws: KeychainError.self) { try keychain.secret(matching: query) }
-        #expect(missing.code == .authenticationFailed)
+        #expect(throws: KeychainError.authenticationFailed) { try keychain.secret(matching: query) }
         query.applicationPassword = "wrong"
         #expect(throws: KeychainError.self) { try keychain.secret(matching: query) }
         query.applicationPassword = "app pw"
@@ -276,8 +272,7 @@ struct KeychainBatchTests {
         #expect(try keychain.items(matching: .genericPassword(service: "batch")).count == 50)
         #expect(try keychain.secret(matching: .genericPassword(service: "batch", account: "a49")) == bytes("s49"))
         let clash = [(item: KeychainItem.genericPassword(service: "batch", account: "new"), secret: bytes("n")), items[3]]
-        let error = try #require(throws: KeychainError.self) { try keychain.add(contentsOf: clash) }
-        #expect(error.code == .duplicateItem)
+        #expect(throws: KeychainError.duplicateItem) { try keychain.add(contentsOf: clash) }
         #expect(try keychain.items(matching: .genericPassword(service: "batch", account: "new")).isEmpty, "nothing of a failed batch is kept")
     }
 }

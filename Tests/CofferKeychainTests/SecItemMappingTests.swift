@@ -42,9 +42,9 @@ struct SecItemMappingTests {
         var query = KeychainQuery.genericPassword()
         query.itemClass = .internetPassword
         query.protocol = "gopher"
-        #expect { _ = try SecItemMapping.attributes(for: query, adding: nil, accessGroup: nil) } throws: { ($0 as? KeychainError)?.code == .badParameter }
+        #expect(throws: KeychainError.badParameter) { _ = try SecItemMapping.attributes(for: query, adding: nil, accessGroup: nil) }
         let ed25519 = KeychainItem.key(applicationTag: [1], keyClass: .privateKey, keyType: "ed25519")
-        #expect { _ = try SecItemMapping.attributes(for: ed25519.asQuery, adding: ed25519, accessGroup: nil) } throws: { ($0 as? KeychainError)?.code == .badParameter }
+        #expect(throws: KeychainError.badParameter) { _ = try SecItemMapping.attributes(for: ed25519.asQuery, adding: ed25519, accessGroup: nil) }
     }
 
     @Test func changesBecomeAnUpdateDictionary() {

@@ -81,10 +81,9 @@ extension SoftHSMTests {
             let module = try SoftHSM.module.get()
             // Login is per application: log out first by closing every session is not possible here, so use
             // a fresh token the process has not logged in to.
-            let error = try #require(throws: PKCS11Error.self) {
+            let error = try #require(throws: PKCS11Error.tokenNotFound) {
                 _ = try module.openSession(tokenLabel: "no-such-token", pin: SoftHSM.pin)
             }
-            #expect(error.code == .tokenNotFound)
             #expect(error.reason.contains("'no-such-token'") && error.reason.contains("'\(SoftHSM.tokenLabel)'"), "\(error.reason)")
         }
 
@@ -95,10 +94,10 @@ extension SoftHSMTests {
             let label = SoftHSM.uniqueLabel("pin")
             let slot = try #require(try module.slots(withTokenOnly: false).first { $0.token?.isInitialized == false })
             try module.initializeToken(slot: slot, label: label, securityOfficerPIN: SoftHSM.securityOfficerPIN, userPIN: SoftHSM.pin)
-            let error = try #require(throws: PKCS11Error.self) {
+            let error = try #require(throws: PKCS11Error.pinIncorrect) {
                 _ = try module.openSession(tokenLabel: label, pin: Array("000000".utf8))
             }
-            #expect(error.code == .pinIncorrect && error.function == "C_Login", "\(error.reason)")
+            #expect(error.function == "C_Login", "\(error.reason)")
             #expect(error.reason == "C_Login failed on token '\(label)': CKR_PIN_INCORRECT")
             #expect(!error.reason.contains("000000") && !error.reason.contains("123456"))
         }
@@ -122,12 +121,11 @@ extension SoftHSMTests {
         }
 
         @Test func notAModuleAndNoFileAreTypedErrors() throws {
-            let missing = try #require(throws: PKCS11Error.self) { try PKCS11Module.load("/nonexistent/libpkcs11.so") }
-            #expect(missing.code == .moduleNotLoaded)
+            #expect(throws: PKCS11Error.moduleNotLoaded) { try PKCS11Module.load("/nonexistent/libpkcs11.so") }
             let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/usr/lib/libSystem.B.dylib"].first { FileManager.default.fileExists(atPath: $0) }
             if let libc {
-                let notModule = try #require(throws: PKCS11Error.self) { try PKCS11Module.load(libc) }
-                #expect(notModule.code == .moduleNotLoaded && notModule.reason.contains("C_GetFunctionList"), "\(notModule.reason)")
+                let notModule = try #require(throws: PKCS11Error.moduleNotLoaded) { try PKCS11Module.load(libc) }
+                #expect(notModule.reason.contains("C_GetFunctionList"), "\(notModule.reason)")
             }
         }
 
@@ -155,16 +153,16 @@ extension SoftHSMTests {
             // A key that may not sign (CKA_SIGN false).
             let cannot = try session.generateKeyPair(.p256, label: SoftHSM.uniqueLabel("derive"), id: nil, allowingSigning: false)
             #expect(try !cannot.canSign)
-            let refused = try #require(throws: PKCS11Error.self) { try cannot.sign(message) }
-            #expect(refused.code == .notPermitted && refused.function == "C_SignInit", "\(refused.reason)")
+            let refused = try #require(throws: PKCS11Error.notPermitted) { try cannot.sign(message) }
+            #expect(refused.function == "C_SignInit", "\(refused.reason)")
 
             // Removed behind Coffer's back.
             let removed = try await CommandRunner.run("pkcs11-tool", tool + ["--delete-object", "--type", "privkey", "--label", theirs], environment: SoftHSM.environment)
             #expect(removed.status == 0, "\(removed.standardError)")
             let gone = try #require(throws: PKCS11Error.self) { try key.sign(message) }
             #expect(gone.code == .keyNotFound || gone.code == .moduleFailure, "\(gone.reason)")
-            let lookup = try #require(throws: PKCS11Error.self) { try session.privateKey(label: theirs) }
-            #expect(lookup.code == .keyNotFound && lookup.reason.contains(theirs))
+            let lookup = try #require(throws: PKCS11Error.keyNotFound) { try session.privateKey(label: theirs) }
+            #expect(lookup.reason.contains(theirs))
         }
 
         /// An Ed25519 key each side made is used by the other: pkcs11-tool names the curve as the

@@ -78,8 +78,7 @@ extension SoftHSMTests {
             let module = try SoftHSM.module.get()
             let uri = try PKCS11URI("pkcs11:token=\(twins.label);object=signing")
             // The second token's PIN: sent to the first, it would be wrong there.
-            let error = try #require(throws: PKCS11Error.self) { try module.privateKey(uri, pin: twins.pin(twins.second)) }
-            #expect(error.code == .ambiguousMatch, "\(error.reason)")
+            let error = try #require(throws: PKCS11Error.ambiguousMatch) { try module.privateKey(uri, pin: twins.pin(twins.second)) }
             for slot in [twins.first, twins.second] {
                 #expect(error.reason.contains(twins.serial(slot)) && error.reason.contains("slot \(slot.identifier)"), "\(error.reason)")
             }
@@ -89,8 +88,7 @@ extension SoftHSMTests {
 
             // The control: a wrong PIN that does reach a token shows on it.
             let exact = try PKCS11URI("pkcs11:token=\(twins.label);serial=\(twins.serial(twins.first));object=signing")
-            let wrong = try #require(throws: PKCS11Error.self) { try module.privateKey(exact, pin: twins.pin(twins.second)) }
-            #expect(wrong.code == .pinIncorrect, "\(wrong.reason)")
+            #expect(throws: PKCS11Error.pinIncorrect) { try module.privateKey(exact, pin: twins.pin(twins.second)) }
             #expect(try TwinTokens.wrongPINReached(twins.first) && !TwinTokens.wrongPINReached(twins.second))
         }
 
@@ -106,8 +104,8 @@ extension SoftHSMTests {
                 _ = try session.generateKeyPair(.p256, label: "k", id: [0x02])
             }
             let uri = try PKCS11URI("pkcs11:token=\(label);object=k")
-            let error = try #require(throws: PKCS11Error.self) { try module.privateKey(uri, pin: Array("000000".utf8)) }
-            #expect(error.code == .ambiguousMatch && error.reason.contains("%01") && error.reason.contains("%02") && error.reason.contains("id="), "\(error.reason)")
+            let error = try #require(throws: PKCS11Error.ambiguousMatch) { try module.privateKey(uri, pin: Array("000000".utf8)) }
+            #expect(error.reason.contains("%01") && error.reason.contains("%02") && error.reason.contains("id="), "\(error.reason)")
             #expect(try !TwinTokens.wrongPINReached(slot), "the wrong PIN was never sent")
             // Named by its id as well, the key is the one.
             let one = try module.privateKey(try PKCS11URI("pkcs11:token=\(label);object=k;id=%02"), pin: SoftHSM.pin)
@@ -119,8 +117,7 @@ extension SoftHSMTests {
             let twins = try TwinTokens.make()
             let module = try SoftHSM.module.get()
             let uri = try PKCS11URI("pkcs11:token=\(twins.label);serial=0000000000000000;object=signing")
-            let error = try #require(throws: PKCS11Error.self) { try module.privateKey(uri, pin: twins.pin(twins.first)) }
-            #expect(error.code == .tokenNotFound, "\(error.reason)")
+            let error = try #require(throws: PKCS11Error.tokenNotFound) { try module.privateKey(uri, pin: twins.pin(twins.first)) }
             #expect(error.reason.contains("serial") && error.reason.contains(twins.serial(twins.first)) && error.reason.contains(twins.serial(twins.second)), "\(error.reason)")
             #expect(try !TwinTokens.wrongPINReached(twins.first))
         }
@@ -150,10 +147,10 @@ extension SoftHSMTests {
             for (name, real, other) in attributes {
                 let selected = try module.privateKey(try PKCS11URI(base + ";\(name)=\(real)"), pin: twins.pin(slot))
                 #expect(selected.publicKey == twins.key(slot), "\(name)=\(real) selects the token")
-                let refused = #expect(throws: PKCS11Error.self, "\(name)=\(other) selects nothing") {
+                let refused = #expect(throws: PKCS11Error.tokenNotFound, "\(name)=\(other) selects nothing") {
                     try module.privateKey(try PKCS11URI(base + ";\(name)=\(other)"), pin: twins.pin(slot))
                 }
-                #expect(refused?.code == .tokenNotFound && refused?.reason.contains(name) == true, "\(refused?.reason ?? "")")
+                #expect(refused?.reason.contains(name) == true, "\(refused?.reason ?? "")")
             }
         }
 
@@ -167,13 +164,12 @@ extension SoftHSMTests {
             let padded = try module.privateKey(try PKCS11URI("pkcs11:token=\(twins.label)%20%20;serial=\(serial);object=signing"), pin: twins.pin(twins.first))
             #expect(padded.publicKey == twins.key(twins.first))
             for label in [String(twins.label.dropLast()), twins.label.lowercased(), twins.label + "x", twins.label + "%00"] {
-                let error = try #require(throws: PKCS11Error.self, "token=\(label)") {
+                #expect(throws: PKCS11Error.tokenNotFound, "token=\(label)") {
                     try module.privateKey(try PKCS11URI("pkcs11:token=\(label);serial=\(serial);object=signing"), pin: twins.pin(twins.first))
                 }
-                #expect(error.code == .tokenNotFound, "\(error.reason)")
             }
-            let tooLong = try #require(throws: PKCS11Error.self) { try PKCS11URI("pkcs11:token=\(String(repeating: "a", count: 33))") }
-            #expect(tooLong.code == .malformedURI && tooLong.reason.contains("32"), "\(tooLong.reason)")
+            let tooLong = try #require(throws: PKCS11Error.malformedURI) { try PKCS11URI("pkcs11:token=\(String(repeating: "a", count: 33))") }
+            #expect(tooLong.reason.contains("32"), "\(tooLong.reason)")
         }
 
         /// The public half is found without any login, by the same selection, and the URI returned
@@ -184,8 +180,7 @@ extension SoftHSMTests {
             let found = try module.publicKey(try PKCS11URI("pkcs11:token=\(twins.label);serial=\(twins.serial(twins.second));object=signing"))
             #expect(found.verifyingKey == twins.key(twins.second) && found.type == .p256)
             #expect(found.uri.serial == twins.serial(twins.second) && found.uri.object == "signing" && found.uri.id?.count == 16 && found.uri.type == "private")
-            let both = try #require(throws: PKCS11Error.self) { try module.publicKey(try PKCS11URI("pkcs11:token=\(twins.label);object=signing")) }
-            #expect(both.code == .ambiguousMatch, "\(both.reason)")
+            #expect(throws: PKCS11Error.ambiguousMatch) { try module.publicKey(try PKCS11URI("pkcs11:token=\(twins.label);object=signing")) }
             let key = try module.privateKey(found.uri, pin: twins.pin(twins.second))
             #expect(key.publicKey == found.verifyingKey && key.uri == found.uri)
         }
@@ -198,8 +193,8 @@ extension SoftHSMTests {
             #expect(try PKCS11Module.load(path, for: PKCS11URI("pkcs11:?module-name=softhsm2")) === module)
             #expect(try PKCS11Module.load(path, for: PKCS11URI("pkcs11:?module-name=libsofthsm2&module-path=\(path)")) === module)
             for text in ["pkcs11:?module-name=opensc-pkcs11", "pkcs11:?module-name=softhsm", "pkcs11:?module-path=/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so"] {
-                let error = try #require(throws: PKCS11Error.self, "\(text)") { try PKCS11Module.load(path, for: PKCS11URI(text)) }
-                #expect(error.code == .moduleNotLoaded && error.reason.contains(path), "\(error.reason)")
+                let error = try #require(throws: PKCS11Error.moduleNotLoaded, "\(text)") { try PKCS11Module.load(path, for: PKCS11URI(text)) }
+                #expect(error.reason.contains(path), "\(error.reason)")
             }
         }
     }

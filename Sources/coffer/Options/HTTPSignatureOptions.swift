@@ -98,7 +98,7 @@ func parseComponent(_ text: String) throws -> HTTPSignatureComponent {
     do {
         return try HTTPSignatureComponent(parsing: text)
     } catch {
-        throw CommandFailure(error.reason)
+        throw CommandFailure(reporting: error)
     }
 }
 

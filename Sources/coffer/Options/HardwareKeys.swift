@@ -77,12 +77,13 @@ enum HardwareKeys {
         return try failing { () throws(PKCS11Error) in try module.privateKey(uri, in: slot, pin: pin) }
     }
 
-    /// Runs `body`, turning a token's error into the command's: a wrong PIN is a failed check (exit 1).
+    /// Runs `body`, turning a token's error into the command's as ``ErrorTable`` reports it (a wrong PIN
+    /// is a failed check, exit 1).
     static func failing<Result>(_ body: () throws(PKCS11Error) -> Result) throws -> Result {
         do {
             return try body()
         } catch {
-            throw CommandFailure(error.reason, exitCode: error.code == .pinIncorrect ? ExitStatus.checkFailed : ExitStatus.inputError)
+            throw CommandFailure(reporting: error)
         }
     }
 }

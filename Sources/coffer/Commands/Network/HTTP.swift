@@ -76,7 +76,7 @@ struct HTTPSign: ParsableCommand {
         do {
             signature = try signer.sign(&request, body: bodyBytes)
         } catch {
-            throw CommandFailure(error.reason)
+            throw CommandFailure(reporting: error)
         }
         if printBase {
             let base = try HTTPSignatureBase.make(for: request, covering: signature.components, parameters: signature.parameters)

@@ -273,7 +273,7 @@ struct PinCheck: ParsableCommand {
     func run() throws {
         let address = try ServerAddress(url)
         let parsed: [Pin]
-        do { parsed = try pins.map { text throws(PinningError) in try Pin(text) } } catch { throw CommandFailure(error.reason, hint: Hint.pinText) }
+        do { parsed = try pins.map { text throws(PinningError) in try Pin(text) } } catch { throw CommandFailure(reporting: error) }
         let anchors = try ca.map(readCertificates)
         if let anchors, anchors.isEmpty { throw CommandFailure("'\(ca ?? "")' holds no certificate") }
         let name = connection.servername ?? address.host
@@ -281,7 +281,7 @@ struct PinCheck: ParsableCommand {
         do {
             rule = try HostPins(host: name, pins: parsed, allowingSinglePin: true)
         } catch {
-            throw CommandFailure(error.reason)
+            throw CommandFailure(reporting: error)
         }
         let policy = try PinningPolicy(hosts: [rule], trust: anchors.map { .only($0.map(\.certificate)) } ?? .system)
         let timeout = connection.timeoutAmount

@@ -116,7 +116,8 @@ struct RequestCommand: ParsableCommand {
             let evaluator = PinningEvaluator(policy: try PinningPolicy(hosts: rules, trust: anchors.map { .only($0.map(\.certificate)) } ?? .system))
             return try .pinned(by: evaluator, host: host)
         } catch let error as PinningError {
-            throw CommandFailure(error.reason, hint: error.code == .malformedPin ? Hint.pinText : nil)
+            // Building the configuration refuses only pins and rules, never a connection.
+            throw CommandFailure(reporting: error)
         }
     }
 
@@ -166,7 +167,7 @@ struct RequestCommand: ParsableCommand {
             do {
                 try signer.sign(&request, body: coversDigest ? (body ?? []) : nil)
             } catch {
-                throw CommandFailure(error.reason)
+                throw CommandFailure(reporting: error)
             }
         }
         let clientRequest = try HTTPClient.clientRequest(request, body: body)

@@ -23,7 +23,7 @@ struct MasterKeyOptions: ParsableArguments {
         do {
             location = try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["COFFER_DATABASE"])
         } catch let error as ServerConfigurationError {
-            throw CommandFailure(error.description, hint: error.hint)
+            throw CommandFailure(reporting: error)
         }
         return try runBlocking {
             let store: any RegistrationStore
@@ -77,7 +77,7 @@ enum MasterKeyFiles {
                 hint: "give it --master-key-file with the key the database wraps with ('coffer server master-key status --master-key-file FILE' shows a file's id); only if that key is lost for good, 'coffer serve --abandon-master-keyring' starts a new keyring and loses every data key and HMAC secret wrapped under the old one"
             )
         default:
-            return CommandFailure(error.reason, hint: error.hint)
+            return CommandFailure(reporting: error)
         }
     }
 }

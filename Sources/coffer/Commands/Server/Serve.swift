@@ -195,7 +195,7 @@ struct Serve: ParsableCommand {
         do {
             location = try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["COFFER_DATABASE"])
         } catch let error as ServerConfigurationError {
-            throw CommandFailure(error.description, hint: error.hint)
+            throw CommandFailure(reporting: error)
         }
         // A log line standard error cannot take (its reader has gone: a pipeline's reader quit, a log
         // shipper restarting) is dropped rather than the end of the server. SwiftNIO ignores SIGPIPE
