@@ -25,7 +25,7 @@ struct ServerIdiomsTests {
     /// A problem a handler throws is answered with the very bytes of the problem's own response:
     /// Hummingbird answers it as an `HTTPResponseError`.
     @Test func aThrownProblemIsAnsweredAsAReturnedOne() async throws {
-        let problem = ProblemDetails(status: .conflict, reason: "email-exists", detail: #"already "registered" / é \ tab	end"#)
+        let problem = ProblemDetails(status: .conflict, reason: "email-exists", detail: "already \"registered\" / é \\ tab\tend")
         let router = Router()
         router.get("returned") { _, _ -> Response in problem.response() }
         router.get("thrown") { _, _ -> Response in throw problem }
