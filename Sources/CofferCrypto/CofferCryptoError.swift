@@ -90,4 +90,10 @@ extension CofferCryptoError {
 
     /// An error of code ``Code/cryptographicFailure`` (`cryptographic-failure`), for comparing with a thrown one.
     public static var cryptographicFailure: CofferCryptoError { matching(.cryptographicFailure) }
+
+    /// An error of code ``Code/customKeyFailed`` (`custom-key-failed`), for comparing with a thrown one.
+    public static var customKeyFailed: CofferCryptoError { matching(.customKeyFailed) }
+
+    /// An error of code ``Code/keyNotExportable`` (`key-not-exportable`), for comparing with a thrown one.
+    public static var keyNotExportable: CofferCryptoError { matching(.keyNotExportable) }
 }

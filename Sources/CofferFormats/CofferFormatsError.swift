@@ -178,4 +178,7 @@ extension CofferFormatsError {
 
     /// An error of code ``Code/cryptographicFailure`` (`cryptographic-failure`), for comparing with a thrown one.
     public static var cryptographicFailure: CofferFormatsError { matching(.cryptographicFailure) }
+
+    /// An error of code ``Code/keyNotExportable`` (`key-not-exportable`), for comparing with a thrown one.
+    public static var keyNotExportable: CofferFormatsError { matching(.keyNotExportable) }
 }
