@@ -77,8 +77,7 @@ struct CustomRecipientTests {
             let sealed = try CofferEncryption.encrypt(Self.plaintext, to: EncryptionProtection([Self.toy]), cipher: cipher)
             #expect(try CofferEncryption.decrypt(sealed, with: DecryptionCredential(ToySharedSecretIdentity(recipient: Self.toy))) == Self.plaintext)
             let other = ToySharedSecretIdentity(recipient: ToySharedSecretRecipient(secret: SymmetricKey(size: .bits256)))
-            let error = try #require(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(sealed, with: DecryptionCredential(other)) }
-            #expect(error.code == .noMatchingKey)
+            let error = try #require(throws: CofferFormatsError.noMatchingKey) { try CofferEncryption.decrypt(sealed, with: DecryptionCredential(other)) }
             #expect(error.reason.hasSuffix("it needs private-use stanza type 0xf0, 68 bytes"))
         }
     }
@@ -97,31 +96,27 @@ struct CustomRecipientTests {
         let toyFile = try CofferEncryption.encrypt(Self.plaintext, to: EncryptionProtection([Self.toy]))
         let credentials: [DecryptionCredential] = [.identity(x25519), .key(EncryptionKey.generate()), .password(Array("pw".utf8))]
         for credential in credentials {
-            let error = try #require(throws: CofferFormatsError.self) { try CofferEncryption.decrypt(toyFile, with: credential) }
-            #expect(error.code == .noMatchingKey, "\(credential.fileKeyIdentity)")
+            #expect(throws: CofferFormatsError.noMatchingKey, "\(credential.fileKeyIdentity)") { try CofferEncryption.decrypt(toyFile, with: credential) }
         }
         let recipientFile = try CofferEncryption.encrypt(Self.plaintext, to: .recipients([x25519.publicKey]))
-        let error = try #require(throws: CofferFormatsError.self) {
+        #expect(throws: CofferFormatsError.noMatchingKey) {
             try CofferEncryption.decrypt(recipientFile, with: DecryptionCredential(ToySharedSecretIdentity(recipient: Self.toy)))
         }
-        #expect(error.code == .noMatchingKey)
     }
 
     /// A password stands alone: a custom stanza beside it is refused when writing and when reading
     /// (before any key derivation).
     @Test func aCustomStanzaBesideAPasswordIsRefused() throws {
         let password = PasswordRecipient(password: Array("pw".utf8), kdf: .scrypt(logN: 10, r: 8, p: 1))
-        let written = try #require(throws: CofferFormatsError.self) {
+        #expect(throws: CofferFormatsError.invalidArgument) {
             try CofferEncryption.encrypt(Self.plaintext, to: EncryptionProtection([password, Self.toy]))
         }
-        #expect(written.code == .invalidArgument)
         let passwordFile = try CofferEncryption.encrypt(Self.plaintext, to: EncryptionProtection([password]))
         let toyStanza = try Self.toy.wrap(FileKey(bytes: [UInt8](repeating: 7, count: 32)))[0]
         let mixed = Self.splice(toyStanza, into: passwordFile)
-        let read = try #require(throws: CofferFormatsError.self) {
+        let read = try #require(throws: CofferFormatsError.malformedCiphertext) {
             try CofferEncryption.decrypt(mixed, with: .password(Array("pw".utf8)), limits: PasswordKDFLimits(maximumScryptLogN: 9))
         }
-        #expect(read.code == .malformedCiphertext)
         #expect(read.reason == "the header mixes ways of opening the file; it must hold one password, one key, or recipients only")
     }
 
@@ -130,10 +125,9 @@ struct CustomRecipientTests {
     @Test func unknownTypesAndMalformedBodiesAreTypedErrors() throws {
         let x25519 = RecipientPrivateKey.generateX25519()
         let unknown = EncryptedFileHeader.Stanza(type: 6, body: [UInt8](repeating: 0, count: 20))
-        let written = try #require(throws: CofferFormatsError.self) {
+        let written = try #require(throws: CofferFormatsError.invalidArgument) {
             try CofferEncryption.encrypt(Self.plaintext, to: EncryptionProtection([RawStanzaRecipient(stanzas: [unknown])]))
         }
-        #expect(written.code == .invalidArgument)
         #expect(written.reason == "unknown key stanza type 6")
         let recipientFile = try CofferEncryption.encrypt(Self.plaintext, to: .recipients([x25519.publicKey]))
         let cases: [(EncryptedFileHeader.Stanza, String)] = [
@@ -143,10 +137,9 @@ struct CustomRecipientTests {
             (EncryptedFileHeader.Stanza(type: 5, body: []), "a P-256 recipient stanza must be 121 bytes, found 0"),
         ]
         for (stanza, reason) in cases {
-            let error = try #require(throws: CofferFormatsError.self) {
+            let error = try #require(throws: CofferFormatsError.malformedCiphertext) {
                 try CofferEncryption.decrypt(Self.splice(stanza, into: recipientFile), with: .identity(x25519))
             }
-            #expect(error.code == .malformedCiphertext)
             #expect(error.reason == reason)
         }
         // A private-use stanza the reader accepts but whose owner finds malformed: the owner's typed error.
@@ -163,10 +156,9 @@ struct CustomRecipientTests {
         let stanza = EncryptedFileHeader.Stanza(type: 0xF1, body: [1])
         let refused: [[EncryptedFileHeader.Stanza]] = [[], Array(repeating: stanza, count: 33), [EncryptedFileHeader.Stanza(type: 0xF1, body: [UInt8](repeating: 0, count: 1025))]]
         for stanzas in refused {
-            let error = try #require(throws: CofferFormatsError.self) {
+            #expect(throws: CofferFormatsError.invalidArgument) {
                 try CofferEncryption.encrypt(Self.plaintext, to: EncryptionProtection([RawStanzaRecipient(stanzas: stanzas)]))
             }
-            #expect(error.code == .invalidArgument)
         }
         #expect(EncryptedFileHeader.Stanza(type: 0xF1, body: [1, 2]).summary == "private-use stanza type 0xf1, 2 bytes")
     }
