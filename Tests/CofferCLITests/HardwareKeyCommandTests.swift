@@ -91,6 +91,42 @@ struct HardwareKeyCommandTests {
         #expect(speed.status == 0 && speed.output.contains(#""algorithm":"token-\#(type)""#), "\(speed.output)\(speed.standardError)")
     }
 
+    /// The module given (`--pkcs11-module` or `$COFFER_PKCS11_MODULE`) is the only one loaded: a URI's
+    /// `module-path` naming another library is refused before anything is loaded, so a URI that
+    /// arrives as data (a stored reference, a pasted line) cannot run a library of its choosing.
+    @Test(.enabled(if: CommandRunner.isAvailable("cc"), "needs a C compiler"))
+    func aURIsModulePathNeverReplacesTheModuleGiven() async throws {
+        let (folder, environment) = try await Self.token()
+        try folder.write("#include <stdio.h>\n__attribute__((constructor)) static void ran(void) { FILE *f = fopen(\"RAN\", \"w\"); if (f) fclose(f); }\n", to: "other.c")
+        let compiled = try await CommandRunner.run("cc", ["-shared", "-fPIC", "-o", folder.path("other.so"), folder.path("other.c")])
+        try #require(compiled.status == 0, "\(compiled.standardError)")
+        #expect(try await coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
+        _ = try folder.write("x\n", to: "x.txt")
+        let uri = "pkcs11:token=release;object=k?module-path=\(folder.path("other.so"))"
+        let refused = try await coffer(["sign", "-k", uri, "--password-file", "pin.txt", "x.txt"], environment: environment, in: folder)
+        #expect(refused.status != 0 && refused.standardError.contains("module-path"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("RAN")), "the URI's library was loaded")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("x.txt.sig")))
+    }
+
+    /// `keychain export --signing-key pkcs11:…` signs the export on the token (its PIN from the URI's
+    /// pin-source), and the import checks it with the key's public half.
+    @Test func aKeychainExportIsSignedOnTheToken() async throws {
+        let (folder, environment) = try await Self.token()
+        #expect(try await coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "exporter", "--password-file", "pin.txt", "--public", "exporter.pub"], environment: environment, in: folder).status == 0)
+        #expect(try await coffer(["key", "generate", "-t", "x25519", "-o", "bob.key"], environment: environment, in: folder).status == 0)
+        #expect(try await coffer(["keychain", "create", "--keychain", "kc.db", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)
+        #expect(try await coffer(["keychain", "add", "--keychain", "kc.db", "--password-file", "pin.txt", "--service", "s", "--account", "a", "--stdin"], input: Array("hunter2".utf8), environment: environment, in: folder).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.path("pin.txt"))
+        let uri = "pkcs11:token=release;object=exporter?pin-source=file:\(folder.path("pin.txt"))"
+        let exported = try await coffer(
+            ["keychain", "export", "--keychain", "kc.db", "--password-file", "pin.txt", "-r", "bob.key.pub", "--signing-key", uri, "-o", "for-bob.coffer"],
+            environment: environment, in: folder
+        )
+        #expect(exported.status == 0, "\(exported.output)\(exported.standardError)")
+        #expect(FileManager.default.fileExists(atPath: folder.path("for-bob.coffer")))
+    }
+
     @Test func tokenFailuresAreClearErrors() async throws {
         let (folder, environment) = try await Self.token()
         #expect(try await coffer(["key", "generate", "--token", "release", "-t", "p256", "--label", "k", "--password-file", "pin.txt"], environment: environment, in: folder).status == 0)

@@ -140,13 +140,23 @@ struct ServerIdiomsTests {
                 try signer.sign(&request, body: Array(body.utf8))
                 return try await Server.send(try HTTPClient.clientRequest(request, body: Array(body.utf8)))
             }
-            let routes: [(path: String, limit: Int, wrongType: String)] = [
-                ("/register", 64 * 1024, #"{"algorithm": 7}"#),
-                ("/register_user", 64 * 1024, #"{"email": "a@example.com", "name": 7}"#),
-                ("/encryption-key", 4096, #"{"encryptionKey": ["x"]}"#),
-                ("/data-keys", 4096, #"{"version": "one"}"#),
+            // A field given twice is refused, whichever copy a parser would keep (JSON's escapes
+            // spell the same name too): a proxy or log that reads the other copy never disagrees.
+            let routes: [(path: String, limit: Int, wrongType: String, repeated: [String])] = [
+                ("/register", 64 * 1024, #"{"algorithm": 7}"#, [#"{"algorithm": "ed25519", "algorithm": "hmac-sha256"}"#]),
+                (
+                    "/register_user", 64 * 1024, #"{"email": "a@example.com", "name": 7}"#,
+                    [#"{"email": "a@example.com", "name": "A", "email": "b@example.com"}"#, #"{"email": "a@example.com", "name": "A", "em\u0061il": "b@example.com"}"#]
+                ),
+                ("/encryption-key", 4096, #"{"encryptionKey": ["x"]}"#, [#"{"encryptionKey": "x", "encryptionKey": "y"}"#]),
+                ("/data-keys", 4096, #"{"version": "one"}"#, [#"{"version": 1, "version": "one"}"#]),
             ]
             for route in routes {
+                for body in route.repeated {
+                    let reply = try await send(route.path, body)
+                    let problem = try #require(reply.problem, "\(route.path) \(body): \(reply.text.prefix(200))")
+                    #expect(reply.status == 400 && problem.reason == "invalid-request" && problem.detail.contains("more than once"), "\(route.path) \(body): \(reply.text.prefix(200))")
+                }
                 let cases: [(body: String, contentType: String, status: Int, reason: String)] = [
                     (#"{"x": ""#.padding(toLength: route.limit + 10, withPad: "a", startingAt: 0) + #""}"#, "application/json", 413, "body-too-large"),
                     (#"{}"#, "text/plain", 415, "unsupported-media-type"),

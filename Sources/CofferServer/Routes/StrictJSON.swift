@@ -78,6 +78,7 @@ enum StrictJSON {
     /// The body as `T`, parsed once: the keys are checked against `allowed` from the same parse that
     /// decodes the value (a second parser for the keys cost as much as the rest of a signed request).
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, allowed: Set<String>) -> Decoded<T> {
+        if let name = repeatedField(in: data) { return .problem(repeated(name)) }
         let decoder = JSONDecoder()
         if let key = allowedFieldsKey { decoder.userInfo[key] = allowed }
         do {
@@ -99,6 +100,7 @@ enum StrictJSON {
     /// 30–45 µs more server CPU a request under load, docs/PERFORMANCE.md).
     static func strings(_ names: [String], from data: Data) -> Decoded<[String]> {
         let allowed = Set(names)
+        if let name = repeatedField(in: data) { return .problem(repeated(name)) }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return .problem(notAnObject) }
         let unknown = object.keys.filter { !allowed.contains($0) }
         guard unknown.isEmpty else { return .problem(unknownFields(unknown, allowed: allowed)) }
@@ -109,6 +111,53 @@ enum StrictJSON {
             values.append(value)
         }
         return .value(values)
+    }
+
+    static func repeated(_ name: String) -> ProblemDetails {
+        ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the field '\(name.prefix(40))' is given more than once")
+    }
+
+    /// The first name an object in `data` gives twice, compared after JSON's escapes (`"em\u0061il"` is
+    /// `"email"`), or nil. JSON leaves repeated names to the parser: Foundation's decoder keeps the first
+    /// copy and `JSONSerialization` the last, so a body with both could mean one thing here and another
+    /// to a proxy or a log; such a body is refused instead. Only names are looked at: text that is not
+    /// JSON is left to the parser that follows, which refuses it.
+    static func repeatedField(in data: Data) -> String? {
+        // Per open container: whether it is an object, the names it gave, and whether a name comes next.
+        var open: [(isObject: Bool, names: Set<String>, nameNext: Bool)] = []
+        var index = data.startIndex
+        while index < data.endIndex {
+            let byte = data[index]
+            switch byte {
+            case UInt8(ascii: "{"): open.append((true, [], true))
+            case UInt8(ascii: "["): open.append((false, [], false))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): if !open.isEmpty { open.removeLast() }
+            case UInt8(ascii: ","): if let last = open.indices.last, open[last].isObject { open[last].nameNext = true }
+            case UInt8(ascii: "\""):
+                let start = index
+                var escaped = false
+                index += 1
+                while index < data.endIndex {
+                    let inner = data[index]
+                    if inner == UInt8(ascii: "\\") { escaped = true; index += 2; continue }
+                    if inner == UInt8(ascii: "\"") { break }
+                    index += 1
+                }
+                guard index < data.endIndex else { return nil }
+                if let last = open.indices.last, open[last].isObject, open[last].nameNext {
+                    open[last].nameNext = false
+                    let token = data[start...index]
+                    let name = escaped
+                        ? (try? JSONDecoder().decode(String.self, from: Data(token)))
+                        : String(decoding: token.dropFirst().dropLast(), as: UTF8.self)
+                    guard let name else { return nil }
+                    if !open[last].names.insert(name).inserted { return name }
+                }
+            default: break
+            }
+            index += 1
+        }
+        return nil
     }
 
     static let notAnObject = ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the body must be a JSON object")

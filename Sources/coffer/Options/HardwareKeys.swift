@@ -6,7 +6,7 @@ import Foundation
 
 /// Keys on PKCS #11 tokens wherever a private key file is taken: `-k pkcs11:token=…;object=…`, and
 /// tokens wherever `--token` is taken (a label or a token's `pkcs11:` URI). The module comes from
-/// `--pkcs11-module`, the URI's `module-path`, or `$COFFER_PKCS11_MODULE`; the PIN from the URI's
+/// `--pkcs11-module`, `$COFFER_PKCS11_MODULE`, or else the URI's `module-path`; the PIN from the URI's
 /// `pin-source=file:…` or the password options (a prompt, `--password-file`, `--password-env`), never
 /// from the command line, and only once the URI has selected exactly one token.
 enum HardwareKeys {
@@ -14,10 +14,12 @@ enum HardwareKeys {
 
     static func isURI(_ text: String) -> Bool { text.lowercased().hasPrefix("pkcs11:") }
 
-    /// The module to load, in that order: the option, the URI's module-path, the environment; checked
-    /// against the URI's module-path and module-name before it is loaded.
+    /// The module to load, in that order: the option, the environment, the URI's module-path; checked
+    /// against the URI's module-path and module-name before it is loaded. The module given (the option
+    /// or the environment) is the only one a URI can have loaded: a URI naming another is refused
+    /// before anything is loaded, since URIs also arrive as data (stored references, pasted lines).
     static func module(_ option: String?, uri: PKCS11URI = PKCS11URI()) throws -> PKCS11Module {
-        guard let path = option ?? uri.modulePath ?? ProcessInfo.processInfo.environment[moduleVariable] else {
+        guard let path = option ?? ProcessInfo.processInfo.environment[moduleVariable] ?? uri.modulePath else {
             throw CommandFailure(
                 "a pkcs11: key needs the token's PKCS #11 module",
                 hint: "pass --pkcs11-module PATH (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so; OpenSC: /usr/lib/x86_64-linux-gnu/opensc-pkcs11.so) or set \(moduleVariable)"

@@ -29,6 +29,11 @@ struct PasswordOptions: ParsableArguments {
 
     init() {}
 
+    /// No file and no variable: a password or PIN is asked at the terminal. For commands that read a
+    /// key's password without options of their own (`PasswordOptions()` alone is only for the parser:
+    /// its unparsed options cannot be read).
+    static var prompting: PasswordOptions { PasswordOptions(file: nil, environmentVariable: nil) }
+
     func validate() throws {
         if passwordFile != nil && passwordEnvironmentVariable != nil {
             throw ValidationError("--password-file and --password-env are alternatives; pass one")

@@ -91,7 +91,7 @@ struct KeychainExport: ParsableCommand {
         }
         let keychain = try options.open()
         // The signing key first: its password or PIN is asked before the keychain's.
-        let signer = try signingKey.map { try KeyFiles.signer($0, passwords: PasswordOptions(), pkcs11Module: nil) }
+        let signer = try signingKey.map { try KeyFiles.signer($0, passwords: .prompting, pkcs11Module: nil) }
         var keychainPassword = try options.password.read(prompt: "Keychain password: ")
         defer { SecretBytes.wipe(&keychainPassword) }
         var exportSecret: [UInt8] = []
@@ -199,7 +199,7 @@ struct KeychainImport: ParsableCommand {
         }
         let author: KeychainExportAuthor
         if let publicKey {
-            author = .signer(try KeyFiles.importKey(publicKey, passwords: PasswordOptions()).verifyingKey)
+            author = .signer(try KeyFiles.importKey(publicKey, passwords: .prompting).verifyingKey)
         } else {
             author = insecureAcceptUnsigned ? .insecureAnyone : .credentialHolder
         }

@@ -163,7 +163,7 @@ struct HTTPVerify: ParsableCommand {
         if algorithm == .hmacSHA256 {
             key = .hmacSHA256(secret: try KeyOptions.loadFile(publicKey, encoding: secretEncoding))
         } else {
-            let imported = try KeyFiles.importKey(publicKey, passwords: PasswordOptions())
+            let imported = try KeyFiles.importKey(publicKey, passwords: .prompting)
             do {
                 key = try HTTPVerificationKey(imported.verifyingKey, algorithm: algorithm)
             } catch {

@@ -213,7 +213,7 @@ struct Serve: ParsableCommand {
         options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
         options.dataKeyRotationsPerHour = rotateLimit == 0 ? nil : rotateLimit
         options.encryptionKeyChangesPerHour = encryptionKeyLimit == 0 ? nil : encryptionKeyLimit
-        options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: PasswordOptions()).verifyingKey }
+        options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: .prompting).verifyingKey }
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
         options.masterKeys = try MasterKeyFiles.keyring(files: masterKeyFiles)
