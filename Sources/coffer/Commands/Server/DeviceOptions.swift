@@ -66,9 +66,10 @@ func runExchange<Client: Sendable, Value: Sendable>(
         do throws(ServerClientError) {
             return try await body(client)
         } catch {
-            if error.code == .unreachable, let underlying = error.underlying, let url = URL(string: server), let host = url.host {
-                let port = url.port ?? (url.scheme == "https" ? 443 : 80)
-                throw NetworkFailure.describe(underlying, host: host, port: port, timeout: 30, usedCA: false)
+            // The server read as the client reads it (a bare HOST:PORT is https), so that every failed
+            // connection is said by NetworkFailure, never as the connection's raw error.
+            if error.code == .unreachable, let underlying = error.underlying, let url = try? ServerURL(server) {
+                throw NetworkFailure.describe(underlying, host: url.host, port: url.effectivePort, timeout: 30, usedCA: false)
             }
             let hint = error.problemReason == "replayed" ? "send the command again: each signed request is accepted once" : hint(error)
             throw CommandFailure(error.reason, hint: hint)
