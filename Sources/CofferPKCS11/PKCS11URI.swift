@@ -205,6 +205,8 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     private static func decodeText(_ value: Substring, _ name: String) throws(PKCS11Error) -> String {
         let bytes = try decode(value, name)
         guard let text = String(validating: bytes, as: UTF8.self) else { throw PKCS11Error(.malformedURI, "\(name)= is not UTF-8 text") }
+        // A NUL ends the C string a module path or label becomes: what follows it would be ignored.
+        guard !bytes.contains(0) else { throw PKCS11Error(.malformedURI, "\(name)= holds a NUL byte (%00)") }
         return text
     }
 

@@ -30,6 +30,8 @@ struct PKCS11URITests {
     @Test(arguments: [
         "file:/key.pem", "pkcs11:object", "pkcs11:id=%0", "pkcs11:id=%zz", "pkcs11:type=secret", "pkcs11:colour=red",
         "pkcs11:object=k?pin-value=123456", "pkcs11:object=k?frobnicate=1", "pkcs11:object=%FF%FE",
+        // A NUL in text ends a C string: the module path or label would be read in part.
+        "pkcs11:object=k?module-path=/usr/lib/softhsm/libsofthsm2.so%00/tmp/other.so", "pkcs11:token=a%00b;object=k",
     ])
     func malformedOrLeakyURIsAreRefused(text: String) throws {
         let error = try #require(throws: PKCS11Error.malformedURI) { try PKCS11URI(text) }
