@@ -9,6 +9,10 @@ public import NIOCore
 public protocol HTTPSignatureRequestContext: RequestContext {
     /// The verified signature; set by the middleware before any route behind it runs.
     var verifiedSignature: HTTPVerifiedSignature? { get set }
+    /// What a trusted proxy reported of the request (its client, and the scheme and authority the
+    /// client signed), which the middleware verifies the signature against; nil (the default) for a
+    /// request that did not come through one.
+    var forwarded: ForwardedRequest? { get }
 }
 
 /// The request context to use when signatures are all a server needs from its context.
@@ -19,6 +23,8 @@ public struct HTTPSignatureContext: HTTPSignatureRequestContext, RemoteAddressRe
     public var verifiedSignature: HTTPVerifiedSignature?
     /// The address of the connection's peer (for per-client limits and logs); nil where there is none.
     public let remoteAddress: SocketAddress?
+    /// What a trusted proxy reported of the request; set by the server's proxy check, nil otherwise.
+    public var forwarded: ForwardedRequest?
 
     /// A fresh context for one request.
     public init(source: Source) {
@@ -98,10 +104,7 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
                 detail: "the body is larger than \(maximumBodySize) bytes, the most this server reads to check its digest"
             ).response()
         }
-        var head = request.head
-        // Assigned only when different: a request head's pseudo-header fields are copied on each write.
-        if head.scheme != scheme { head.scheme = scheme }
-        if let authority, head.authority != authority { head.authority = authority }
+        let head = context.signedTarget(of: request.head, scheme: scheme, authority: authority)
         let body = buffer.readableBytes == 0 ? nil : Array(buffer.readableBytesView)
         var context = context
         guard defersReplayRecordToRoute else {
@@ -148,14 +151,18 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
         var error = error
         // Only after a refusal, and only for bad-signature: a success never pays for this check.
         var signedScheme: String?
-        if error.code == .badSignature, let head, let signed = await verifier.otherSchemeThatVerifies(head, body: body) {
-            error = Self.schemeMismatch(error, expected: scheme, signed: signed)
-            signedScheme = signed
+        if error.code == .badSignature, let head {
+            context.logger.debug("bad-signature: the target the server rebuilt", metadata: ["target_uri": .string(head.rebuiltTargetURI)])
+            if let signed = await verifier.otherSchemeThatVerifies(head, body: body) {
+                error = Self.schemeMismatch(error, expected: head.scheme ?? scheme, signed: signed)
+                signedScheme = signed
+            }
         }
         let status: HTTPResponse.Status = error.code == .unavailable ? .serviceUnavailable : .unauthorized
         countRefusal(error.code.rawValue)
         if error.code == .unavailable {
-            context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason)])
+            let cause = error.underlying.map(FailureCause.of) ?? error.reason
+            context.logger.error("signature check could not run", metadata: ["reason": .string(error.reason), "cause": .string(cause)])
         } else if let signedScheme {
             context.logger.info("signature refused", metadata: ["reason": .string(error.code.rawValue), "signed_scheme": .string(signedScheme)])
         } else {
@@ -178,7 +185,8 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
     }
 
     /// The ``ProblemDetails`` response for a refusal: `401` with `WWW-Authenticate: Signature`, or `503`
-    /// when the check could not run (`error.code == .unavailable`, whose reason is not shown).
+    /// with `Retry-After: 1` when the check could not run (`error.code == .unavailable`, whose reason is
+    /// not shown).
     public static func problem(status: HTTPResponse.Status, error: HTTPSignatureError) -> Response {
         let detail = error.code == .unavailable ? "the server could not check the signature; try again later" : error.reason
         let problem = ProblemDetails(
@@ -186,6 +194,6 @@ public struct HTTPSignatureMiddleware<Context: HTTPSignatureRequestContext>: Rou
             title: status == .unauthorized ? "The request's signature was refused" : "The signature could not be checked",
             detail: detail
         )
-        return problem.response(headers: status == .unauthorized ? [.wwwAuthenticate: "Signature"] : [:])
+        return problem.response(headers: status == .unauthorized ? [.wwwAuthenticate: "Signature"] : [.retryAfter: "1"])
     }
 }

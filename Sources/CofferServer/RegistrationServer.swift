@@ -95,6 +95,20 @@ public struct RegistrationServer: Sendable {
         /// system's factory by default (a no-op until something is bootstrapped).
         public var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
+        /// How long each store call may take (``DatabaseLimits/callTimeout``) before its request is
+        /// answered `503` with `Retry-After`; give the same limits to ``DatabaseLocation/open(logger:limits:)``.
+        /// Once a call finds the database down, calls fail at once (one a second tries again) until it
+        /// answers.
+        public var database = DatabaseLimits()
+        /// How long `GET /ready` waits for the database before it answers `503 unavailable`: a probe
+        /// must be answered before the orchestrator's own timeout. One second.
+        public var readinessTimeout: Duration = .seconds(1)
+
+        /// The proxies whose `X-Forwarded-For`, `-Proto` and `-Host` this server believes: the client
+        /// address its limits count by, and the scheme and authority signatures are checked against.
+        /// None by default: those headers are ignored.
+        public var trustedProxies = TrustedProxies()
+
         /// The registration mode in force: ``registration``, or the default it stands for.
         public var effectiveRegistration: RegistrationMode { registration ?? (adminKeys.isEmpty ? .open : .token) }
 
@@ -131,7 +145,7 @@ public struct RegistrationServer: Sendable {
     public func router() throws -> Router<HTTPSignatureContext> {
         let parts = try RouteParts(server: self)
         let router = Router(context: HTTPSignatureContext.self)
-        router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
+        router.add(middleware: AccessLog(metrics: parts.metrics, proxies: options.trustedProxies))
         router.add(middleware: UnavailableOnFailure())
         if let admin = AdminRoutes(parts) { router.addRoutes(admin.routes, atPath: "admin") }
         router.addRoutes(PublicRoutes(parts).routes)
@@ -141,9 +155,10 @@ public struct RegistrationServer: Sendable {
         return router
     }
 
-    /// The client's IP address as the limits key it ("unknown" where the transport has none).
+    /// The client's IP address as the limits key it: a trusted proxy's report of it, else the
+    /// connection's peer ("unknown" where the transport has none).
     static func clientAddress(_ context: HTTPSignatureContext) -> String {
-        context.remoteAddress?.ipAddress ?? "unknown"
+        context.forwarded?.clientAddress ?? context.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Seconds until an hour has passed since `oldest` (at least 1): when a per-hour limit counted from
@@ -176,14 +191,27 @@ extension RegistrationServer {
         host: String, port: Int, certificatePath: String? = nil, keyPath: String? = nil, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        var certificate: ServerCertificate?
+        if let certificatePath, let keyPath { certificate = try ServerCertificate(certificatePath: certificatePath, keyPath: keyPath) }
+        return try application(host: host, port: port, certificate: certificate, logger: logger, onListening: onListening)
+    }
+
+    /// The Hummingbird application that serves ``router()`` on `host:port` (port 0 picks a free one),
+    /// over TLS with `certificate` when given (each handshake takes the pair it holds, so
+    /// ``ServerCertificate/reload()`` changes the certificate without closing a connection).
+    /// `onListening` receives the bound port once the server accepts connections.
+    public func application(
+        host: String, port: Int, certificate: ServerCertificate?, logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
         // Hummingbird's idle timer runs from the connection's start and from each response, and only a
         // whole request head (or body part) resets it: bytes trickling in do not keep a connection open.
         let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(Int64(options.headerTimeout / .nanoseconds(1))))
         var server: HTTPServerBuilder = .http1(configuration: http)
-        if let certificatePath, let keyPath {
-            let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            server = try .tls(.http1(configuration: http), tlsConfiguration: Self.tlsConfiguration(certificateChain: chain, privateKey: key))
+        if let certificate {
+            let (chain, key) = certificate.pair
+            let base = Self.tlsConfiguration(certificateChain: chain, privateKey: key)
+            server = try .tls(.http1(configuration: http), tlsConfiguration: certificate.configuration(base))
         }
         return Application(
             router: try router(),
@@ -196,8 +224,8 @@ extension RegistrationServer {
 
     /// The server's TLS: 1.2 at least; for 1.2, ECDHE key exchange with AEAD ciphers only (no CBC, no
     /// static RSA). TLS 1.3's suites are all AEAD.
-    static func tlsConfiguration(certificateChain: [NIOSSLCertificateSource], privateKey: NIOSSLPrivateKey) -> TLSConfiguration {
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain, privateKey: .privateKey(privateKey))
+    static func tlsConfiguration(certificateChain: [NIOSSLCertificateSource], privateKey: NIOSSLPrivateKeySource) -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: certificateChain, privateKey: privateKey)
         configuration.minimumTLSVersion = .tlsv12
         configuration.cipherSuiteValues = [
             .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,

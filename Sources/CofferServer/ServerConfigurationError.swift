@@ -33,6 +33,12 @@ public struct ServerConfigurationError: CofferError {
         public static let masterKeyUnavailable = Code(rawValue: "master-key-unavailable")
         /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).
         public static let invalidAdminKey = Code(rawValue: "invalid-admin-key")
+        /// The TLS certificate or key cannot be read, or the key is not the certificate's.
+        public static let invalidTLSCertificate = Code(rawValue: "invalid-tls-certificate")
+        /// A trusted proxy is not an IP address or a CIDR range.
+        public static let invalidProxyAddress = Code(rawValue: "invalid-proxy-address")
+        /// The database's schema is newer than this release knows: a newer release migrated it.
+        public static let schemaNewerThanServer = Code(rawValue: "schema-newer-than-server")
     }
 
     /// What kind of failure this is.
@@ -93,4 +99,13 @@ extension ServerConfigurationError {
 
     /// An error of code ``Code/invalidAdminKey`` (`invalid-admin-key`), for comparing with a thrown one.
     public static var invalidAdminKey: ServerConfigurationError { matching(.invalidAdminKey) }
+
+    /// An error of code ``Code/schemaNewerThanServer`` (`schema-newer-than-server`), for comparing with a thrown one.
+    public static var schemaNewerThanServer: ServerConfigurationError { matching(.schemaNewerThanServer) }
+
+    /// An error of code ``Code/invalidProxyAddress`` (`invalid-proxy-address`), for comparing with a thrown one.
+    public static var invalidProxyAddress: ServerConfigurationError { matching(.invalidProxyAddress) }
+
+    /// An error of code ``Code/invalidTLSCertificate`` (`invalid-tls-certificate`), for comparing with a thrown one.
+    public static var invalidTLSCertificate: ServerConfigurationError { matching(.invalidTLSCertificate) }
 }

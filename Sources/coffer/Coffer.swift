@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CCofferBuildInfo
 import CCofferSupport
 import CofferCore
@@ -44,7 +45,11 @@ struct Coffer: ParsableCommand {
             end(ExitStatus.inputError, error.reason)
         }
         do {
-            var command = try parseAsRoot()
+            var arguments = Array(CommandLine.arguments.dropFirst())
+            if arguments.first == "serve" {
+                arguments = ["serve"] + (try Serve.environment.arguments(Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+            }
+            var command = try parseAsRoot(arguments)
             try command.run()
             try Terminal.finishStandardOutput()
         } catch let failure as CommandFailure {

@@ -8,6 +8,7 @@ import CofferServerWire
 import CofferTestSupport
 import CofferTesting
 import Foundation
+import NIOHTTP1
 import GRDB
 import HTTPTypes
 import Hummingbird
@@ -25,6 +26,8 @@ struct RegistrationServerTests {
         let json: [String: Any]
         /// The body as sent.
         let text: String
+        /// The answer's header fields.
+        var headers: HTTPHeaders = [:]
 
         /// The body decoded as `T`: route tests read answers typed, as the clients do.
         func decoded<T: Decodable>(_ type: T.Type = T.self) throws -> T {
@@ -57,7 +60,7 @@ struct RegistrationServerTests {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 1 << 20)
         let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
-        return Reply(status: Int(response.status.code), json: json, text: String(decoding: body.readableBytesView, as: UTF8.self))
+        return Reply(status: Int(response.status.code), json: json, text: String(decoding: body.readableBytesView, as: UTF8.self), headers: response.headers)
     }
 
     static func post(_ base: String, _ path: String, json: String) async throws -> Reply {
@@ -88,6 +91,10 @@ struct RegistrationServerTests {
         store: any RegistrationStore, options: RegistrationServer.Options = RegistrationServer.Options(),
         _ body: @escaping @Sendable (String) async throws -> Value
     ) async throws -> Value {
+        var options = options
+        // These tests check what /ready answers, not how fast: a machine busy with the other tests may
+        // take longer than a probe's second.
+        options.readinessTimeout = .seconds(60)
         let server = RegistrationServer(store: store, options: options)
         let app = Application(router: try server.router(), configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
         return try await app.test(.live) { client in
@@ -157,8 +164,9 @@ struct RegistrationServerTests {
         try await store.close()
     }
 
-    /// A database that stops answering: `/health` says so with 503, and signed requests fail closed with
-    /// a 503 problem (never a pass, never a 401 that blames the client).
+    /// A database that stops answering: `/ready` says so with 503 (and `Retry-After`), `/health` (liveness)
+    /// stays 200, and signed requests fail closed with a 503 problem (never a pass, never a 401 that
+    /// blames the client).
     @Test func aDatabaseThatStopsAnsweringIs503() async throws {
         let directory = try TemporaryDirectory()
         let store = try await Self.sqliteStore(directory)
@@ -168,9 +176,11 @@ struct RegistrationServerTests {
             #expect(try await Self.send(HTTPClientRequest(url: base + "/health")).status == 200)
 
             try await store.close()
-            let health = try await Self.send(HTTPClientRequest(url: base + "/health"))
-            #expect(health.status == 503)
-            #expect(health.text == #"{"status":"unavailable"}"#)
+            let ready = try await Self.send(HTTPClientRequest(url: base + "/ready"))
+            #expect(ready.status == 503)
+            #expect(ready.text == #"{"status":"unavailable"}"#)
+            #expect(ready.headers.first(name: "Retry-After") == "1")
+            #expect(try await Self.send(HTTPClientRequest(url: base + "/health")).status == 200)
 
             let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: keyID)
             let refused = try await Self.send(Self.signedUserRequest(base, signer: signer, email: "ada@example.com"))

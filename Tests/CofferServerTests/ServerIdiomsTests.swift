@@ -81,6 +81,7 @@ struct ServerIdiomsTests {
         let router = try RegistrationServer(store: InMemoryRegistrationStore(), options: options).router()
         try await Application(router: router).test(.router) { client in
             for _ in 0..<5 { #expect(try await client.execute(uri: "/health", method: .get).status == .ok) }
+            for _ in 0..<5 { #expect(try await client.execute(uri: "/ready", method: .get).status == .ok) }
             for _ in 0..<3 {
                 _ = try await client.execute(uri: "/register", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"algorithm": "hmac-sha256"}"#))
             }

@@ -43,8 +43,10 @@ final class ServerMetrics: @unchecked Sendable {
         }
     }
 
-    func request(route: String, status: Int) {
+    func request(route: String, status: Int, duration: Duration) {
         counter("coffer_requests_total", [("route", route), ("status", String(status))]).increment()
+        let elapsed = duration.components
+        timer("coffer_request_duration_seconds", route: route).recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
     }
 
     func rateLimited(_ limit: String) {
@@ -59,115 +61,108 @@ final class ServerMetrics: @unchecked Sendable {
         counter("coffer_signature_refusals_total", [("reason", reason)]).increment()
     }
 
-    func storeTimer(_ operation: String) -> Metrics.Timer {
-        let key = MetricKey(label: "coffer_store_seconds", dimensions: ["operation", operation])
+    /// `coffer_database_up`: 1 while the database answers, 0 while it is found down.
+    var databaseUp: Metrics.Gauge { Metrics.Gauge(label: "coffer_database_up", factory: factory) }
+
+    func storeTimer(_ operation: String) -> Metrics.Timer { timer("coffer_store_seconds", ("operation", operation)) }
+
+    /// The timer `label{dimension}`, made the first time it is asked for.
+    private func timer(_ label: String, _ dimension: (String, String)) -> Metrics.Timer {
+        let key = MetricKey(label: label, dimensions: [dimension.0, dimension.1])
         return lock.withLock {
             if let timer = timers[key] { return timer }
-            let timer = Metrics.Timer(label: "coffer_store_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds, factory: factory)
+            let timer = Metrics.Timer(label: label, dimensions: [dimension], preferredDisplayUnit: .seconds, factory: factory)
             timers[key] = timer
             return timer
         }
     }
+
+    private func timer(_ label: String, route: String) -> Metrics.Timer { timer(label, ("route", route)) }
 }
 
-/// Counts every answer by route pattern and status.
-struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    let metrics: ServerMetrics
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            let response = try await next(request, context)
-            metrics.request(route: context.endpointPath ?? "unmatched", status: Int(response.status.code))
-            return response
-        } catch let error as any HTTPResponseError {
-            metrics.request(route: context.endpointPath ?? "unmatched", status: Int(error.status.code))
-            throw error
-        } catch {
-            metrics.request(route: context.endpointPath ?? "unmatched", status: 500)
-            throw error
-        }
-    }
-}
-
-/// A ``RegistrationStore`` that times each call (`coffer_store_seconds{operation}`).
+/// A ``RegistrationStore`` that times each call (`coffer_store_seconds{operation}`) and bounds it
+/// through the ``DatabaseGate`` (a call over its bound, or while the database is down, fails as
+/// ``StoreFailure``).
 final class MeasuredStore: RegistrationStore {
     let store: any RegistrationStore
     let metrics: ServerMetrics
+    let gate: DatabaseGate
 
-    init(_ store: any RegistrationStore, metrics: ServerMetrics) {
+    init(_ store: any RegistrationStore, metrics: ServerMetrics, gate: DatabaseGate) {
         self.store = store
         self.metrics = metrics
+        self.gate = gate
     }
 
-    private func timed<T>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
+    private func timed<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let start = ContinuousClock.now
         defer {
             let elapsed = start.duration(to: .now).components
             metrics.storeTimer(operation).recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
         }
-        return try await body()
+        return try await gate.run(body)
     }
 
-    func migrate() async throws { try await timed("migrate") { try await store.migrate() } }
+    func migrate() async throws { try await store.migrate() }
     func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration {
-        try await timed("register_key") { try await store.registerKey(key, spending: token) }
+        try await timed("register_key") { [store] in try await store.registerKey(key, spending: token) }
     }
     func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
-        try await timed("set_encryption_key") { try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time) }
+        try await timed("set_encryption_key") { [store] in try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time) }
     }
-    func users(email: String?, limit: Int) async throws -> [RegisteredUser] { try await timed("users") { try await store.users(email: email, limit: limit) } }
-    func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] { try await timed("events") { try await store.events(ofKey: keyID, limit: limit) } }
+    func users(email: String?, limit: Int) async throws -> [RegisteredUser] { try await timed("users") { [store] in try await store.users(email: email, limit: limit) } }
+    func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] { try await timed("events") { [store] in try await store.events(ofKey: keyID, limit: limit) } }
     func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity {
-        try await timed("recent_events") { try await store.recentEvents(ofKey: keyID, kind: kind, since: time) }
+        try await timed("recent_events") { [store] in try await store.recentEvents(ofKey: keyID, kind: kind, since: time) }
     }
     func recentDataKeys(owner: String, since time: Int64) async throws -> RecentActivity {
-        try await timed("recent_data_keys") { try await store.recentDataKeys(owner: owner, since: time) }
+        try await timed("recent_data_keys") { [store] in try await store.recentDataKeys(owner: owner, since: time) }
     }
-    func key(id: String) async throws -> RegisteredKey? { try await timed("key") { try await store.key(id: id) } }
+    func key(id: String) async throws -> RegisteredKey? { try await timed("key") { [store] in try await store.key(id: id) } }
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
-        try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) }
+        try await timed("insert_user") { [store] in try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) }
     }
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
-        try await timed("insert_user") { try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
+        try await timed("insert_user") { [store] in try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
     }
     func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
-        try await timed("link_key") { try await store.linkKey(keyID, toUser: userID, actor: actor, at: time) }
+        try await timed("link_key") { [store] in try await store.linkKey(keyID, toUser: userID, actor: actor, at: time) }
     }
-    func keys(limit: Int) async throws -> [RegisteredKey] { try await timed("keys") { try await store.keys(limit: limit) } }
+    func keys(limit: Int) async throws -> [RegisteredKey] { try await timed("keys") { [store] in try await store.keys(limit: limit) } }
     func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
-        try await timed("set_state") { try await store.setState(state, ofKey: keyID, actor: actor, at: time) }
+        try await timed("set_state") { [store] in try await store.setState(state, ofKey: keyID, actor: actor, at: time) }
     }
-    func recordUse(ofKey keyID: String, at time: Int64) async throws { try await timed("record_use") { try await store.recordUse(ofKey: keyID, at: time) } }
+    func recordUse(ofKey keyID: String, at time: Int64) async throws { try await timed("record_use") { [store] in try await store.recordUse(ofKey: keyID, at: time) } }
     func insertToken(_ token: RegistrationToken, secretHash: String) async throws {
-        try await timed("insert_token") { try await store.insertToken(token, secretHash: secretHash) }
+        try await timed("insert_token") { [store] in try await store.insertToken(token, secretHash: secretHash) }
     }
     func consumeToken(secretHash: String, platform: String?, now: Int64) async throws -> RegistrationToken? {
-        try await timed("consume_token") { try await store.consumeToken(secretHash: secretHash, platform: platform, now: now) }
+        try await timed("consume_token") { [store] in try await store.consumeToken(secretHash: secretHash, platform: platform, now: now) }
     }
-    func tokens(limit: Int) async throws -> [RegistrationToken] { try await timed("tokens") { try await store.tokens(limit: limit) } }
-    func revokeToken(id tokenID: String) async throws -> Bool { try await timed("revoke_token") { try await store.revokeToken(id: tokenID) } }
+    func tokens(limit: Int) async throws -> [RegistrationToken] { try await timed("tokens") { [store] in try await store.tokens(limit: limit) } }
+    func revokeToken(id tokenID: String) async throws -> Bool { try await timed("revoke_token") { [store] in try await store.revokeToken(id: tokenID) } }
     func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
-        try await timed("data_key") { try await store.dataKey(owner: owner, version: version) }
+        try await timed("data_key") { [store] in try await store.dataKey(owner: owner, version: version) }
     }
-    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey? { try await timed("insert_data_key") { try await store.insertDataKey(key) } }
-    func masterKeyring() async throws -> [MasterKeyRecord] { try await timed("master_keyring") { try await store.masterKeyring() } }
+    func insertDataKey(_ key: StoredDataKey) async throws -> StoredDataKey? { try await timed("insert_data_key") { [store] in try await store.insertDataKey(key) } }
+    func masterKeyring() async throws -> [MasterKeyRecord] { try await timed("master_keyring") { [store] in try await store.masterKeyring() } }
     func changeMasterKeyring(wrapping keyID: String, replacing expected: String?, setting states: [String: MasterKeyRecord.State], at time: Int64) async throws -> Bool {
-        try await timed("change_master_keyring") { try await store.changeMasterKeyring(wrapping: keyID, replacing: expected, setting: states, at: time) }
+        try await timed("change_master_keyring") { [store] in try await store.changeMasterKeyring(wrapping: keyID, replacing: expected, setting: states, at: time) }
     }
-    func masterKeyUsage() async throws -> MasterKeyUsage { try await timed("master_key_usage") { try await store.masterKeyUsage() } }
+    func masterKeyUsage() async throws -> MasterKeyUsage { try await timed("master_key_usage") { [store] in try await store.masterKeyUsage() } }
     func minimumDataKeyVersion(owner: String) async throws -> Int64 {
-        try await timed("minimum_data_key_version") { try await store.minimumDataKeyVersion(owner: owner) }
+        try await timed("minimum_data_key_version") { [store] in try await store.minimumDataKeyVersion(owner: owner) }
     }
     func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
-        try await timed("look_up_data_key") { try await store.lookUpDataKey(owner: owner, version: version) }
+        try await timed("look_up_data_key") { [store] in try await store.lookUpDataKey(owner: owner, version: version) }
     }
     func setMinimumDataKeyVersion(_ version: Int64, owner: String) async throws {
-        try await timed("set_minimum_data_key_version") { try await store.setMinimumDataKeyVersion(version, owner: owner) }
+        try await timed("set_minimum_data_key_version") { [store] in try await store.setMinimumDataKeyVersion(version, owner: owner) }
     }
-    func schemaVersion() async throws -> Int { try await timed("schema_version") { try await store.schemaVersion() } }
-    func ping() async throws { try await timed("ping") { try await store.ping() } }
+    func schemaVersion() async throws -> Int { try await timed("schema_version") { [store] in try await store.schemaVersion() } }
+    func ping() async throws { try await timed("ping") { [store] in try await store.ping() } }
     func close() async throws { try await store.close() }
     func recordFirstUse(of identifier: String, expiringAt expiry: Int64, now: Int64) async throws -> Bool {
-        try await timed("record_first_use") { try await store.recordFirstUse(of: identifier, expiringAt: expiry, now: now) }
+        try await timed("record_first_use") { [store] in try await store.recordFirstUse(of: identifier, expiringAt: expiry, now: now) }
     }
 }

@@ -1,9 +1,11 @@
 import CofferHummingbird
 import Hummingbird
+import Logging
 
 /// Turns an error a route throws — the database failing in the middle of a request — into `503
-/// unavailable`, a problem document that names nothing internal (docs/openapi.yaml), instead of
-/// Hummingbird's bare `500`. The error goes to the log for the operator. Errors that carry their own
+/// unavailable` with `Retry-After: 1`, a problem document that names nothing internal
+/// (docs/openapi.yaml), instead of Hummingbird's bare `500`. The cause goes to the log for the operator
+/// (``FailureCause``: the database's own message for a store failure, else the error's type). Errors that carry their own
 /// HTTP answer (`HTTPResponseError`: an unknown route, a bad path parameter) pass through.
 struct UnavailableOnFailure<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -12,11 +14,13 @@ struct UnavailableOnFailure<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             throw error
         } catch {
-            // The type only: a database error's text can name the database and its credentials.
-            context.logger.error("request failed", metadata: ["route": .string(context.endpointPath ?? "unmatched"), "error": .string(String(reflecting: type(of: error)))])
+            // A store failure's own redacted cause, else the type only: an arbitrary error's text can name
+            // the database and its credentials.
+            let level: Logger.Level = (error as? StoreFailure)?.refusedWhileDown == true ? .notice : .error
+            context.logger.log(level: level, "request failed", metadata: ["route": .string(context.endpointPath ?? "unmatched"), "cause": .string(FailureCause.of(error))])
             return ProblemDetails(
                 status: .serviceUnavailable, reason: "unavailable", detail: "the server could not complete the request; try again later"
-            ).response()
+            ).response(headers: [.retryAfter: "1"])
         }
     }
 }

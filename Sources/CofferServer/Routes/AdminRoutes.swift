@@ -37,6 +37,7 @@ struct AdminRoutes: Sendable {
         let routes = RouteCollection(context: HTTPSignatureContext.self).add(middleware: AdminOnly())
         if let limit = parts.signatureFailures { routes.add(middleware: limit) }
         routes.add(middleware: parts.signatureCheck(keys: HTTPStaticKeys(parts.adminKeys), maximumBodySize: 16 * 1024))
+        routes.add(middleware: SignerNote())
         routes.add(middleware: ProblemAnswers())
         routes.get("keys", use: listKeys)
         routes.get("keys/:keyId/events", use: listEvents)

@@ -1,5 +1,6 @@
 import CofferHummingbird
 import Hummingbird
+import HTTPTypes
 
 /// The routes anyone may call (docs/SERVER.md, "Public routes"): `GET /health`, `GET /ready` and
 /// `POST /register` (limited per client address).
@@ -8,9 +9,15 @@ struct PublicRoutes: Sendable {
     let metrics: ServerMetrics
     let registrations: AddressRateLimiter?
     let registration: RegisterRoute
+    /// The master keys, whose wrapping key `/ready` checks the database for.
+    let masterKeys: ServerMasterKeyring?
+    /// How long `/ready` waits for the database.
+    let readinessTimeout: Duration
 
     init(_ parts: RouteParts) {
+        readinessTimeout = parts.options.readinessTimeout
         store = parts.store
+        masterKeys = parts.options.masterKeys
         metrics = parts.metrics
         registrations = parts.registrations
         registration = RegisterRoute(parts)
@@ -25,28 +32,60 @@ struct PublicRoutes: Sendable {
         return routes
     }
 
-    /// `200 {"status": "ok"}` when the store answers, `503 {"status": "unavailable"}` otherwise.
+    /// `200 {"status": "ok"}` while the process serves: liveness, which never asks the database (an
+    /// orchestrator that restarted every instance during a database outage would make it worse).
     @Sendable func health(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
-        do {
-            try await store.ping()
-            return JSONAnswer.response(.ok, ["status": "ok"])
-        } catch {
-            return JSONAnswer.response(.serviceUnavailable, ["status": "unavailable"])
-        }
+        JSONAnswer.response(.ok, ["status": "ok"])
     }
 
-    /// `200 {"status": "ready", "schema"}` when the store answers with the schema this release needs;
-    /// `503` with `migrating` (and the schema found) or `unavailable` otherwise.
+    /// Readiness, answered within ``readinessTimeout``: `200 {"status": "ready", "schema"}` when the
+    /// database answers with the schema this release needs and, with master keys, holds the fleet's
+    /// wrapping key; `503` with `Retry-After` and `migrating` (and the schema found),
+    /// `master-key-unavailable` or `unavailable` otherwise.
     @Sendable func ready(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
+        let (store, keyring) = (store, masterKeys)
         do {
-            try await store.ping()
-            let version = try await store.schemaVersion()
-            guard version >= RegistrationSQL.latestVersion else {
-                return JSONAnswer.response(.serviceUnavailable, ["status": "migrating", "schema": .integer(Int64(version))])
-            }
-            return JSONAnswer.response(.ok, ["status": "ready", "schema": .integer(Int64(version))])
+            if let answer = try await Self.within(readinessTimeout, { try await Self.readiness(of: store, holding: keyring) }) { return answer }
+            context.logger.notice("not ready", metadata: ["cause": .string("the database did not answer within \(readinessTimeout)")])
         } catch {
-            return JSONAnswer.response(.serviceUnavailable, ["status": "unavailable"])
+            context.logger.notice("not ready", metadata: ["cause": .string(FailureCause.of(error))])
+        }
+        return Self.notReady(["status": "unavailable"])
+    }
+
+    /// `/ready`'s answer once the database answered.
+    static func readiness(of store: any RegistrationStore, holding keyring: ServerMasterKeyring?) async throws -> Response {
+        try await store.ping()
+        let version = try await store.schemaVersion()
+        guard version >= RegistrationSQL.latestVersion else {
+            return notReady(["status": "migrating", "schema": .integer(Int64(version))])
+        }
+        if let keyring {
+            let check = try await ServerMasterKeyring.check(keyring, against: store)
+            guard let wrapping = check.wrappingKeyID, keyring.key(id: wrapping) != nil else {
+                return notReady(["status": "master-key-unavailable", "schema": .integer(Int64(version))])
+            }
+        }
+        return JSONAnswer.response(.ok, ["status": "ready", "schema": .integer(Int64(version))])
+    }
+
+
+    static func notReady(_ fields: [String: FlatJSONValue]) -> Response {
+        var response = JSONAnswer.response(.serviceUnavailable, fields)
+        response.headers[.retryAfter] = "1"
+        return response
+    }
+
+    /// `body`'s value, or nil once `bound` has passed (`body` is then cancelled).
+    static func within<T: Sendable>(_ bound: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: bound)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
     }
 

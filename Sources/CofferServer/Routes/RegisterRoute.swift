@@ -183,15 +183,16 @@ struct RegisterRoute: Sendable {
                     """
             ).response(headers: [.wwwAuthenticate: "Signature"])
         }
-        var head = head
-        if head.scheme != scheme { head.scheme = scheme }
-        if let authority, head.authority != authority { head.authority = authority }
+        let head = context.signedTarget(of: head, scheme: scheme, authority: authority)
         let verifier = HTTPMessageVerifier(policy: policy, keys: HTTPStaticKeys([keyID: key]), replayCache: store)
         do {
             _ = try await verifier.verify(head, body: body.isEmpty ? nil : Array(body))
             return nil
         } catch {
             count(error.code.rawValue)
+            if error.code == .badSignature {
+                context.logger.debug("bad-signature: the target the server rebuilt", metadata: ["target_uri": .string(head.rebuiltTargetURI)])
+            }
             let signed = error.code == .badSignature ? await verifier.otherSchemeThatVerifies(head, body: body.isEmpty ? nil : Array(body)) : nil
             var metadata: Logger.Metadata = ["reason": .string(error.code.rawValue)]
             if let signed { metadata["signed_scheme"] = .string(signed) }

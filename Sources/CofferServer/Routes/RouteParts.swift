@@ -4,6 +4,7 @@ import CofferHummingbird
 import Foundation
 import Hummingbird
 import HTTPTypes
+import Logging
 import NIOCore
 
 /// What the route collections are built from, made once per ``RegistrationServer/router()``: the store
@@ -11,7 +12,7 @@ import NIOCore
 /// each, shared by every collection that needs it.
 struct RouteParts: Sendable {
     let options: RegistrationServer.Options
-    /// The store, each call timed (`coffer_store_seconds`).
+    /// The store, each call timed (`coffer_store_seconds`) and bounded (``DatabaseGate``).
     let store: any RegistrationStore
     let metrics: ServerMetrics
     let clock: ServerClock
@@ -33,7 +34,15 @@ struct RouteParts: Sendable {
     init(server: RegistrationServer) throws {
         let options = server.options
         let metrics = ServerMetrics(factory: options.metricsFactory)
-        let store: any RegistrationStore = MeasuredStore(server.store, metrics: metrics)
+        let databaseUp = metrics.databaseUp
+        databaseUp.record(1)
+        let gate = DatabaseGate(limits: options.database) { up, cause in
+            databaseUp.record(up ? 1 : 0)
+            let logger = Logger(label: "coffer.serve")
+            if up { logger.notice("the database answers again") } else { logger.error("the database is not answering: requests get 503 until it does", metadata: ["cause": .string(cause ?? "")]) }
+        }
+        let store: any RegistrationStore = MeasuredStore(server.store, metrics: metrics, gate: gate)
+
         let monotonic = options.clock.monotonicSeconds
         var admins: [String: HTTPVerificationKey] = [:]
         for key in options.adminKeys {
@@ -74,7 +83,7 @@ struct RouteParts: Sendable {
         if let signatureFailures { group = group.add(middleware: signatureFailures) }
         var check = signatureCheck(keys: keys, maximumBodySize: 64 * 1024)
         check.defersReplayRecordToRoute = defersReplayRecord
-        return group.add(middleware: check).add(middleware: ProblemAnswers())
+        return group.add(middleware: check).add(middleware: SignerNote()).add(middleware: ProblemAnswers())
     }
 }
 

@@ -46,35 +46,99 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Opens the store (creating tables as needed).
+    /// Opens the store and applies the migrations it lacks (creating tables as needed), logging each
+    /// one applied.
     /// - Parameters:
     ///   - logger: where the store logs (never a password).
-    ///   - timeout: how long a database server may take to answer before opening fails (PostgreSQL
-    ///     keeps retrying a connection that is refused; a server must not wait for ever at its start).
-    public func open(logger: Logger, timeout: Duration = .seconds(30)) async throws -> any RegistrationStore {
-        let store: any RegistrationStore
-        switch self {
-        case .sqlite(let path): store = try SQLiteRegistrationStore(path: path)
-        case .postgres(let url): store = try PostgresRegistrationStore(url: url, logger: logger)
-        }
+    ///   - limits: the database's bounds (connection and statement waits, pool size, CA file).
+    ///   - timeout: how long the migrations may take (another instance may hold the migration lock).
+    /// - Throws: ``ServerConfigurationError`` `.databaseUnavailable` with PostgreSQL's own reason (a
+    ///   wrong password, a missing database, a certificate that does not verify) or when the database
+    ///   does not answer within `timeout`; `.schemaNewerThanServer` when a newer release migrated the
+    ///   database (nothing is changed then).
+    public func open(logger: Logger, limits: DatabaseLimits = DatabaseLimits(), timeout: Duration = .seconds(30)) async throws -> any RegistrationStore {
+        let store = try await openChecked(logger: logger, limits: limits)
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.migrate() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw ServerConfigurationError(
-                        .databaseUnavailable, "\(self) did not answer within \(timeout.components.seconds) s",
-                        hint: "check that the database server runs and that the URL's host, port and credentials are right"
-                    )
-                }
-                try await group.next()
-                group.cancelAll()
+            let before = try await store.schemaVersion()
+            try await bounded(timeout) { try await store.migrate() }
+            let after = try await store.schemaVersion()
+            for version in Swift.max(before, 0) + 1 ..< after + 1 {
+                logger.notice("applied migration \(version): \(RegistrationSQL.migrationTitles[version - 1])", metadata: ["database": .string(description)])
+            }
+            if after == before {
+                logger.info("schema at version \(after): nothing to migrate", metadata: ["database": .string(description)])
             }
         } catch {
             try? await store.close()
             throw error
         }
         return store
+    }
+
+    /// The migrations `open` would apply, by number and what each does, without applying any.
+    /// - Throws: as ``open(logger:limits:timeout:)`` does before it migrates.
+    public func pendingMigrations(logger: Logger, limits: DatabaseLimits = DatabaseLimits()) async throws -> [(version: Int, title: String)] {
+        let store = try await openChecked(logger: logger, limits: limits)
+        let version: Int
+        do {
+            version = try await store.schemaVersion()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try? await store.close()
+        return (version + 1 ..< RegistrationSQL.latestVersion + 1).map { ($0, RegistrationSQL.migrationTitles[$0 - 1]) }
+    }
+
+    /// The store, once PostgreSQL accepted one connection and the schema is not newer than this release.
+    private func openChecked(logger: Logger, limits: DatabaseLimits) async throws -> any RegistrationStore {
+        let store: any RegistrationStore
+        switch self {
+        case .sqlite(let path): store = try SQLiteRegistrationStore(path: path)
+        case .postgres(let url):
+            let postgres = try PostgresRegistrationStore(url: url, logger: logger, limits: limits)
+            store = postgres
+            do {
+                try await postgres.checkConnection()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+        do {
+            let version = try await bounded(limits.callTimeout) { try await store.schemaVersion() }
+            guard version <= RegistrationSQL.latestVersion else {
+                throw ServerConfigurationError(
+                    .schemaNewerThanServer,
+                    "the database's schema is version \(version), and this release knows versions up to \(RegistrationSQL.latestVersion): a newer release migrated it",
+                    hint: "run the release that migrated it (or a newer one); nothing was changed"
+                )
+            }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// `body`'s value, or `.databaseUnavailable` once `timeout` has passed (PostgreSQL's pool keeps
+    /// retrying a connection that is refused; a server must not wait for ever at its start).
+    private func bounded<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw ServerConfigurationError(
+                    .databaseUnavailable, "\(self) did not answer within \(timeout)",
+                    hint: "check that the database server runs and that the URL's host, port and credentials are right"
+                )
+            }
+            return value
+        }
     }
 
     /// The location for messages, without a password.

@@ -17,44 +17,138 @@ public final class PostgresRegistrationStore: RegistrationStore {
     private let runner: Task<Void, Never>
     private let inserts = Counter()
     let logger: Logger
+    /// What the connection was made with (for the first connection's own error, ``checkConnection()``).
+    private let settings: Settings
 
-    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require|verify-ca|verify-full`,
+    /// with `sslrootcert=FILE` for the authorities that sign the database's certificate), within `limits`.
     /// - Throws: ``ServerConfigurationError`` for a URL that cannot be used (its message never holds the
-    ///   password).
-    public init(url: String, logger: Logger = Logger(label: "coffer.postgres")) throws {
-        let client = PostgresClient(configuration: try Self.configuration(url: url), backgroundLogger: logger)
+    ///   password), or a certificate-authority file that cannot be read (named).
+    public init(url: String, logger: Logger = Logger(label: "coffer.postgres"), limits: DatabaseLimits = DatabaseLimits()) throws {
+        let settings = try Settings(url: url, limits: limits)
+        let client = PostgresClient(configuration: try settings.clientConfiguration(), backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        self.settings = settings
         runner = Task { await client.run() }
     }
 
-    /// The client configuration `url` describes.
+    /// The client configuration `url` describes, with the default limits.
     /// - Throws: ``ServerConfigurationError`` naming the URL without its password.
     static func configuration(url: String) throws(ServerConfigurationError) -> PostgresClient.Configuration {
-        let hint = "percent-encode characters such as @ : / ? # [ ] and spaces in the user name and password (@ is %40)"
-        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+        try Settings(url: url, limits: DatabaseLimits()).clientConfiguration()
+    }
+
+    /// A URL read once: where to connect, as whom, with which TLS, and within which limits.
+    struct Settings: Sendable {
+        let host: String
+        let port: Int
+        let username: String
+        let password: String?
+        let database: String?
+        let sslMode: String
+        let certificateAuthorityFile: String?
+        let limits: DatabaseLimits
+
+        init(url: String, limits: DatabaseLimits) throws(ServerConfigurationError) {
+            let hint = "percent-encode characters such as @ : / ? # [ ] and spaces in the user name and password (@ is %40)"
+            guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+                throw ServerConfigurationError(
+                    .invalidDatabaseLocation, "the database URL does not parse as postgres://user:password@host:port/database (it is not shown: it may hold a password)", hint: hint
+                )
+            }
+            guard ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+                throw ServerConfigurationError(.invalidDatabaseLocation, "\(PostgresRegistrationStore.redacted(url)) is not a postgres://user:password@host:port/database URL", hint: hint)
+            }
+            let items = components.queryItems ?? []
+            let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            sslMode = items.first { $0.name == "sslmode" }?.value ?? "prefer"
+            guard ["disable", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
+                throw ServerConfigurationError(.invalidDatabaseLocation, "sslmode must be disable, prefer, require, verify-ca or verify-full, not '\(sslMode.prefix(32))'")
+            }
+            certificateAuthorityFile = limits.certificateAuthorityFile ?? items.first { $0.name == "sslrootcert" }?.value
+            if certificateAuthorityFile != nil, !sslMode.hasPrefix("verify-") {
+                throw ServerConfigurationError(
+                    .invalidDatabaseLocation, "a certificate authority for the database is used only with sslmode=verify-ca or verify-full, not \(sslMode)",
+                    hint: "add sslmode=verify-full to the database URL"
+                )
+            }
+            self.host = host
+            port = components.port ?? 5432
+            username = components.percentEncodedUser?.removingPercentEncoding ?? "postgres"
+            password = components.percentEncodedPassword?.removingPercentEncoding ?? items.first { $0.name == "password" }?.value
+            self.database = database.isEmpty ? nil : database
+            self.limits = limits
+        }
+
+        /// The TLS settings `sslmode` asks for: `require` and stronger check the chain (against
+        /// ``certificateAuthorityFile`` when given), `verify-ca` without the host name.
+        func tlsConfiguration() throws(ServerConfigurationError) -> TLSConfiguration {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let certificateAuthorityFile {
+                do {
+                    tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificateAuthorityFile))
+                } catch {
+                    throw ServerConfigurationError(
+                        .invalidDatabaseLocation, "the database's certificate authority \(certificateAuthorityFile) cannot be read as PEM certificates: \(error)", underlying: error
+                    )
+                }
+            }
+            if sslMode == "verify-ca" { tls.certificateVerification = .noHostnameVerification }
+            return tls
+        }
+
+        func clientConfiguration() throws(ServerConfigurationError) -> PostgresClient.Configuration {
+            let tls: PostgresClient.Configuration.TLS
+            switch sslMode {
+            case "disable": tls = .disable
+            case "prefer": tls = .prefer(try tlsConfiguration())
+            default: tls = .require(try tlsConfiguration())
+            }
+            var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+            configuration.options.connectTimeout = limits.connectTimeout
+            configuration.options.maximumConnections = limits.maximumConnections
+            configuration.options.additionalStartupParameters = startupParameters
+            return configuration
+        }
+
+        /// `statement_timeout` in milliseconds, when there is a bound.
+        var startupParameters: [(String, String)] {
+            guard let bound = limits.statementTimeout else { return [] }
+            let milliseconds = max(1, bound.components.seconds * 1000 + bound.components.attoseconds / 1_000_000_000_000_000)
+            return [("statement_timeout", String(milliseconds))]
+        }
+
+        /// One connection's configuration, as the pool's connections are made.
+        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+            let tls: PostgresConnection.Configuration.TLS
+            switch sslMode {
+            case "disable": tls = .disable
+            case "prefer": tls = .prefer(try NIOSSLContext(configuration: try tlsConfiguration()))
+            default: tls = .require(try NIOSSLContext(configuration: try tlsConfiguration()))
+            }
+            var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+            configuration.options.connectTimeout = .init(limits.connectTimeout)
+            configuration.options.additionalStartupParameters = startupParameters
+            return configuration
+        }
+    }
+
+    /// Makes one connection, outside the pool, and closes it: a pool retries a refused sign-in for
+    /// ever, while this fails at once with PostgreSQL's own reason (`28P01` wrong password, `3D000` no
+    /// such database, a TLS failure…), which the error carries.
+    /// - Throws: ``ServerConfigurationError`` `.databaseUnavailable` saying PostgreSQL's error.
+    public func checkConnection() async throws {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: try settings.connectionConfiguration(), id: 0, logger: logger)
+        } catch {
             throw ServerConfigurationError(
-                .invalidDatabaseLocation, "the database URL does not parse as postgres://user:password@host:port/database (it is not shown: it may hold a password)", hint: hint
+                .databaseUnavailable, "PostgreSQL at \(settings.host):\(settings.port) refused the connection: \(DatabaseFailure.describe(error))",
+                hint: "check that the database server runs and that the URL's host, port, user, password, database and sslmode are right", underlying: error
             )
         }
-        guard ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw ServerConfigurationError(.invalidDatabaseLocation, "\(Self.redacted(url)) is not a postgres://user:password@host:port/database URL", hint: hint)
-        }
-        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS
-        switch sslMode {
-        case "disable": tls = .disable
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        case "require": tls = .require(.makeClientConfiguration())
-        default: throw ServerConfigurationError(.invalidDatabaseLocation, "sslmode must be disable, prefer or require, not '\(sslMode.prefix(32))'")
-        }
-        let password = components.percentEncodedPassword?.removingPercentEncoding
-            ?? components.queryItems?.first { $0.name == "password" }?.value
-        return PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.percentEncodedUser?.removingPercentEncoding ?? "postgres",
-            password: password, database: database.isEmpty ? nil : database, tls: tls
-        )
+        try? await connection.close()
     }
 
     /// The URL for messages and logs, never with its password: the user-info password and a `password`
@@ -474,6 +568,11 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// The newest migration applied (0 before any).
     public func schemaVersion() async throws -> Int {
+        var exists = false
+        for try await _ in try await client.query("SELECT 1 FROM pg_tables WHERE tablename = 'coffer_schema' AND schemaname = current_schema()", logger: logger).decode(Int32.self) {
+            exists = true
+        }
+        guard exists else { return 0 }
         let rows = try await client.query("SELECT COALESCE(MAX(version), 0) FROM coffer_schema", logger: logger)
         for try await version in rows.decode(Int64.self) { return Int(version) }
         return 0

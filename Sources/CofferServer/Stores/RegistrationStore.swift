@@ -482,6 +482,17 @@ enum RegistrationSQL {
         ],
     ]
 
+    /// What each migration does, for the log line that says it was applied: `migrationTitles[N - 1]`.
+    static let migrationTitles = [
+        "keys, users and replay records",
+        "the allow-list: key state, last use, registration tokens",
+        "per-device data keys",
+        "per-user data keys",
+        "SQLite's replay records in commit order",
+        "users and keys by what was proven, and each key's history",
+        "the master keyring",
+    ]
+
     /// The migration after whose statements the user-identity step runs.
     static let userIdentityMigration = 6
 

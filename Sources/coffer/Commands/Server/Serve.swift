@@ -1,5 +1,7 @@
 import ArgumentParser
 import CofferCore
+import CofferCrypto
+import CofferFormats
 import CofferServer
 import Foundation
 import Hummingbird
@@ -28,9 +30,12 @@ struct Serve: ParsableCommand {
                   {"encryptionKey": PEM}, signed by a registered key: sets the key
                   its data keys are sealed to (logged, kept in the key's history).
               GET /health
-                  200 {"status": "ok"} when the database answers.
+                  200 {"status": "ok"} while the process serves (liveness: never asks
+                  the database).
               GET /ready
-                  200 when the database answers with every migration applied.
+                  200 when the database answers with every migration applied and,
+                  with master keys, the fleet's wrapping key held (readiness); 503
+                  with Retry-After otherwise. Answered within a second.
               POST /data-keys
                   Signed by a device that registered an "encryptionKey" (X25519 or
                   P-256): its 256-bit data key sealed to that key with HPKE (needs
@@ -61,31 +66,63 @@ struct Serve: ParsableCommand {
 
             Storage: a SQLite file (default $XDG_DATA_HOME/coffer/server.sqlite, or --database \
             sqlite:PATH), or PostgreSQL (--database postgres://user:password@host:port/db, \
-            sslmode=disable|prefer|require) so that several instances behind a load balancer share \
-            registered keys and the replay cache. The database URL can also come from the \
-            COFFER_DATABASE environment variable, which keeps a password out of the process list.
+            sslmode=disable|prefer|require|verify-ca|verify-full; --database-ca FILE or sslrootcert=FILE \
+            names the authorities that sign the database's certificate) so that several instances behind \
+            a load balancer share registered keys and the replay cache. COFFER_DATABASE keeps a password \
+            out of the process list. At start PostgreSQL's own error is the message (a wrong password, a \
+            missing database), each migration applied is logged, and a database a newer release migrated \
+            is refused, naming both versions. --migrate-only applies the migrations and ends (with \
+            --dry-run it lists them and changes nothing).
+
+            During a database outage: waiting for a connection is bounded by --database-connect-timeout, \
+            a statement by --database-statement-timeout; a request whose database call runs over, or that \
+            comes once the database was found down, is answered 503 with Retry-After at once, and the \
+            server tries the database again once a second and recovers by itself. SIGINT or SIGTERM lets \
+            requests in flight finish for up to --drain-timeout seconds, then ends the process.
 
             Hardening: with --cert, TLS 1.2 at least with ECDHE and AEAD ciphers only. A client must send a \
             whole request head within --header-timeout seconds of connecting (or of the previous \
             response) however slowly its bytes trickle in, and idle keep-alive connections close after \
             the same time. Per client address, /register is limited to --register-limit calls a minute \
             and signed routes to --failure-limit failed signature checks a minute; beyond that the answer \
-            is 429 with Retry-After (0 turns a limit off; behind a proxy every client shares the \
-            proxy's address). The database URL is never printed with its password.
+            is 429 with Retry-After (0 turns a limit off). The database URL is never printed with its \
+            password.
+
+            Behind a proxy: --trusted-proxy ADDR (repeatable; an address or a CIDR range) names the \
+            proxies whose X-Forwarded-For gives the client's address (the rightmost address that is not \
+            a trusted proxy: the limits count by it) and whose X-Forwarded-Proto and X-Forwarded-Host give \
+            the scheme and authority clients sign (over --public-scheme and --public-authority). From \
+            any other peer those headers are ignored. At --log-level debug a bad-signature answer logs \
+            the target the server rebuilt.
 
             --metrics-port P serves Prometheus metrics at /metrics on a separate listener (requests by \
-            route and status, signature refusals by reason, rate-limited requests, store latency, data \
-            keys issued), never on the public port.
+            route and status, request duration by route, signature refusals by reason, rate-limited \
+            requests, store latency, data keys issued, whether the database answers), never on the public \
+            port.
 
-            Logs are structured (swift-log) on standard error; SIGINT or SIGTERM stops the server \
-            gracefully (requests in flight finish). The first line on standard output is \
-            'listening on http(s)://HOST:PORT' once connections are accepted.
+            Logs go to standard error, as text or (--log-format json) one JSON object a line: one access \
+            line per request (route, status, duration, request id, client address, the key id of a \
+            verified signature), and the cause of a database failure (never a password). The request id \
+            is the client's X-Request-ID when it sends a plain one (letters, digits, -_.:, at most 128), \
+            else a new one; the answer carries it in X-Request-ID. SIGHUP reads --cert and --key again \
+            (new connections get the new pair; open ones keep theirs; a pair that does not load is logged \
+            and the old one stays). The first line on standard output is 'listening on \
+            http(s)://HOST:PORT' once every listener accepts connections; files, keys and ports are \
+            checked before the database is opened.
+
+            Every option can also be set in the environment (the command line wins): --some-option is \
+            COFFER_SOME_OPTION; a repeatable option takes a comma-separated list; \
+            --abandon-master-keyring is only ever a command-line flag. COFFER_MASTER_KEY (base64) is a \
+            master key itself.
+            \(Serve.environment.helpList)
 
             Examples:
               coffer serve
               coffer serve --port 8443 --cert server.pem --key server.key
               coffer serve --admin-key admin.pub --registration token
               COFFER_DATABASE=postgres://coffer:pw@db/coffer coffer serve --port 8081
+              coffer serve --trusted-proxy 10.0.0.0/8 --log-format json
+              COFFER_DATABASE=postgres://… coffer serve --migrate-only --dry-run
             """
     )
 
@@ -155,6 +192,49 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json: one JSON object a line.", valueName: "format"))
+    var logFormat: String = "text"
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy whose X-Forwarded-For/-Proto/-Host are believed: an IP address or CIDR range (repeatable).", valueName: "addr"))
+    var trustedProxies: [String] = []
+
+    @Option(name: .customLong("database-connect-timeout"), help: ArgumentHelp("Seconds to wait for a database connection (to connect, or for a pooled one to come free).", valueName: "seconds"))
+    var databaseConnectTimeout: Double = 0.5
+
+    @Option(name: .customLong("database-statement-timeout"), help: ArgumentHelp("Seconds a database statement may run (PostgreSQL's statement_timeout).", valueName: "seconds"))
+    var databaseStatementTimeout: Double = 1
+
+    @Option(name: .customLong("database-connections"), help: ArgumentHelp("The most PostgreSQL connections this instance holds (the pool's size).", valueName: "n"))
+    var databaseConnections: Int = 10
+
+    @Option(name: .customLong("database-ca"), help: ArgumentHelp("The certificate authorities (PEM) that sign PostgreSQL's certificate, for sslmode=verify-ca or verify-full.", valueName: "file"))
+    var databaseCA: String?
+
+    @Option(name: .customLong("readiness-timeout"), help: ArgumentHelp("Seconds GET /ready waits for the database before it answers 503.", valueName: "seconds"))
+    var readinessTimeout: Double = 1
+
+    @Option(name: .customLong("drain-timeout"), help: ArgumentHelp("Seconds requests in flight get to finish after SIGTERM or SIGINT.", valueName: "seconds"))
+    var drainTimeout: Double = 10
+
+    @Flag(name: .customLong("migrate-only"), help: "Apply the database's migrations (each is logged) and end, serving nothing.")
+    var migrateOnly = false
+
+    @Flag(name: .customLong("dry-run"), help: "With --migrate-only: list the migrations that would run, and change nothing.")
+    var dryRun = false
+
+    /// The options read from `COFFER_…` variables too (``EnvironmentOptions``): all but
+    /// --abandon-master-keyring, which loses data and is only ever typed.
+    static let environment = EnvironmentOptions(options: [
+        ("host", .value), ("port", .value), ("database", .value), ("cert", .value), ("key", .value),
+        ("public-scheme", .value), ("public-authority", .value), ("max-age", .value), ("header-timeout", .value),
+        ("register-limit", .value), ("failure-limit", .value), ("rotate-limit", .value), ("encryption-key-limit", .value),
+        ("admin-key", .list), ("registration", .value), ("master-key-file", .list), ("data-key-scope", .value),
+        ("metrics-port", .value), ("metrics-host", .value), ("key-cache-ms", .value), ("log-level", .value),
+        ("log-format", .value), ("trusted-proxy", .list), ("database-connect-timeout", .value),
+        ("database-statement-timeout", .value), ("database-connections", .value), ("database-ca", .value),
+        ("readiness-timeout", .value), ("drain-timeout", .value), ("migrate-only", .flag), ("dry-run", .flag),
+    ])
+
     func validate() throws {
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0 to 65535") }
@@ -169,6 +249,13 @@ struct Serve: ParsableCommand {
         if DataKeyScope(rawValue: dataKeyScope) == nil { throw ValidationError("--data-key-scope takes device or user") }
         if let registration, RegistrationMode(rawValue: registration) == nil { throw ValidationError("--registration takes open, token or closed") }
         if registration == "token" && adminKeys.isEmpty { throw ValidationError("--registration token needs an --admin-key to issue tokens") }
+        if ServerLogHandler.Format(rawValue: logFormat) == nil { throw ValidationError("--log-format takes text or json") }
+        if !(0.05...60).contains(databaseConnectTimeout) { throw ValidationError("--database-connect-timeout must be 0.05 to 60 seconds") }
+        if !(0.05...3600).contains(databaseStatementTimeout) { throw ValidationError("--database-statement-timeout must be 0.05 to 3600 seconds") }
+        if !(1...1000).contains(databaseConnections) { throw ValidationError("--database-connections must be 1 to 1000") }
+        if !(0.05...60).contains(readinessTimeout) { throw ValidationError("--readiness-timeout must be 0.05 to 60 seconds") }
+        if !(0...3600).contains(drainTimeout) { throw ValidationError("--drain-timeout must be 0 to 3600 seconds") }
+        if dryRun && !migrateOnly { throw ValidationError("--dry-run goes with --migrate-only") }
         if abandonMasterKeyring && masterKeyFiles.isEmpty && ProcessInfo.processInfo.environment["COFFER_MASTER_KEY"] == nil {
             throw ValidationError("--abandon-master-keyring starts a new keyring with a master key: give --master-key-file")
         }
@@ -190,20 +277,45 @@ struct Serve: ParsableCommand {
         }
     }
 
+    /// The database's bounds the options give.
+    var databaseLimits: DatabaseLimits {
+        var limits = DatabaseLimits()
+        limits.connectTimeout = .milliseconds(Int64(databaseConnectTimeout * 1000))
+        limits.statementTimeout = .milliseconds(Int64(databaseStatementTimeout * 1000))
+        limits.maximumConnections = databaseConnections
+        limits.certificateAuthorityFile = databaseCA
+        return limits
+    }
+
     func run() throws {
-        let location: DatabaseLocation
-        do {
-            location = try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["COFFER_DATABASE"])
-        } catch let error as ServerConfigurationError {
-            throw CommandFailure(reporting: error)
-        }
         // A log line standard error cannot take (its reader has gone: a pipeline's reader quit, a log
         // shipper restarting) is dropped rather than the end of the server. SwiftNIO ignores SIGPIPE
         // once it runs; the lines before it (the open-registration warning) would otherwise be fatal.
         // The server makes no temporary files, so the cleanup handler this replaces has nothing to do.
         _ = signal(SIGPIPE, SIG_IGN)
-        var logger = Logger(label: "coffer.serve", factory: ServerLogHandler.standardError)
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let format = ServerLogHandler.Format(rawValue: logFormat) ?? .text
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        // Every logger of the process (PostgreSQL's, Hummingbird's, the routes') writes through one
+        // handler, in one format.
+        LoggingSystem.bootstrap { label in
+            var handler = ServerLogHandler.standardError(label: label, format: format)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "coffer.serve")
+
+        // Everything that can be wrong without the database is checked first, and named.
+        let location: DatabaseLocation
+        do {
+            location = try DatabaseLocation(database ?? ProcessInfo.processInfo.environment["COFFER_DATABASE"])
+            if databaseCA != nil, case .sqlite = location { throw ServerConfigurationError(.invalidDatabaseLocation, "--database-ca is for a PostgreSQL database") }
+        } catch let error as ServerConfigurationError {
+            throw CommandFailure(reporting: error)
+        }
+        let limits = databaseLimits
+        if migrateOnly {
+            return try migrate(location, limits: limits, logger: logger)
+        }
         var options = RegistrationServer.Options()
         options.scheme = publicScheme ?? (cert == nil ? "http" : "https")
         options.authority = publicAuthority
@@ -213,57 +325,126 @@ struct Serve: ParsableCommand {
         options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
         options.dataKeyRotationsPerHour = rotateLimit == 0 ? nil : rotateLimit
         options.encryptionKeyChangesPerHour = encryptionKeyLimit == 0 ? nil : encryptionKeyLimit
-        options.adminKeys = try adminKeys.map { try KeyFiles.importKey($0, passwords: .prompting).verifyingKey }
+        options.adminKeys = try adminKeys.map(Self.adminKey)
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)
         options.masterKeys = try MasterKeyFiles.keyring(files: masterKeyFiles)
         options.dataKeyScope = DataKeyScope(rawValue: dataKeyScope) ?? .device
+        options.database = limits
+        options.readinessTimeout = .milliseconds(Int64(readinessTimeout * 1000))
+        do {
+            options.trustedProxies = try TrustedProxies(trustedProxies)
+        } catch {
+            throw CommandFailure(reporting: error)
+        }
+        var certificate: ServerCertificate?
+        if let cert, let key {
+            do {
+                certificate = try ServerCertificate(certificatePath: cert, keyPath: key)
+            } catch {
+                throw CommandFailure(reporting: error)
+            }
+        }
+        let (host, port, metricsHost, metricsPort, abandon) = (host, port, metricsHost, metricsPort, abandonMasterKeyring)
+        let drain = Duration.milliseconds(Int64(drainTimeout * 1000))
         let registry = PrometheusCollectorRegistry()
         if metricsPort != nil { options.metricsFactory = PrometheusMetricsFactory(registry: registry) }
-        if options.effectiveRegistration == .open {
-            logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
-        }
         let scheme = cert == nil ? "http" : "https"
-        let (host, port, cert, key, metricsHost, metricsPort, abandon) = (host, port, cert, key, metricsHost, metricsPort, abandonMasterKeyring)
-        try runBlocking { [logger, options] in
+        try runBlocking { [logger, options, certificate] in
+            try await Listeners.checkFree(host: host, port: port, what: "--port")
+            if let metricsPort { try await Listeners.checkFree(host: metricsHost, port: metricsPort, what: "--metrics-port") }
+            if options.effectiveRegistration == .open {
+                logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
+            }
             let store: any RegistrationStore
             do {
-                store = try await location.open(logger: logger)
+                store = try await location.open(logger: logger, limits: limits)
             } catch let error as ServerConfigurationError {
-                throw CommandFailure("cannot open the database: \(error.description)", hint: error.hint)
+                throw CommandFailure("cannot open the database: \(error.reason)", hint: error.hint)
             } catch {
                 throw CommandFailure("cannot open the database \(location): \(error)")
             }
             logger.info("database open", metadata: ["database": .string(location.description)])
             try await Self.checkMasterKeys(options.masterKeys, in: store, abandoning: abandon, logger: logger)
-            let server = RegistrationServer(store: store, options: options)
-            let application = try server.application(host: host, port: port, certificatePath: cert, keyPath: key, logger: logger) { bound in
-                Terminal.writeOut("listening on \(scheme)://\(host):\(bound)\n")
+            let listeners = Listeners(expected: metricsPort == nil ? 1 : 2) { port in
+                Terminal.writeOut("listening on \(scheme)://\(host):\(port)\n")
                 Terminal.flushStandardOutput()
             }
-            var services: [any Service] = [application]
+            let server = RegistrationServer(store: store, options: options)
+            let application = try server.application(host: host, port: port, certificate: certificate, logger: logger) { bound in
+                await listeners.up(bound, main: true)
+            }
+            var services: [any Service] = [application, CertificateReloading(certificate: certificate, logger: logger)]
             if let metricsPort {
-                let router = Router()
-                router.get("metrics") { _, _ -> Response in
-                    Response(
-                        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
-                    )
-                }
-                services.append(Application(
-                    router: router, configuration: ApplicationConfiguration(address: .hostname(metricsHost, port: metricsPort), serverName: "coffer-metrics"),
-                    onServerRunning: { channel in logger.info("metrics on http://\(metricsHost):\(channel.localAddress?.port ?? metricsPort)/metrics") },
-                    logger: logger
-                ))
+                services.append(MetricsListener.application(registry: registry, host: metricsHost, port: metricsPort, logger: logger) { bound in
+                    logger.info("metrics on http://\(metricsHost):\(bound)/metrics")
+                    await listeners.up(bound, main: false)
+                })
             }
+            var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration.maximumGracefulShutdownDuration = drain
+            configuration.maximumCancellationDuration = .seconds(5)
             do {
-                try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+                try await ServiceGroup(configuration: configuration).run()
             } catch {
-                try? await store.close()
-                throw error
+                await Self.close(store, logger: logger)
+                throw Listeners.failure(error, host: host, port: port, metricsHost: metricsHost, metricsPort: metricsPort)
             }
-            try await store.close()
+            await Self.close(store, logger: logger)
             logger.info("stopped")
+        }
+    }
+
+    /// `--migrate-only`: the migrations applied (each logged), or with `--dry-run` listed, and nothing served.
+    private func migrate(_ location: DatabaseLocation, limits: DatabaseLimits, logger: Logger) throws {
+        let dryRun = dryRun
+        try runBlocking {
+            do {
+                if dryRun {
+                    let pending = try await location.pendingMigrations(logger: logger, limits: limits)
+                    if pending.isEmpty { Terminal.writeOut("\(location): no migration to apply\n") }
+                    for migration in pending { Terminal.writeOut("would apply migration \(migration.version): \(migration.title)\n") }
+                } else {
+                    let store = try await location.open(logger: logger, limits: limits)
+                    let version = try await store.schemaVersion()
+                    await Self.close(store, logger: logger)
+                    Terminal.writeOut("\(location): schema at version \(version)\n")
+                }
+            } catch let error as ServerConfigurationError {
+                throw CommandFailure("cannot migrate the database: \(error.reason)", hint: error.hint)
+            }
+        }
+    }
+
+    /// Closes the store, waiting at most two seconds (a pool still trying to reach a database that is
+    /// gone must not hold the process after its drain).
+    static func close(_ store: any RegistrationStore, logger: Logger) async {
+        let closed = try? await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try? await store.close(); return true }
+            group.addTask { try await Task.sleep(for: .seconds(2)); return false }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        if closed != true { logger.warning("the database connections did not close within 2 s; ending anyway") }
+    }
+
+    /// An admin's public key from `path`; a private key is refused (an admin key file is copied to
+    /// every server, so it must not be able to sign).
+    static func adminKey(_ path: String) throws -> VerifyingKey {
+        let refusal = CommandFailure(
+            "--admin-key \(path) is a private key: the server takes only an admin's public key", hint: "give its public key: coffer key convert \(path) --to pem --public-only -o admin.pub"
+        )
+        let imported: ImportedKey
+        do {
+            imported = try ImportedKey(importing: try KeyFile(contentsOf: path).bytes)
+        } catch let error as CofferFormatsError where error.code == .passwordRequired {
+            throw refusal
+        } catch let error as CofferFormatsError {
+            throw CommandFailure("--admin-key \(path): \(error.reason)")
+        }
+        switch imported.key {
+        case .signing: throw refusal
+        case .verifying(let key): return key
         }
     }
 }
