@@ -212,6 +212,9 @@ extension CommandRunner {
         /// The write end of a pipe whose read end is already closed, as when a log reader has gone
         /// away: every write fails with EPIPE.
         case closedPipe
+        /// This file, created (or emptied) for writing: for a long-running program whose log the test
+        /// reads afterwards, which a pipe nobody reads meanwhile would block once it holds 64 KiB.
+        case file(String)
     }
 
     struct SpawnError: Error, CustomStringConvertible {
@@ -269,6 +272,8 @@ extension CommandRunner {
             errorReadEnd = try addPipe(as: 2, to: &actions, closeInParent: &closeInParent, keepReadEnd: true)
         case .closedPipe:
             try addPipe(as: 2, to: &actions, closeInParent: &closeInParent, keepReadEnd: false)
+        case .file(let target):
+            posix_spawn_file_actions_addopen(&actions, 2, target, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
         // Tests run in parallel in this process: the program gets its three standard descriptors and
         // nothing another test has open (a leaked write end of a binary being copied makes that binary

@@ -74,8 +74,8 @@ struct StoreFailure: LoggableFailure, CustomStringConvertible {
 
 /// Bounds every store call, and fails fast once the database is down.
 ///
-/// Each call gets ``DatabaseLimits/callTimeout``; when it runs over, it is cancelled (a pooled
-/// connection's wait and a statement both end on cancellation) and fails as ``StoreFailure``.
+/// Each call gets ``DatabaseLimits/callTimeout``; when it runs over, it fails as ``StoreFailure`` at
+/// once and the call is cancelled (``Deadline``: the answer does not wait for the driver to stop).
 /// A call that fails because the database cannot be reached (``DatabaseFailure/isOutage(_:)``) marks
 /// the database down: from then on calls fail at once, without waiting, except one call a
 /// second, which tries the database again; the first that succeeds marks it up. So during an outage
@@ -123,18 +123,11 @@ final class DatabaseGate: @unchecked Sendable {
 
     private func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = limits.callTimeout
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw StoreFailure(reason: "the database did not answer within \(timeout)", isOutage: true)
-            }
-            return value
+        // A value of an optional type comes back doubly wrapped; nil at the outer level is the deadline.
+        guard let value = try await Deadline.run(within: timeout, { try await Wrapped(value: body()) }) else {
+            throw StoreFailure(reason: "the database did not answer within \(timeout)", isOutage: true)
         }
+        return value.value
     }
 
     private func markUp() {
@@ -156,4 +149,10 @@ final class DatabaseGate: @unchecked Sendable {
         }
         if changed { onChange(false, cause) }
     }
+}
+
+/// A value carried through ``Deadline`` (whose nil means the deadline passed, even for a call whose
+/// own value is optional).
+private struct Wrapped<T: Sendable>: Sendable {
+    let value: T
 }

@@ -45,7 +45,7 @@ struct PublicRoutes: Sendable {
     @Sendable func ready(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         let (store, keyring) = (store, masterKeys)
         do {
-            if let answer = try await Self.within(readinessTimeout, { try await Self.readiness(of: store, holding: keyring) }) { return answer }
+            if let answer = try await Deadline.run(within: readinessTimeout, { try await Self.readiness(of: store, holding: keyring) }) { return answer }
             context.logger.notice("not ready", metadata: ["cause": .string("the database did not answer within \(readinessTimeout)")])
         } catch {
             context.logger.notice("not ready", metadata: ["cause": .string(FailureCause.of(error))])
@@ -74,19 +74,6 @@ struct PublicRoutes: Sendable {
         var response = JSONAnswer.response(.serviceUnavailable, fields)
         response.headers[.retryAfter] = "1"
         return response
-    }
-
-    /// `body`'s value, or nil once `bound` has passed (`body` is then cancelled).
-    static func within<T: Sendable>(_ bound: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: bound)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
     }
 
     /// `POST /register`, once the address is within its limit (``RegisterRoute``).

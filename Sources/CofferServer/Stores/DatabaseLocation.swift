@@ -124,21 +124,13 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// `body`'s value, or `.databaseUnavailable` once `timeout` has passed (PostgreSQL's pool keeps
     /// retrying a connection that is refused; a server must not wait for ever at its start).
     private func bounded<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw ServerConfigurationError(
-                    .databaseUnavailable, "\(self) did not answer within \(timeout)",
-                    hint: "check that the database server runs and that the URL's host, port and credentials are right"
-                )
-            }
-            return value
+        guard let value = try await Deadline.run(within: timeout, { [body] in [try await body()] }), let first = value.first else {
+            throw ServerConfigurationError(
+                .databaseUnavailable, "\(self) did not answer within \(timeout)",
+                hint: "check that the database server runs and that the URL's host, port and credentials are right"
+            )
         }
+        return first
     }
 
     /// The location for messages, without a password.

@@ -419,11 +419,9 @@ struct Serve: ParsableCommand {
     /// Closes the store, waiting at most two seconds (a pool still trying to reach a database that is
     /// gone must not hold the process after its drain).
     static func close(_ store: any RegistrationStore, logger: Logger) async {
-        let closed = try? await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try? await store.close(); return true }
-            group.addTask { try await Task.sleep(for: .seconds(2)); return false }
-            defer { group.cancelAll() }
-            return try await group.next() ?? false
+        let closed = try? await Deadline.run(within: .seconds(2)) { () -> Bool in
+            try? await store.close()
+            return true
         }
         if closed != true { logger.warning("the database connections did not close within 2 s; ending anyway") }
     }
