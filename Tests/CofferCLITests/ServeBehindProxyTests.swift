@@ -1,0 +1,154 @@
+import CofferTestSupport
+import CofferTesting
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// `coffer serve` behind a real nginx on loopback (issue 45): with `--trusted-proxy`, the limits count
+/// by the client nginx saw (X-Forwarded-For, read from the right, so a client cannot choose its
+/// address) and signatures are checked against the target the client reached (X-Forwarded-Proto and
+/// -Host), with no `--public-authority`; without it, those headers are ignored, and every client shares
+/// the proxy's address. Clients take addresses of their own on loopback (127.0.0.2, 127.0.0.3).
+@Suite("coffer serve behind nginx", .serialized)
+struct ServeBehindProxyTests {
+    /// nginx in front of two servers: `trusting` (started with --trusted-proxy 127.0.0.1) on one port,
+    /// `plain` (no trusted proxy) on another. Its base URLs, in that order.
+    final class Proxy: @unchecked Sendable {
+        let process: RunningCommand
+        let trustingBase: String
+        let plainBase: String
+
+        init(trusting: Int, plain: Int, in folder: TemporaryDirectory) async throws {
+            let (first, second) = (try ScratchPostgresServer.freePort(), try ScratchPostgresServer.freePort())
+            let prefix = folder.path("nginx")
+            try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+            func server(_ port: Int, _ upstream: Int) -> String {
+                """
+                    server {
+                        listen 127.0.0.1:\(port);
+                        location / {
+                            proxy_pass http://127.0.0.1:\(upstream);
+                            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                            proxy_set_header X-Forwarded-Proto $scheme;
+                            proxy_set_header X-Forwarded-Host $http_host;
+                        }
+                    }
+                """
+            }
+            let configuration = """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(prefix)/nginx.pid;
+                error_log \(prefix)/error.log;
+                events { worker_connections 64; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(prefix)/body;
+                    proxy_temp_path \(prefix)/proxy;
+                    fastcgi_temp_path \(prefix)/fastcgi;
+                    uwsgi_temp_path \(prefix)/uwsgi;
+                    scgi_temp_path \(prefix)/scgi;
+                \(server(first, trusting))
+                \(server(second, plain))
+                }
+                """
+            let path = try folder.write(Array(configuration.utf8), to: "nginx.conf")
+            process = try CommandRunner.start(try CommandRunner.resolve("nginx"), ["-c", path, "-p", prefix], pipeInput: false, standardError: .file(prefix + "/stderr"))
+            trustingBase = "http://127.0.0.1:\(first)"
+            plainBase = "http://127.0.0.1:\(second)"
+            // Until nginx answers (it proxies /health), at most 50 tries.
+            for _ in 0..<50 where try await ServeOutageTests.ask("GET", trustingBase + "/health").status != 200 {}
+        }
+    }
+
+    static var nginxIsThere: Bool {
+        if ProcessInfo.processInfo.environment["COFFER_REQUIRE_NGINX"] == "1" { return true }
+        return CommandRunner.isAvailable("nginx")
+    }
+
+    /// `count` unsigned POST /register_user from `address` through `base` (each a failed signature
+    /// check); the statuses.
+    static func failures(_ count: Int, from address: String, to base: String, forwardedFor spoof: String? = nil) async throws -> [Int] {
+        var statuses: [Int] = []
+        for _ in 0..<count {
+            var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", address, "-X", "POST", base + "/register_user",
+                             "-H", "Content-Type: application/json", "-d", #"{"email": "x@example.com", "name": "X"}"#]
+            if let spoof { arguments += ["-H", "X-Forwarded-For: \(spoof)"] }
+            let result = try await CommandRunner.run(try CommandRunner.resolve("curl"), arguments)
+            statuses.append(Int(result.output) ?? 0)
+        }
+        return statuses
+    }
+
+    @Test(.enabled(if: nginxIsThere))
+    func theLimitsCountByTheRealClientAndSignaturesVerifyThroughTheProxy() async throws {
+        let folder = try TemporaryDirectory()
+        #expect(try await coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
+        let limits = ["--failure-limit", "5", "--register-limit", "0", "--log-level", "debug"]
+        let (trusting, trustingBase) = try await Self.serve(limits + ["--trusted-proxy", "127.0.0.1"], database: "trusting", in: folder)
+        defer { trusting.stop(SIGKILL) }
+        let (plain, plainBase) = try await Self.serve(limits, database: "plain", in: folder)
+        defer { plain.stop(SIGKILL) }
+        let proxy = try await Proxy(trusting: Self.port(trustingBase), plain: Self.port(plainBase), in: folder)
+        defer { proxy.process.stop(SIGKILL) }
+
+        // A device registers through the proxy: its proof of possession signs nginx's address, which
+        // the server rebuilds from X-Forwarded-Host.
+        let registered = try await coffer(["server", "register", "--server", proxy.trustingBase, "-k", "device.key", "--json"], in: folder)
+        #expect(registered.status == 0, "\(registered.standardError)")
+        let keyID = try #require((try? JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+
+        // Another client (127.0.0.2) fails its signature checks until it is limited, even when it
+        // names another address in X-Forwarded-For: nginx appends the one it saw, which is read.
+        let attacker = try await Self.failures(7, from: "127.0.0.2", to: proxy.trustingBase, forwardedFor: "127.0.0.9")
+        #expect(attacker.prefix(5).allSatisfy { $0 == 401 } && attacker.suffix(2).allSatisfy { $0 == 429 }, "\(attacker)")
+        // The device, from its own address, is not: its signed request through nginx verifies.
+        let signUp = try await coffer(["request", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxy.trustingBase + "/register_user", "-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder)
+        #expect(signUp.status == 0 && signUp.standardError.contains("HTTP 201"), "\(signUp.standardError)\(signUp.output)")
+        // A third client is not limited by the other's failures either.
+        #expect(try await Self.failures(1, from: "127.0.0.3", to: proxy.trustingBase) == [401])
+
+        // Directly, not through the trusted proxy: X-Forwarded-For is ignored, the peer's address counts.
+        let direct = try await Self.failures(6, from: "127.0.0.4", to: trustingBase, forwardedFor: "127.0.0.5")
+        #expect(direct.last == 429, "\(direct)")
+        #expect(try await Self.failures(1, from: "127.0.0.5", to: trustingBase) == [401], "the address it named was not limited")
+
+        // The server that trusts no proxy: every client shares nginx's address, so one client's
+        // failures limit the others; and it checks signatures against its own address, so a request
+        // signed for nginx's is a bad signature, whose debug line shows the target it rebuilt.
+        let shared = try await Self.failures(6, from: "127.0.0.2", to: proxy.plainBase)
+        #expect(shared.last == 429, "\(shared)")
+        #expect(try await Self.failures(1, from: "127.0.0.3", to: proxy.plainBase) == [429], "without --trusted-proxy every client is the proxy")
+        let plainRegistered = try await coffer(["server", "register", "--server", proxy.plainBase, "-k", "device.key"], in: folder)
+        #expect(plainRegistered.status != 0, "a proof signed for the proxy's address does not verify at a server that ignores X-Forwarded-Host")
+        trusting.signal(SIGTERM)
+        plain.signal(SIGTERM)
+        _ = try await trusting.wait()
+        _ = try await plain.wait()
+        let plainLog = String(decoding: try Fixtures.contents(ofFile: folder.path("plain.log")), as: UTF8.self)
+        #expect(plainLog.contains("\"target_uri\":\"http://127.0.0.1:\(Self.port(plainBase))/register\""), "\(plainLog.suffix(3000))")
+        let trustingLog = String(decoding: try Fixtures.contents(ofFile: folder.path("trusting.log")), as: UTF8.self)
+        // One access line per request, with the client nginx saw and the request id.
+        let access = trustingLog.split(separator: "\n").filter { $0.contains(#""message":"request""#) }
+        #expect(access.contains { $0.contains(#""client":"127.0.0.2""#) && $0.contains(#""status":"429""#) })
+        #expect(access.contains { $0.contains(#""key_id":"\#(keyID)""#) && $0.contains(#""route":"/register_user""#) && $0.contains(#""status":"201""#) })
+        #expect(access.allSatisfy { $0.contains(#""request.id":""#) && $0.contains(#""duration_ms":""#) })
+    }
+
+    static func port(_ base: String) -> Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
+
+    /// `coffer serve` on a free port over a SQLite file of its own, logging JSON to `NAME.log`.
+    static func serve(_ options: [String], database name: String, in folder: TemporaryDirectory) async throws -> (RunningCommand, String) {
+        let server = try CommandRunner.start(
+            try CommandRunner.cofferExecutable(),
+            ["serve", "--port", "0", "--database", "sqlite:" + folder.path(name + ".sqlite"), "--log-format", "json"] + options,
+            pipeInput: false, standardOutput: .pipe, standardError: .file(folder.path(name + ".log")), currentDirectory: folder.path
+        )
+        let line = try #require(try await server.waitForOutput(containing: "listening on"))
+        let base = try #require(line.split(separator: "\n").first { $0.hasPrefix("listening on ") }).dropFirst("listening on ".count)
+        return (server, String(base))
+    }
+}
