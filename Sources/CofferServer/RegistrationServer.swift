@@ -152,8 +152,13 @@ public struct RegistrationServer: Sendable {
         router.addRoutes(DeviceRoutes(parts).routes)
         if let dataKeys = DataKeyRoutes(parts) { router.addRoutes(dataKeys.routes) }
         router.add(middleware: UnmatchedRoutes(router.routes))
+        parts.metrics.prepare(routes: router.routes.map { $0.path.description }, maximumConnections: options.database.maximumConnections)
         return router
     }
+
+    /// What each metric the server makes counts (its `# HELP` text), by metric name: for a metrics
+    /// factory that writes help lines (swift-metrics itself carries none).
+    public static var metricHelp: [String: String] { ServerMetrics.help }
 
     /// The client's IP address as the limits key it: a trusted proxy's report of it, else the
     /// connection's peer ("unknown" where the transport has none).

@@ -92,10 +92,14 @@ final class DatabaseGate: @unchecked Sendable {
     private(set) var lastFailure: String?
     /// Called when the state changes (true: up), for the log and the `coffer_database_up` gauge.
     let onChange: @Sendable (Bool, String?) -> Void
+    /// Called with the number of calls under way each time it changes.
+    let onCallsInFlight: @Sendable (Int) -> Void
+    private var inFlight = 0
 
-    init(limits: DatabaseLimits, onChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }) {
+    init(limits: DatabaseLimits, onCallsInFlight: @escaping @Sendable (Int) -> Void = { _ in }, onChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }) {
         self.limits = limits
         self.onChange = onChange
+        self.onCallsInFlight = onCallsInFlight
     }
 
     /// Whether the database answered its last call.
@@ -111,6 +115,8 @@ final class DatabaseGate: @unchecked Sendable {
             return nil
         }
         if let refused { throw StoreFailure(reason: "the database is down (\(refused)); not tried again within a second", isOutage: true, refusedWhileDown: true) }
+        onCallsInFlight(lock.withLock { inFlight += 1; return inFlight })
+        defer { onCallsInFlight(lock.withLock { inFlight -= 1; return inFlight }) }
         do {
             let value = try await bounded(body)
             markUp()

@@ -17,6 +17,19 @@ import Metrics
 /// keeps its own): a request finds its counter in a dictionary instead of asking the factory for a new
 /// one. The labels and dimensions come from the server's own routes and reasons, so the cache is bounded.
 final class ServerMetrics: @unchecked Sendable {
+    /// What each of the server's metrics counts, for the `# HELP` line a Prometheus exposition gives it.
+    static let help: [String: String] = [
+        "coffer_requests_total": "Answers given, by route pattern and status.",
+        "coffer_request_duration_seconds": "Time from a request's head to its answer, by route pattern.",
+        "coffer_signature_refusals_total": "Requests whose signature was refused, by reason.",
+        "coffer_rate_limited_total": "Requests answered 429, by limit.",
+        "coffer_store_seconds": "Time each database call took, by operation.",
+        "coffer_data_keys_issued_total": "Data keys handed out, by kind (fetched, created, rotated).",
+        "coffer_database_up": "1 while the database answers, 0 once a call found it down (until one succeeds).",
+        "coffer_database_calls_in_flight": "Database calls under way: each holds one of the pooled connections.",
+        "coffer_database_connections_max": "The most connections the pool holds (--database-connections).",
+    ]
+
     let factory: any MetricsFactory
     private let lock = NSLock()
     private var counters: [MetricKey: Metrics.Counter] = [:]
@@ -60,6 +73,27 @@ final class ServerMetrics: @unchecked Sendable {
     func signatureRefused(_ reason: String) {
         counter("coffer_signature_refusals_total", [("reason", reason)]).increment()
     }
+
+    /// Makes the series a scrape should find from the start, at zero: each route's duration, each
+    /// refusal reason, each limit, each kind of data key handed out, and the database's gauges.
+    func prepare(routes: [String], maximumConnections: Int) {
+        for route in routes { _ = timer("coffer_request_duration_seconds", route: route) }
+        for reason in Self.refusalReasons { _ = counter("coffer_signature_refusals_total", [("reason", reason)]) }
+        for limit in ["registration", "signature-failures", "data-key-rotations"] { _ = counter("coffer_rate_limited_total", [("limit", limit)]) }
+        for kind in ["fetched", "created", "rotated"] { _ = counter("coffer_data_keys_issued_total", [("kind", kind)]) }
+        Metrics.Gauge(label: "coffer_database_connections_max", factory: factory).record(maximumConnections)
+        callsInFlight.record(0)
+    }
+
+    /// The reasons a signature is refused for (``HTTPSignatureError``'s codes, and the server's own).
+    static let refusalReasons = [
+        "missing-component", "invalid-component", "duplicate-component", "invalid-parameter", "missing-signature", "malformed-signature",
+        "unknown-key", "key-revoked", "algorithm-mismatch", "expired", "created-in-future", "replayed", "component-not-covered",
+        "tag-mismatch", "digest-mismatch", "bad-signature", "unavailable", "malformed-message", "unsupported-algorithm", "body-too-large",
+    ]
+
+    /// `coffer_database_calls_in_flight`: database calls under way.
+    var callsInFlight: Metrics.Gauge { Metrics.Gauge(label: "coffer_database_calls_in_flight", factory: factory) }
 
     /// `coffer_database_up`: 1 while the database answers, 0 while it is found down.
     var databaseUp: Metrics.Gauge { Metrics.Gauge(label: "coffer_database_up", factory: factory) }

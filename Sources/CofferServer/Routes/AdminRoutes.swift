@@ -52,8 +52,8 @@ struct AdminRoutes: Sendable {
         routes.get("tokens", use: listTokens)
         routes.post("tokens/:tokenId/revoke", use: revokeToken)
         if parts.writer != nil {
-            routes.post("data-keys/:owner/rotate", use: rotateDataKey)
-            routes.post("data-keys/:owner/retire", use: retireDataKeys)
+            routes.post("data-keys/:keyId/rotate", use: rotateDataKey)
+            routes.post("data-keys/:keyId/retire", use: retireDataKeys)
         }
         return routes
     }
@@ -169,12 +169,12 @@ struct AdminRoutes: Sendable {
 
     /// The owner of the data key of the device the path names.
     private func dataKeyOwner(_ context: HTTPSignatureContext) async throws -> (keyID: String, owner: String) {
-        let (keyID, device) = try await pathKey("owner", context: context)
+        let (keyID, device) = try await pathKey("keyId", context: context)
         guard let owner = DataKeyRoutes.owner(of: device, scope: parts.options.dataKeyScope) else { throw DataKeyRoutes.noUser(keyID) }
         return (keyID, owner)
     }
 
-    /// `POST /admin/data-keys/{owner}/rotate`: a new version of the device's (or its user's) data key.
+    /// `POST /admin/data-keys/{keyId}/rotate`: a new version of the device's (or its user's) data key.
     @Sendable func rotateDataKey(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
         guard let writer = parts.writer else { return MasterKeyWriter.refusal() }
@@ -187,13 +187,13 @@ struct AdminRoutes: Sendable {
         return JSONAnswer.response(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
     }
 
-    /// The body of `POST /admin/data-keys/{owner}/retire`.
+    /// The body of `POST /admin/data-keys/{keyId}/retire`.
     struct RetireBody: StrictRequestBody {
         static let fields: Set<String> = ["minVersion"]
         let minVersion: Int64
     }
 
-    /// `POST /admin/data-keys/{owner}/retire` with `{"minVersion"}`: versions below it are no longer issued.
+    /// `POST /admin/data-keys/{keyId}/retire` with `{"minVersion"}`: versions below it are no longer issued.
     @Sendable func retireDataKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         _ = try context.parameters.require("owner")
         let body = try await request.decodeStrictly(as: RetireBody.self, limit: 4096)

@@ -36,7 +36,8 @@ struct RouteParts: Sendable {
         let metrics = ServerMetrics(factory: options.metricsFactory)
         let databaseUp = metrics.databaseUp
         databaseUp.record(1)
-        let gate = DatabaseGate(limits: options.database) { up, cause in
+        let inFlight = metrics.callsInFlight
+        let gate = DatabaseGate(limits: options.database, onCallsInFlight: { inFlight.record($0) }) { up, cause in
             databaseUp.record(up ? 1 : 0)
             let logger = Logger(label: "coffer.serve")
             if up { logger.notice("the database answers again") } else { logger.error("the database is not answering: requests get 503 until it does", metadata: ["cause": .string(cause ?? "")]) }

@@ -348,7 +348,7 @@ struct Serve: ParsableCommand {
         let (host, port, metricsHost, metricsPort, abandon) = (host, port, metricsHost, metricsPort, abandonMasterKeyring)
         let drain = Duration.milliseconds(Int64(drainTimeout * 1000))
         let registry = PrometheusCollectorRegistry()
-        if metricsPort != nil { options.metricsFactory = PrometheusMetricsFactory(registry: registry) }
+        if metricsPort != nil { options.metricsFactory = HelpfulPrometheusFactory(registry: registry, help: RegistrationServer.metricHelp) }
         let scheme = cert == nil ? "http" : "https"
         try runBlocking { [logger, options, certificate] in
             try await Listeners.checkFree(host: host, port: port, what: "--port")

@@ -95,10 +95,9 @@ enum MetricsListener {
     ) -> some Service {
         let router = Router()
         router.get("metrics") { _, _ -> Response in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
-            )
+            var buffer = ByteBuffer(bytes: registry.emitToBuffer())
+            buffer.writeString(ProcessMetrics.text(version: CofferVersion.number, commit: CofferVersion.commit))
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: ResponseBody(byteBuffer: buffer))
         }
         return Application(
             router: router, configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "coffer-metrics"),
