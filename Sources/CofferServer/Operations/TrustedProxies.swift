@@ -47,7 +47,7 @@ public struct TrustedProxies: Sendable, Hashable {
             }
             var prefix = address.count * 8
             if parts.count == 2 {
-                guard let length = Int(parts[1]), (0...address.count * 8).contains(length), parts[1].allSatisfy(\.isASCII) else {
+                guard parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(parts[1]), (0...address.count * 8).contains(length) else {
                     throw ServerConfigurationError(.invalidProxyAddress, "the trusted proxy '\(entry.prefix(64))' has a prefix length outside 0–\(address.count * 8)")
                 }
                 prefix = length
