@@ -119,6 +119,25 @@ public struct AdminClient: Sendable {
         _ = try await send(.post, "/admin/tokens/\(Self.pathSegment(tokenID))/revoke", decoding: RevokedRegistrationToken.self)
     }
 
+    /// Makes a new version of the data key the key `keyID` uses (its own, or its user's with per-user
+    /// data keys); devices get it at their next fetch, and older versions stay available.
+    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key`, `no-user`, or
+    ///   `master-key-unavailable` (the server cannot write a data key now).
+    public func rotateDataKey(ofKey keyID: String) async throws(ServerClientError) -> RotatedDataKey {
+        try await send(.post, "/admin/data-keys/\(Self.pathSegment(keyID))/rotate", decoding: RotatedDataKey.self)
+    }
+
+    /// Stops issuing the versions below `minimumVersion` of the data key the key `keyID` uses: what they
+    /// encrypted must have been re-encrypted first. The floor is never lowered.
+    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key` (no such key, or
+    ///   no data key yet) or `invalid-request` (`minimumVersion` is not 1 to the newest version).
+    public func retireDataKeys(ofKey keyID: String, below minimumVersion: Int64) async throws(ServerClientError) -> RetiredDataKeys {
+        try await send(
+            .post, "/admin/data-keys/\(Self.pathSegment(keyID))/retire", body: SignedExchange.json(DataKeyRetireRequest(minVersion: minimumVersion)),
+            decoding: RetiredDataKeys.self
+        )
+    }
+
     /// A key or token id as one path segment (ids are base64url or hex; anything else is escaped).
     static func pathSegment(_ id: String) -> String {
         id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_"))) ?? id

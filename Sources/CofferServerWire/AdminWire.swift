@@ -196,3 +196,46 @@ public struct AdminTokenList: Codable, Sendable, Hashable {
     /// A listing of `tokens`.
     public init(tokens: [AdminTokenRecord]) { self.tokens = tokens }
 }
+
+/// The answer of `POST /admin/data-keys/{keyId}/rotate`: the new version of the data key the device's
+/// key uses (its own, or its user's).
+public struct RotatedDataKey: Codable, Sendable, Hashable {
+    /// Whose data key it is: `key:<id>` or `user:<id>`.
+    public let owner: String
+    /// The data key's id (the same for every version).
+    public let dataKeyId: String
+    /// The new version.
+    public let version: Int64
+
+    /// The answer from its fields.
+    public init(owner: String, dataKeyId: String, version: Int64) {
+        self.owner = owner
+        self.dataKeyId = dataKeyId
+        self.version = version
+    }
+}
+
+/// The body of `POST /admin/data-keys/{keyId}/retire`.
+public struct DataKeyRetireRequest: Codable, Sendable, Hashable {
+    /// The oldest version still issued; versions below it are refused from now on.
+    public let minVersion: Int64
+
+    /// A request from its field.
+    public init(minVersion: Int64) {
+        self.minVersion = minVersion
+    }
+}
+
+/// The answer of `POST /admin/data-keys/{keyId}/retire`.
+public struct RetiredDataKeys: Codable, Sendable, Hashable {
+    /// Whose data key it is: `key:<id>` or `user:<id>`.
+    public let owner: String
+    /// The oldest version still issued (never lowered: a retire below it leaves it).
+    public let minimumVersion: Int64
+
+    /// The answer from its fields.
+    public init(owner: String, minimumVersion: Int64) {
+        self.owner = owner
+        self.minimumVersion = minimumVersion
+    }
+}

@@ -195,7 +195,6 @@ struct AdminRoutes: Sendable {
 
     /// `POST /admin/data-keys/{keyId}/retire` with `{"minVersion"}`: versions below it are no longer issued.
     @Sendable func retireDataKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
-        _ = try context.parameters.require("owner")
         let body = try await request.decodeStrictly(as: RetireBody.self, limit: 4096)
         let (keyID, owner) = try await dataKeyOwner(context)
         guard let newest = try await parts.store.dataKey(owner: owner, version: nil)?.version else {

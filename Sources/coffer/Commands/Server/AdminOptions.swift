@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import CofferCore
 import CofferCrypto
 import CofferHTTPClient
@@ -23,11 +24,15 @@ struct AdminOptions: ParsableArguments {
     @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
     var pkcs11Module: String?
 
-    /// The client, or a command failure naming what is wrong.
-    func client() throws -> AdminClient {
+    @Option(name: .customLong("ca"), help: ArgumentHelp("Trust only the certificates in this PEM file for the server's TLS (a private CA; default: $COFFER_CA_FILE, else the system's roots).", valueName: "file"))
+    var ca: String?
+
+    /// The client, through `http` (a client trusting --ca) or the shared one; or a command failure
+    /// naming what is wrong.
+    func client(_ http: HTTPClient? = nil) throws -> AdminClient {
         let signing = try KeyFiles.signer(key, passwords: passwords, pkcs11Module: pkcs11Module)
         do {
-            return try AdminClient(server: server, key: signing)
+            return try AdminClient(server: server, key: signing, client: http ?? .shared)
         } catch {
             throw CommandFailure("cannot use \(server) with that key: \(error)")
         }
@@ -35,7 +40,9 @@ struct AdminOptions: ParsableArguments {
 
     /// Runs one admin exchange, turning the client's errors into the CLI's.
     func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(ServerClientError) -> Value) throws -> Value {
-        try runExchange(with: client(), at: server, body) { error in
+        let http = try trustingClient(server: server, ca: ca)
+        defer { try? http?.syncShutdown() }
+        return try runExchange(with: client(http), at: server, usedCA: http != nil, body) { error in
             guard error.problemReason == "not-found", error.status == 404 else { return nil }
             return """
                 the server answers 404 to everything under /admin/ that is not verified as an admin's request: \

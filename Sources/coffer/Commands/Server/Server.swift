@@ -30,7 +30,7 @@ struct ServerCommand: ParsableCommand {
                   --master-key-file master.key
             """,
         subcommands: [
-            ServerRegister.self, ServerSetEncryptionKey.self, ServerDataKey.self, ServerKeys.self, ServerUsers.self, ServerTokens.self,
+            ServerRegister.self, ServerSetEncryptionKey.self, ServerDataKey.self, ServerDataKeys.self, ServerKeys.self, ServerUsers.self, ServerTokens.self,
             ServerMasterKeyCommand.self,
         ]
     )
