@@ -37,6 +37,23 @@ extension HTTPSignatureRequestContext {
 }
 
 extension HTTPRequest {
-    /// `@target-uri` as the server rebuilt it (scheme, authority, path and query), for a log line.
-    package var rebuiltTargetURI: String { "\(scheme ?? "")://\(authority ?? "")\(path ?? "")" }
+    /// `@target-uri` as the server rebuilt it (scheme, authority, path and query), for a log line:
+    /// every byte outside visible ASCII, and the space, quote and backslash, as `%XX`, so that a
+    /// client-chosen `Host` cannot add fields to a text log line. At most 512 bytes.
+    package var rebuiltTargetURI: String {
+        let raw = "\(scheme ?? "")://\(authority ?? "")\(path ?? "")"
+        var text = ""
+        for byte in raw.utf8.prefix(512) {
+            if (0x21...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C && byte != 0x25 {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                text += "%" + String(byte, radix: 16, uppercase: true).leftPadded
+            }
+        }
+        return text
+    }
+}
+
+extension String {
+    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
 }

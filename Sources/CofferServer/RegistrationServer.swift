@@ -108,6 +108,10 @@ public struct RegistrationServer: Sendable {
         /// address its limits count by, and the scheme and authority signatures are checked against.
         /// None by default: those headers are ignored.
         public var trustedProxies = TrustedProxies()
+        /// Whether ``scheme`` was set by the operator (`--public-scheme`): then a trusted proxy's
+        /// `X-Forwarded-Proto` does not override it, as ``authority``, when set, wins over its
+        /// `X-Forwarded-Host`. False by default: the proxy's report wins over the default scheme.
+        public var schemeIsPinned = false
 
         /// The registration mode in force: ``registration``, or the default it stands for.
         public var effectiveRegistration: RegistrationMode { registration ?? (adminKeys.isEmpty ? .open : .token) }
@@ -145,7 +149,9 @@ public struct RegistrationServer: Sendable {
     public func router() throws -> Router<HTTPSignatureContext> {
         let parts = try RouteParts(server: self)
         let router = Router(context: HTTPSignatureContext.self)
-        router.add(middleware: AccessLog(metrics: parts.metrics, proxies: options.trustedProxies))
+        router.add(middleware: AccessLog(
+            metrics: parts.metrics, proxies: options.trustedProxies, pinnedAuthority: options.authority != nil, pinnedScheme: options.schemeIsPinned
+        ))
         router.add(middleware: UnavailableOnFailure())
         if let admin = AdminRoutes(parts) { router.addRoutes(admin.routes, atPath: "admin") }
         router.addRoutes(PublicRoutes(parts).routes)
@@ -160,10 +166,11 @@ public struct RegistrationServer: Sendable {
     /// factory that writes help lines (swift-metrics itself carries none).
     public static var metricHelp: [String: String] { ServerMetrics.help }
 
-    /// The client's IP address as the limits key it: a trusted proxy's report of it, else the
-    /// connection's peer ("unknown" where the transport has none).
+    /// What the per-address limits count the client by (``TrustedProxies/limitKey(_:)``: an IPv4
+    /// address, an IPv6 /64): a trusted proxy's report of its address, else the connection's peer
+    /// ("unknown" where the transport has none).
     static func clientAddress(_ context: HTTPSignatureContext) -> String {
-        context.forwarded?.clientAddress ?? context.remoteAddress?.ipAddress ?? "unknown"
+        TrustedProxies.limitKey(context.forwarded?.clientAddress ?? context.remoteAddress?.ipAddress ?? "unknown")
     }
 
     /// Seconds until an hour has passed since `oldest` (at least 1): when a per-hour limit counted from

@@ -54,6 +54,20 @@ public final class ScratchPostgresServer: Sendable {
         ])
     }
 
+    /// Serves TLS with this certificate chain and key (PEM) from now on (`ssl = on`, reloaded).
+    public func enableTLS(certificateChain: String, key: String) async throws {
+        for (name, text) in [("server.crt", certificateChain), ("server.key", key)] {
+            let path = folder + "/data/" + name
+            guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw ScratchPostgresError("cannot write \(path)")
+            }
+            if getuid() == 0 { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: path) }
+        }
+        let (status, output) = try await Self.spawn(try CommandRunner.resolve("psql"), [url, "-q", "-c", "ALTER SYSTEM SET ssl = on"])
+        guard status == 0 else { throw ScratchPostgresError("psql: \(output)") }
+        try await pgCtl(["-D", folder + "/data", "reload"])
+    }
+
     /// Stops the server (if it runs) and removes its files.
     public func remove() async {
         _ = try? await pgCtl(["-D", folder + "/data", "-m", "immediate", "-w", "stop"])

@@ -20,14 +20,17 @@ struct ServeBehindProxyTests {
         let trustingBase: String
         let plainBase: String
 
-        init(trusting: Int, plain: Int, in folder: TemporaryDirectory) async throws {
-            let (first, second) = (try ScratchPostgresServer.freePort(), try ScratchPostgresServer.freePort())
+        /// Two free ports for nginx's two servers.
+        static func ports() throws -> (Int, Int) { (try ScratchPostgresServer.freePort(), try ScratchPostgresServer.freePort()) }
+
+        init(trusting: Int, plain: Int, ports: (Int, Int), in folder: TemporaryDirectory) async throws {
+            let (first, second) = ports
             let prefix = folder.path("nginx")
             try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
             func server(_ port: Int, _ upstream: Int) -> String {
                 """
                     server {
-                        listen 127.0.0.1:\(port);
+                        listen \(port);
                         location / {
                             proxy_pass http://127.0.0.1:\(upstream);
                             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
@@ -88,11 +91,16 @@ struct ServeBehindProxyTests {
         let folder = try TemporaryDirectory()
         #expect(try await coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
         let limits = ["--failure-limit", "5", "--register-limit", "0", "--log-level", "debug"]
-        let (trusting, trustingBase) = try await Self.serve(limits + ["--trusted-proxy", "127.0.0.1"], database: "trusting", in: folder)
+        let ports = try Proxy.ports()
+        // The authority clients reach is pinned: the proxy's X-Forwarded-Host (nginx's $http_host, the
+        // client's own Host) must not override it.
+        let (trusting, trustingBase) = try await Self.serve(
+            limits + ["--trusted-proxy", "127.0.0.1", "--public-authority", "127.0.0.1:\(ports.0)"], database: "trusting", in: folder
+        )
         defer { trusting.stop(SIGKILL) }
         let (plain, plainBase) = try await Self.serve(limits, database: "plain", in: folder)
         defer { plain.stop(SIGKILL) }
-        let proxy = try await Proxy(trusting: Self.port(trustingBase), plain: Self.port(plainBase), in: folder)
+        let proxy = try await Proxy(trusting: Self.port(trustingBase), plain: Self.port(plainBase), ports: ports, in: folder)
         defer { proxy.process.stop(SIGKILL) }
 
         // A device registers through the proxy: its proof of possession signs nginx's address, which
@@ -108,6 +116,10 @@ struct ServeBehindProxyTests {
         // The device, from its own address, is not: its signed request through nginx verifies.
         let signUp = try await coffer(["request", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxy.trustingBase + "/register_user", "-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder)
         #expect(signUp.status == 0 && signUp.standardError.contains("HTTP 201"), "\(signUp.standardError)\(signUp.output)")
+        // A proof signed for another authority (the client's own Host, which nginx forwards) is refused:
+        // the pinned one wins over X-Forwarded-Host.
+        let elsewhere = try await coffer(["server", "register", "--server", "http://127.0.0.9:\(ports.0)", "-k", "device.key"], in: folder)
+        #expect(elsewhere.status != 0, "a proof signed for 127.0.0.9 was accepted: \(elsewhere.output)")
         // A third client is not limited by the other's failures either.
         #expect(try await Self.failures(1, from: "127.0.0.3", to: proxy.trustingBase) == [401])
 

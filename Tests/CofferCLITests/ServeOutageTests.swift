@@ -166,3 +166,33 @@ final class Flag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
 }
+
+/// `sslmode=verify-full` and `verify-ca` with `--database-ca` (issue 45), against a PostgreSQL of its
+/// own serving TLS with a certificate a private CA issued for `localhost`.
+@Suite("coffer serve and PostgreSQL's certificate", .serialized)
+struct ServeDatabaseTLSTests {
+    @Test func theDatabasesCertificateIsCheckedAgainstTheCAGiven() async throws {
+        guard let database = try await ScratchPostgresServer.start() else { return }
+        defer { Task { await database.remove() } }
+        let folder = try TemporaryDirectory()
+        let pki = try TestPKI(name: "database")
+        let issued = try pki.issueServerCertificate(for: ["localhost"])
+        try await database.enableTLS(certificateChain: issued.pem + "\n" + pki.intermediate.pem + "\n", key: issued.privateKey.pemRepresentation)
+        _ = try folder.write(Array(pki.root.pem.utf8), to: "root.pem")
+        _ = try folder.write(Array(try TestPKI(name: "other").root.pem.utf8), to: "other.pem")
+        func migrate(_ host: String, _ mode: String, ca: String) async throws -> CommandResult {
+            try await coffer(["serve", "--migrate-only", "--database", "postgres://coffer@\(host):\(database.port)/coffer_test?sslmode=\(mode)", "--database-ca", ca], in: folder)
+        }
+        let verified = try await migrate("localhost", "verify-full", ca: "root.pem")
+        #expect(verified.status == 0, "\(verified.standardError)")
+        let otherCA = try await migrate("localhost", "verify-full", ca: "other.pem")
+        #expect(otherCA.status == 2 && otherCA.standardError.contains("cannot connect to PostgreSQL"), "\(otherCA.standardError)")
+        // The certificate names localhost, not 127.0.0.1: verify-full refuses, verify-ca does not check names.
+        let wrongName = try await migrate("127.0.0.1", "verify-full", ca: "root.pem")
+        #expect(wrongName.status == 2, "\(wrongName.standardError)")
+        let chainOnly = try await migrate("127.0.0.1", "verify-ca", ca: "root.pem")
+        #expect(chainOnly.status == 0, "\(chainOnly.standardError)")
+        let notVerifying = try await migrate("localhost", "require", ca: "root.pem")
+        #expect(notVerifying.status == 2 && notVerifying.standardError.contains("only with sslmode=verify-ca or verify-full"), "\(notVerifying.standardError)")
+    }
+}

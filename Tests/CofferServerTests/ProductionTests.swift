@@ -1,4 +1,4 @@
-import CofferHummingbird
+@testable import CofferHummingbird
 @testable import CofferServer
 import CofferTesting
 import Foundation
@@ -42,9 +42,23 @@ struct ProductionTests {
         // A scheme or host that could change what is signed beyond scheme and authority is ignored.
         let odd = fields([("X-Forwarded-Proto", "javascript"), ("X-Forwarded-Host", "evil.example/path?x")])
         #expect(proxies.forwarded(by: "10.1.1.1", fields: odd) == ForwardedRequest(clientAddress: "10.1.1.1"))
+        // A dual-stack listener sees an IPv4 proxy as ::ffff:a.b.c.d: still the proxy.
+        #expect(proxies.forwarded(by: "::ffff:10.1.1.1", fields: spoofed)?.clientAddress == "203.0.113.9")
+        // One spelling per address, and IPv6 clients counted by their /64.
+        #expect(TrustedProxies.canonical("2001:DB8:0:0::9") == "2001:db8::9" && TrustedProxies.canonical("::ffff:192.0.2.1") == "192.0.2.1")
+        #expect(TrustedProxies.limitKey("2001:db8:1:2:aaaa::1") == TrustedProxies.limitKey("2001:DB8:1:2:bbbb::7"))
+        #expect(TrustedProxies.limitKey("2001:db8:1:3::1") != TrustedProxies.limitKey("2001:db8:1:2::1"))
         // Not a trusted proxy: nothing is believed.
         #expect(proxies.forwarded(by: "203.0.113.9", fields: spoofed) == nil)
         #expect(TrustedProxies().forwarded(by: "10.1.1.1", fields: spoofed) == nil)
+    }
+
+    /// The rebuilt target in a debug line cannot add fields to a text log line.
+    @Test func theRebuiltTargetIsEscapedForTheLog() {
+        var head = HTTPRequest(method: .post, scheme: "http", authority: "x client=6.6.6.6 \"q\"\u{85}", path: "/register")
+        #expect(head.rebuiltTargetURI == "http://x%20client=6.6.6.6%20%22q%22%C2%85/register")
+        head.authority = "api.example.com:8443"
+        #expect(head.rebuiltTargetURI == "http://api.example.com:8443/register")
     }
 
     @Test func theRequestIDIsTheClientsWhenPlainAndNewOtherwise() async throws {

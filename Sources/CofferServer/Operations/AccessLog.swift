@@ -13,12 +13,22 @@ struct AccessLog: RouterMiddleware {
     typealias Context = HTTPSignatureContext
     let metrics: ServerMetrics
     let proxies: TrustedProxies
+    /// Whether the operator set the authority clients sign (`--public-authority`).
+    let pinnedAuthority: Bool
+    /// Whether the operator set the scheme clients sign (`--public-scheme`).
+    let pinnedScheme: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var context = context
-        let peer = context.remoteAddress?.ipAddress ?? "unknown"
-        if !proxies.isEmpty { context.forwarded = proxies.forwarded(by: peer, fields: request.headers) }
+        let peer = TrustedProxies.canonical(context.remoteAddress?.ipAddress ?? "unknown")
+        if !proxies.isEmpty, var forwarded = proxies.forwarded(by: peer, fields: request.headers) {
+            // What the operator set is not the client's to change: a pinned authority or scheme wins
+            // over the proxy's report of what the client reached (nginx's $http_host is the client's Host).
+            if pinnedAuthority { forwarded.authority = nil }
+            if pinnedScheme { forwarded.scheme = nil }
+            context.forwarded = forwarded
+        }
         let id = Self.requestID(request.headers[.xRequestID])
         context.logger[metadataKey: "hb.request.id"] = nil
         context.logger[metadataKey: "request.id"] = .string(id)

@@ -27,7 +27,7 @@ final class ServerMetrics: @unchecked Sendable {
         "coffer_data_keys_issued_total": "Data keys handed out, by kind (fetched, created, rotated).",
         "coffer_database_up": "1 while the database answers, 0 once a call found it down (until one succeeds).",
         "coffer_database_calls_in_flight": "Database calls under way: each holds one of the pooled connections.",
-        "coffer_database_connections_max": "The most connections the pool holds (--database-connections).",
+        "coffer_database_connections_max": "The most connections the pool holds to PostgreSQL.",
     ]
 
     let factory: any MetricsFactory

@@ -1,5 +1,6 @@
 import CofferHummingbird
 import Hummingbird
+import NIOHTTP1
 import Logging
 
 /// Turns an error a route throws — the database failing in the middle of a request — into `503
@@ -13,6 +14,10 @@ struct UnavailableOnFailure<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as HTTPParserError {
+            // The client's bytes, not the server: a body that does not parse (a malformed chunk).
+            context.logger.info("request body did not parse", metadata: ["error": .string(String(describing: error))])
+            return ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the request's body could not be read as HTTP/1.1").response()
         } catch {
             // A store failure's own redacted cause, else the type only: an arbitrary error's text can name
             // the database and its credentials.

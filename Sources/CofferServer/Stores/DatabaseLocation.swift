@@ -78,6 +78,10 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     /// The migrations `open` would apply, by number and what each does, without applying any.
     /// - Throws: as ``open(logger:limits:timeout:)`` does before it migrates.
     public func pendingMigrations(logger: Logger, limits: DatabaseLimits = DatabaseLimits()) async throws -> [(version: Int, title: String)] {
+        // A SQLite file that is not there yet needs every migration; opening it would create it.
+        if case .sqlite(let path) = self, !FileManager.default.fileExists(atPath: path) {
+            return (1 ..< RegistrationSQL.latestVersion + 1).map { ($0, RegistrationSQL.migrationTitles[$0 - 1]) }
+        }
         let store = try await openChecked(logger: logger, limits: limits)
         let version: Int
         do {

@@ -144,7 +144,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
             connection = try await PostgresConnection.connect(configuration: try settings.connectionConfiguration(), id: 0, logger: logger)
         } catch {
             throw ServerConfigurationError(
-                .databaseUnavailable, "PostgreSQL at \(settings.host):\(settings.port) refused the connection: \(DatabaseFailure.describe(error))",
+                .databaseUnavailable, "cannot connect to PostgreSQL at \(settings.host):\(settings.port): \(DatabaseFailure.describe(error))",
                 hint: "check that the database server runs and that the URL's host, port, user, password, database and sslmode are right", underlying: error
             )
         }

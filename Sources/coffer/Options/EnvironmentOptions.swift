@@ -36,13 +36,20 @@ struct EnvironmentOptions {
         for (name, kind) in options where !given.contains(name) {
             let variable = Self.variable(for: name)
             guard let value = environment[variable] else { continue }
+            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw ValidationError("\(variable) holds a control character (an environment file with CRLF line ends?)")
+            }
             switch kind {
             case .value:
                 added += ["--\(name)", value]
             case .list:
-                for item in value.split(separator: ",") where !item.trimmingCharacters(in: .whitespaces).isEmpty {
-                    added += ["--\(name)", item.trimmingCharacters(in: .whitespaces)]
+                // Set but naming nothing is a mistake, never "none": an empty COFFER_ADMIN_KEY would
+                // otherwise open registration.
+                let items = value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !items.contains(where: \.isEmpty) else {
+                    throw ValidationError("\(variable) is a comma-separated list with an empty item: unset it to give none")
                 }
+                for item in items { added += ["--\(name)", item] }
             case .flag:
                 switch value.lowercased() {
                 case "1", "true", "yes": added.append("--\(name)")

@@ -255,6 +255,10 @@ struct Serve: ParsableCommand {
         if !(1...1000).contains(databaseConnections) { throw ValidationError("--database-connections must be 1 to 1000") }
         if !(0.05...60).contains(readinessTimeout) { throw ValidationError("--readiness-timeout must be 0.05 to 60 seconds") }
         if !(0...3600).contains(drainTimeout) { throw ValidationError("--drain-timeout must be 0 to 3600 seconds") }
+        if let publicScheme, publicScheme != "http" && publicScheme != "https" { throw ValidationError("--public-scheme takes http or https") }
+        if let publicAuthority, !TrustedProxies.isAuthority(publicAuthority) {
+            throw ValidationError("--public-authority takes a host[:port] (letters, digits, '.', '-', ':' and [ ] for IPv6), not '\(publicAuthority.prefix(64))'")
+        }
         if dryRun && !migrateOnly { throw ValidationError("--dry-run goes with --migrate-only") }
         if abandonMasterKeyring && masterKeyFiles.isEmpty && ProcessInfo.processInfo.environment["COFFER_MASTER_KEY"] == nil {
             throw ValidationError("--abandon-master-keyring starts a new keyring with a master key: give --master-key-file")
@@ -293,6 +297,9 @@ struct Serve: ParsableCommand {
         // once it runs; the lines before it (the open-registration warning) would otherwise be fatal.
         // The server makes no temporary files, so the cleanup handler this replaces has nothing to do.
         _ = signal(SIGPIPE, SIG_IGN)
+        // Until the reload service traps it, a SIGHUP (a `systemctl reload` during start) must not end
+        // the process, as its default action would.
+        _ = signal(SIGHUP, SIG_IGN)
         let format = ServerLogHandler.Format(rawValue: logFormat) ?? .text
         let level = Logger.Level(rawValue: logLevel) ?? .info
         // Every logger of the process (PostgreSQL's, Hummingbird's, the routes') writes through one
@@ -318,6 +325,7 @@ struct Serve: ParsableCommand {
         }
         var options = RegistrationServer.Options()
         options.scheme = publicScheme ?? (cert == nil ? "http" : "https")
+        options.schemeIsPinned = publicScheme != nil
         options.authority = publicAuthority
         options.maximumAge = maxAge
         options.headerTimeout = .seconds(headerTimeout)
@@ -346,10 +354,15 @@ struct Serve: ParsableCommand {
             }
         }
         let (host, port, metricsHost, metricsPort, abandon) = (host, port, metricsHost, metricsPort, abandonMasterKeyring)
+        ProcessMetrics.started = Date()
         let drain = Duration.milliseconds(Int64(drainTimeout * 1000))
         let registry = PrometheusCollectorRegistry()
         if metricsPort != nil { options.metricsFactory = HelpfulPrometheusFactory(registry: registry, help: RegistrationServer.metricHelp) }
         let scheme = cert == nil ? "http" : "https"
+        if options.trustedProxies.trustsEveryAddress {
+            logger.warning("--trusted-proxy trusts every address: any client can choose the address its limits count by and the target it signs")
+        }
+        let shownHost = host.contains(":") ? "[\(host)]" : host
         try runBlocking { [logger, options, certificate] in
             try await Listeners.checkFree(host: host, port: port, what: "--port")
             if let metricsPort { try await Listeners.checkFree(host: metricsHost, port: metricsPort, what: "--metrics-port") }
@@ -367,7 +380,7 @@ struct Serve: ParsableCommand {
             logger.info("database open", metadata: ["database": .string(location.description)])
             try await Self.checkMasterKeys(options.masterKeys, in: store, abandoning: abandon, logger: logger)
             let listeners = Listeners(expected: metricsPort == nil ? 1 : 2) { port in
-                Terminal.writeOut("listening on \(scheme)://\(host):\(port)\n")
+                Terminal.writeOut("listening on \(scheme)://\(shownHost):\(port)\n")
                 Terminal.flushStandardOutput()
             }
             let server = RegistrationServer(store: store, options: options)

@@ -45,6 +45,10 @@ struct HelpfulPrometheusFactory: CoreMetrics.MetricsFactory {
 /// The process's own metrics, read from /proc at each scrape, and the build's: Prometheus' standard
 /// `process_*` names, and `coffer_build_info`.
 enum ProcessMetrics {
+    /// When `coffer serve` started (a unit's `ProcSubset=pid` hides `/proc/uptime`, which the start
+    /// time would otherwise be read from).
+    nonisolated(unsafe) static var started = Date()
+
     static func text(version: String, commit: String) -> String {
         var lines = [
             "# HELP coffer_build_info The release and commit this server was built from (always 1).",
@@ -56,14 +60,9 @@ enum ProcessMetrics {
         if let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") {
             // The fields after the command name (which may hold spaces): state is field 3.
             let fields = stat[stat.index(after: end)...].split(separator: " ")
-            if fields.count > 21, let user = Double(fields[11]), let system = Double(fields[12]), let started = Double(fields[19]), ticks > 0 {
+            if fields.count > 21, let user = Double(fields[11]), let system = Double(fields[12]), ticks > 0 {
                 lines += ["# HELP process_cpu_seconds_total CPU time the process used (user and system), in seconds.", "# TYPE process_cpu_seconds_total counter",
                           "process_cpu_seconds_total \((user + system) / ticks)"]
-                if let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8), let since = Double(uptime.split(separator: " ").first ?? "") {
-                    let start = Date().timeIntervalSince1970 - since + started / ticks
-                    lines += ["# HELP process_start_time_seconds When the process started, in seconds since the Unix epoch.", "# TYPE process_start_time_seconds gauge",
-                              "process_start_time_seconds \(Int(start))"]
-                }
             }
         }
         if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
@@ -80,6 +79,8 @@ enum ProcessMetrics {
             lines += ["# HELP process_open_fds Open file descriptors.", "# TYPE process_open_fds gauge", "process_open_fds \(descriptors.count)"]
         }
         #endif
+        lines += ["# HELP process_start_time_seconds When the process started, in seconds since the Unix epoch.", "# TYPE process_start_time_seconds gauge",
+                  "process_start_time_seconds \(Int(started.timeIntervalSince1970))"]
         return lines.joined(separator: "\n") + "\n"
     }
 }

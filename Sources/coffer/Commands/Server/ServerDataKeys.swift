@@ -15,7 +15,8 @@ struct ServerDataKeys: ParsableCommand {
 
             Examples:
               coffer server data-keys rotate k_0123… --server URL -k admin.key
-              coffer server data-keys retire k_0123… --min-version 3 --server URL -k admin.key
+              coffer server data-keys retire k_0123… --min-version 3 \\
+                  --server URL -k admin.key
             """
     )
 
