@@ -96,7 +96,7 @@ public struct RegistrationServer: Sendable {
         public var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
         /// How long each store call may take (``DatabaseLimits/callTimeout``) before its request is
-        /// answered `503` with `Retry-After`; give the same limits to ``DatabaseLocation/open(logger:limits:)``.
+        /// answered `503` with `Retry-After`; give the same limits to ``DatabaseLocation/open(logger:limits:timeout:)``.
         /// Once a call finds the database down, calls fail at once (one a second tries again) until it
         /// answers.
         public var database = DatabaseLimits()
