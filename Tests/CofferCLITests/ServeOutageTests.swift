@@ -52,7 +52,9 @@ struct ServeOutageTests {
         guard let database = try await ScratchPostgresServer.start() else { return }
         defer { Task { await database.remove() } }
         let folder = try TemporaryDirectory()
-        let (server, base) = try await Self.serve(database.url, ["--drain-timeout", "3"], in: folder)
+        // A busy machine may take longer than the default half second to connect: 2 s, so the first
+        // answers of the outage still come well within the bound.
+        let (server, base) = try await Self.serve(database.url, ["--drain-timeout", "3", "--database-connect-timeout", "2"], in: folder)
         defer { server.stop(SIGKILL) }
         let first = try await Self.ask("GET", base + "/ready")
         #expect(first.status == 200, "\(base): \(String(decoding: (try? Fixtures.contents(ofFile: folder.path("serve.log"))) ?? [], as: UTF8.self).suffix(3000))")
@@ -128,18 +130,18 @@ struct ServeOutageTests {
         #expect(result.standardError.contains(#"database "no_such_database" does not exist (SQLSTATE 3D000)"#), "\(result.standardError)")
 
         // Migrations: listed by a dry run, applied and logged one by one, then nothing to do.
-        let dry = try await coffer(["serve", "--database", database.url, "--migrate-only", "--dry-run"], in: folder)
+        let dry = try await coffer(["serve", "--database", database.url, "--migrate-only", "--dry-run", "--database-connect-timeout", "10"], in: folder)
         #expect(dry.status == 0 && dry.output.contains("would apply migration 1: ") && dry.output.contains("would apply migration 7: "), "\(dry.output)\(dry.standardError)")
-        let migrated = try await coffer(["serve", "--database", database.url, "--migrate-only"], in: folder)
+        let migrated = try await coffer(["serve", "--database", database.url, "--migrate-only", "--database-connect-timeout", "10"], in: folder)
         #expect(migrated.status == 0 && migrated.output.contains("schema at version 7"), "\(migrated.output)\(migrated.standardError)")
         #expect(migrated.standardError.contains("applied migration 7: the master keyring"), "\(migrated.standardError)")
-        let again = try await coffer(["serve", "--database", database.url, "--migrate-only", "--dry-run"], in: folder)
+        let again = try await coffer(["serve", "--database", database.url, "--migrate-only", "--dry-run", "--database-connect-timeout", "10"], in: folder)
         #expect(again.output.contains("no migration to apply"), "\(again.output)")
 
         // A database a newer release migrated is refused, naming both versions, and left as it was.
         let psql = try await CommandRunner.run(try CommandRunner.resolve("psql"), [database.url, "-q", "-c", "INSERT INTO coffer_schema (version) VALUES (99)"])
         #expect(psql.status == 0, "\(psql.standardError)")
-        let newer = try await coffer(["serve", "--port", "0", "--database", database.url], in: folder)
+        let newer = try await coffer(["serve", "--port", "0", "--database", database.url, "--database-connect-timeout", "10"], in: folder)
         #expect(newer.status == 2 && newer.standardError.contains("version 99, and this release knows versions up to 7"), "\(newer.standardError)")
     }
 
@@ -181,7 +183,10 @@ struct ServeDatabaseTLSTests {
         _ = try folder.write(Array(pki.root.pem.utf8), to: "root.pem")
         _ = try folder.write(Array(try TestPKI(name: "other").root.pem.utf8), to: "other.pem")
         func migrate(_ host: String, _ mode: String, ca: String) async throws -> CommandResult {
-            try await coffer(["serve", "--migrate-only", "--database", "postgres://coffer@\(host):\(database.port)/coffer_test?sslmode=\(mode)", "--database-ca", ca], in: folder)
+            try await coffer([
+                "serve", "--migrate-only", "--database-connect-timeout", "10",
+                "--database", "postgres://coffer@\(host):\(database.port)/coffer_test?sslmode=\(mode)", "--database-ca", ca,
+            ], in: folder)
         }
         let verified = try await migrate("localhost", "verify-full", ca: "root.pem")
         #expect(verified.status == 0, "\(verified.standardError)")

@@ -57,7 +57,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     ///   does not answer within `timeout`; `.schemaNewerThanServer` when a newer release migrated the
     ///   database (nothing is changed then).
     public func open(logger: Logger, limits: DatabaseLimits = DatabaseLimits(), timeout: Duration = .seconds(30)) async throws -> any RegistrationStore {
-        let store = try await openChecked(logger: logger, limits: limits)
+        let store = try await openChecked(logger: logger, limits: limits, timeout: timeout)
         do {
             let before = try await store.schemaVersion()
             try await bounded(timeout) { try await store.migrate() }
@@ -75,14 +75,15 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
         return store
     }
 
-    /// The migrations `open` would apply, by number and what each does, without applying any.
+    /// The migrations `open` would apply, by number and what each does, without applying any (a SQLite
+    /// file that is not there is not made).
     /// - Throws: as ``open(logger:limits:timeout:)`` does before it migrates.
-    public func pendingMigrations(logger: Logger, limits: DatabaseLimits = DatabaseLimits()) async throws -> [(version: Int, title: String)] {
+    public func pendingMigrations(logger: Logger, limits: DatabaseLimits = DatabaseLimits(), timeout: Duration = .seconds(30)) async throws -> [(version: Int, title: String)] {
         // A SQLite file that is not there yet needs every migration; opening it would create it.
         if case .sqlite(let path) = self, !FileManager.default.fileExists(atPath: path) {
             return (1 ..< RegistrationSQL.latestVersion + 1).map { ($0, RegistrationSQL.migrationTitles[$0 - 1]) }
         }
-        let store = try await openChecked(logger: logger, limits: limits)
+        let store = try await openChecked(logger: logger, limits: limits, timeout: timeout)
         let version: Int
         do {
             version = try await store.schemaVersion()
@@ -95,7 +96,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The store, once PostgreSQL accepted one connection and the schema is not newer than this release.
-    private func openChecked(logger: Logger, limits: DatabaseLimits) async throws -> any RegistrationStore {
+    private func openChecked(logger: Logger, limits: DatabaseLimits, timeout: Duration) async throws -> any RegistrationStore {
         let store: any RegistrationStore
         switch self {
         case .sqlite(let path): store = try SQLiteRegistrationStore(path: path)
@@ -110,7 +111,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
             }
         }
         do {
-            let version = try await bounded(limits.callTimeout) { try await store.schemaVersion() }
+            let version = try await bounded(timeout) { try await store.schemaVersion() }
             guard version <= RegistrationSQL.latestVersion else {
                 throw ServerConfigurationError(
                     .schemaNewerThanServer,

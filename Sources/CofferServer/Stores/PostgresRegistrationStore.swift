@@ -119,8 +119,9 @@ public final class PostgresRegistrationStore: RegistrationStore {
             return [("statement_timeout", String(milliseconds))]
         }
 
-        /// One connection's configuration, as the pool's connections are made.
-        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        /// One connection's configuration, as the pool's connections are made but allowed at least
+        /// `minimumConnectTimeout` to connect (the start's one connection is not a request's wait).
+        func connectionConfiguration(minimumConnectTimeout: Duration = .zero) throws -> PostgresConnection.Configuration {
             let tls: PostgresConnection.Configuration.TLS
             switch sslMode {
             case "disable": tls = .disable
@@ -128,20 +129,21 @@ public final class PostgresRegistrationStore: RegistrationStore {
             default: tls = .require(try NIOSSLContext(configuration: try tlsConfiguration()))
             }
             var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
-            configuration.options.connectTimeout = .init(limits.connectTimeout)
+            configuration.options.connectTimeout = .init(max(limits.connectTimeout, minimumConnectTimeout))
             configuration.options.additionalStartupParameters = startupParameters
             return configuration
         }
     }
 
-    /// Makes one connection, outside the pool, and closes it: a pool retries a refused sign-in for
-    /// ever, while this fails at once with PostgreSQL's own reason (`28P01` wrong password, `3D000` no
+    /// Makes one connection, outside the pool, and closes it (allowing it at least 10 seconds, whatever
+    /// the limits' connection wait): a pool retries a refused sign-in for ever, while this fails at once
+    /// with PostgreSQL's own reason (`28P01` wrong password, `3D000` no
     /// such database, a TLS failure…), which the error carries.
     /// - Throws: ``ServerConfigurationError`` `.databaseUnavailable` saying PostgreSQL's error.
     public func checkConnection() async throws {
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(configuration: try settings.connectionConfiguration(), id: 0, logger: logger)
+            connection = try await PostgresConnection.connect(configuration: try settings.connectionConfiguration(minimumConnectTimeout: .seconds(10)), id: 0, logger: logger)
         } catch {
             throw ServerConfigurationError(
                 .databaseUnavailable, "cannot connect to PostgreSQL at \(settings.host):\(settings.port): \(DatabaseFailure.describe(error))",
