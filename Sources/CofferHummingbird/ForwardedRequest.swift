@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// What a trusted proxy in front reported of a request it forwarded: the client's address
 /// (`X-Forwarded-For`) and the scheme and authority the client reached (`X-Forwarded-Proto`,

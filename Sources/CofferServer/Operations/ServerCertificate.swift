@@ -1,7 +1,7 @@
 import CofferCrypto
 import Foundation
 import NIOCore
-public import NIOSSL
+import NIOSSL
 
 /// The server's TLS certificate chain and private key, read from PEM files and replaced in place by
 /// ``reload()``: each new TLS handshake takes the pair loaded last, and connections already open keep

@@ -1,4 +1,4 @@
-public import CofferHummingbird
+import CofferHummingbird
 import Foundation
 import Hummingbird
 import HTTPTypes

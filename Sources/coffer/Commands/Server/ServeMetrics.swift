@@ -12,27 +12,30 @@ struct HelpfulPrometheusFactory: CoreMetrics.MetricsFactory {
     static let buckets: [Duration] = [.milliseconds(1), .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
                                       .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)]
 
-    private func text(_ label: String) -> String { help[label] ?? "" }
+    /// The metric's name and help (its name as given: no unit is appended).
+    private func named(_ label: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: label, unitName: "", helpText: help[label] ?? "")
+    }
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: text(label))
+        registry.makeCounter(descriptor: named(label), labels: dimensions)
     }
 
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: text(label))
+        registry.makeCounter(descriptor: named(label), labels: dimensions)
     }
 
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         // Coffer's recorders are gauges.
-        registry.makeGauge(name: label, labels: dimensions, help: text(label))
+        registry.makeGauge(descriptor: named(label), labels: dimensions)
     }
 
     func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-        registry.makeGauge(name: label, labels: dimensions, help: text(label))
+        registry.makeGauge(descriptor: named(label), labels: dimensions)
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        registry.makeDurationHistogram(name: label, labels: dimensions, buckets: Self.buckets, help: text(label))
+        registry.makeDurationHistogram(descriptor: named(label), labels: dimensions, buckets: Self.buckets)
     }
 
     func destroyCounter(_ handler: any CounterHandler) {}
