@@ -74,6 +74,12 @@ struct ProductionTests {
         }
     }
 
+    @Test func durationsAreMillisecondsWithThreeDecimals() {
+        #expect(AccessLog.milliseconds(.microseconds(12_345)) == "12.345")
+        #expect(AccessLog.milliseconds(.milliseconds(1)) == "1.000")
+        #expect(AccessLog.milliseconds(.nanoseconds(999)) == "0.000" && AccessLog.milliseconds(.seconds(2)) == "2000.000")
+    }
+
     @Test func jsonLinesCarryTheMessageAndEveryValue() throws {
         final class Lines: TextOutputStream, @unchecked Sendable {
             var written: [String] = []

@@ -58,11 +58,18 @@ struct AccessLog: RouterMiddleware {
         metrics.request(route: route, status: status, duration: elapsed)
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue), "route": .string(route), "status": .stringConvertible(status),
-            "duration_ms": .string(String(format: "%.3f", Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)),
+            "duration_ms": .string(Self.milliseconds(elapsed)),
             "client": .string(client),
         ]
         if let keyID { metadata["key_id"] = .string(keyID) }
         context.logger.info("request", metadata: metadata)
+    }
+
+    /// `duration` in milliseconds with three decimals (`12.345`), without Foundation's `String(format:)`.
+    static func milliseconds(_ duration: Duration) -> String {
+        let micros = max(0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// The client's `X-Request-ID` when it is 1 to 128 of letters, digits and `-_.:`, else 16 new hex digits.

@@ -24,8 +24,7 @@ struct AdminOptions: ParsableArguments {
     @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
     var pkcs11Module: String?
 
-    @Option(name: .customLong("ca"), help: ArgumentHelp("Trust only the certificates in this PEM file for the server's TLS (a private CA; default: $COFFER_CA_FILE, else the system's roots).", valueName: "file"))
-    var ca: String?
+    @OptionGroup var trust: ServerCAOption
 
     /// The client, through `http` (a client trusting --ca) or the shared one; or a command failure
     /// naming what is wrong.
@@ -40,7 +39,7 @@ struct AdminOptions: ParsableArguments {
 
     /// Runs one admin exchange, turning the client's errors into the CLI's.
     func run<Value: Sendable>(_ body: @escaping @Sendable (AdminClient) async throws(ServerClientError) -> Value) throws -> Value {
-        let http = try trustingClient(server: server, ca: ca)
+        let http = try trustingClient(server: server, ca: trust.ca)
         defer { try? http?.syncShutdown() }
         return try runExchange(with: client(http), at: server, usedCA: http != nil, body) { error in
             guard error.problemReason == "not-found", error.status == 404 else { return nil }

@@ -28,8 +28,7 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
     var pkcs11Module: String?
 
-    @Option(name: .customLong("ca"), help: ArgumentHelp("Trust only the certificates in this PEM file for the server's TLS (a private CA; default: $COFFER_CA_FILE, else the system's roots).", valueName: "file"))
-    var ca: String?
+    @OptionGroup var trust: ServerCAOption
 
     /// The device's client, through `http` (a client trusting --ca) or the shared one; or a command
     /// failure naming what is wrong.
@@ -47,7 +46,7 @@ struct DeviceOptions: ParsableArguments {
 
     /// Runs one exchange, turning the client's errors into the CLI's, with a hint where there is one.
     func run<Value: Sendable>(_ body: @escaping @Sendable (DeviceClient) async throws(ServerClientError) -> Value) throws -> Value {
-        let http = try trustingClient(server: server, ca: ca)
+        let http = try trustingClient(server: server, ca: trust.ca)
         defer { try? http?.syncShutdown() }
         return try runExchange(with: client(http), at: server, usedCA: http != nil, body) { error in
             switch error.problemReason {

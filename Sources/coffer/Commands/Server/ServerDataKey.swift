@@ -55,8 +55,7 @@ struct ServerDataKey: ParsableCommand {
     @Option(name: .customLong("pkcs11-module"), help: ArgumentHelp("For -k pkcs11:…: the token's PKCS #11 module (default: $COFFER_PKCS11_MODULE).", valueName: "path"))
     var pkcs11Module: String?
 
-    @Option(name: .customLong("ca"), help: ArgumentHelp("Trust only the certificates in this PEM file for the server's TLS (a private CA; default: $COFFER_CA_FILE, else the system's roots).", valueName: "file"))
-    var ca: String?
+    @OptionGroup var trust: ServerCAOption
 
     func validate() throws {
         guard action == "fetch" || action == "rotate" else { throw ValidationError("the action is fetch or rotate, not '\(action)'") }
@@ -73,7 +72,7 @@ struct ServerDataKey: ParsableCommand {
         } catch {
             throw CommandFailure("this key cannot sign HTTP requests: \(error.reason)")
         }
-        let http = try trustingClient(server: server, ca: ca)
+        let http = try trustingClient(server: server, ca: trust.ca)
         defer { try? http?.syncShutdown() }
         let client: DataKeyClient
         do {
