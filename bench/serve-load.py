@@ -33,8 +33,6 @@ Needs wrk (apt install wrk) and openssl.
 """
 import argparse
 import base64
-import hashlib
-import json
 import os
 import re
 import shutil
@@ -42,59 +40,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 
 from benchlib import ROOT, build_product
+from servebench import cpu_seconds, ed25519_key, latency_ms, post, register, x25519_public_key
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
-
-
-def post(url, payload, headers=None):
-    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(request) as response:
-        return json.load(response)
-
-
-def register(url, folder, name, public, **fields):
-    """POST /register of the Ed25519 key `name` (made by ed25519_key), signed by that key as the server
-    demands (proof of possession, docs/SERVER.md): RFC 9421 over @method, @target-uri and content-digest,
-    with created, a nonce and the key id it is registered as; OpenSSL makes the signature."""
-    body = json.dumps({"publicKey": public, **fields}).encode()
-    pem = os.path.join(folder, name + ".pem")
-    spki = subprocess.run(["openssl", "pkey", "-in", pem, "-pubout", "-outform", "DER"], check=True, capture_output=True).stdout
-    keyid = "k_" + hashlib.sha256(spki).digest()[:16].hex()
-    digest = "sha-256=:" + base64.b64encode(hashlib.sha256(body).digest()).decode() + ":"
-    nonce = base64.b64encode(os.urandom(16)).decode()
-    params = f'("@method" "@target-uri" "content-digest");created={int(time.time())};nonce="{nonce}";keyid="{keyid}";alg="ed25519"'
-    base = f'"@method": POST\n"@target-uri": {url}/register\n"content-digest": {digest}\n"@signature-params": {params}'
-    with tempfile.NamedTemporaryFile(dir=folder) as signed:
-        signed.write(base.encode())
-        signed.flush()
-        signature = subprocess.run(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", pem, "-in", signed.name], check=True, capture_output=True).stdout
-    headers = {"Content-Digest": digest, "Signature-Input": "sig1=" + params, "Signature": "sig1=:" + base64.b64encode(signature).decode() + ":"}
-    return post(url + "/register", body, headers)
 
 
 def build_server():
     """The bench server: coffer serve's routes plus the unsigned twin, from Benchmarks/ServeLoad (the twin
     is not in the product)."""
     return build_product("serve-load-server", os.path.join(ROOT, "Benchmarks"))
-
-
-def ed25519_key(folder, name):
-    """An Ed25519 key made by `openssl genpkey` in `folder`: its public key in PEM, and the path of a file
-    holding its 32-byte seed (what bench/wrk/register_user.lua signs with)."""
-    pem = os.path.join(folder, name + ".pem")
-    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", pem], check=True, capture_output=True)
-    public = subprocess.run(["openssl", "pkey", "-in", pem, "-pubout"], check=True, capture_output=True, text=True).stdout
-    der = subprocess.run(["openssl", "pkey", "-in", pem, "-outform", "DER"], check=True, capture_output=True).stdout
-    seed = os.path.join(folder, name + ".seed")
-    with open(seed, "wb") as out:
-        out.write(der[-32:])  # PKCS#8 of Ed25519 ends with the 32-byte seed
-    return public, seed
 
 
 def start_server(server, folder, master_key=None):
@@ -109,21 +66,6 @@ def start_server(server, folder, master_key=None):
         process.kill()
         sys.exit(f"the bench server did not start: {line!r}")
     return process, match.group(1)
-
-
-def latency_ms(text, percentile):
-    match = re.search(rf"^\s*{percentile}%\s+([0-9.]+)(us|ms|s)\s*$", text, re.MULTILINE)
-    if not match:
-        return float("nan")
-    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[match.group(2)]
-    return float(match.group(1)) * scale
-
-
-def cpu_seconds(pid):
-    """User plus system CPU time of a process so far (/proc/PID/stat, fields 14 and 15)."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid, route="register_user"):
@@ -192,9 +134,7 @@ def main():
         if args.data_keys:
             # A device: its own Ed25519 signing key and an X25519 encryption key, both made by OpenSSL.
             device_public, device_seed = ed25519_key(folder, "device")
-            x25519_pem = os.path.join(folder, "x25519.pem")
-            subprocess.run(["openssl", "genpkey", "-algorithm", "x25519", "-out", x25519_pem], check=True, capture_output=True)
-            x25519_public = subprocess.run(["openssl", "pkey", "-in", x25519_pem, "-pubout"], check=True, capture_output=True, text=True).stdout
+            x25519_public = x25519_public_key(folder, "x25519")
             device = register(url, folder, "device", device_public, encryptionKey=x25519_public)
             modes.append(("data-keys", device["keyId"], device_seed))
         count = args.per_second * args.seconds // args.threads

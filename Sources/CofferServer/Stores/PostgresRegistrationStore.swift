@@ -406,9 +406,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// The floor, the newest version and the asked (or newest) version, in one query.
     public func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
-        let rows = try await client.query(try Self.query(RegistrationSQL.lookUpDataKey, [owner, version]), logger: logger)
-        typealias Columns = (Int64?, Int64?, String?, Int64?, String?, String?, String?, Int64?)
-        for try await (floor, newest, owner, version, id, wrapped, master, created) in rows.decode(Columns.self) {
+        let rows = try await client.execute(LookUpDataKeyStatement(owner: owner, version: version), logger: logger)
+        for try await (floor, newest, owner, version, id, wrapped, master, created) in rows {
             var key: StoredDataKey?
             if let owner, let version, let id, let wrapped, let master, let created {
                 key = StoredDataKey(owner: owner, version: version, dataKeyID: id, wrapped: wrapped, masterKeyID: master, createdAt: created)
@@ -547,13 +546,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
         if inserts.next() % RegistrationSQL.sweepInterval == 0 {
             try await client.query("DELETE FROM coffer_replay WHERE expires_at <= \(now)", logger: logger)
         }
-        var binds = PostgresBindings()
-        binds.append(identifier)
-        binds.append(expiry)
-        binds.append(now)
-        binds.append(HTTPReplayRecord.earlierIdentifier(of: identifier) ?? identifier)
-        let rows = try await client.query(PostgresQuery(unsafeSQL: Self.replayInsert, binds: binds), logger: logger)
-        for try await _ in rows.decode(String.self) { return true }
+        let statement = RecordFirstUseStatement(
+            identifier: identifier, expiry: expiry, now: now, earlierIdentifier: HTTPReplayRecord.earlierIdentifier(of: identifier) ?? identifier
+        )
+        for try await _ in try await client.execute(statement, logger: logger) { return true }
         return false
     }
 
