@@ -41,7 +41,7 @@ import time
 import urllib.request
 
 from benchlib import build_coffer
-from servebench import cpu_used, ed25519_key, latency_ms, register, tree_cpu_seconds, x25519_public_key
+from servebench import cpu_used, ed25519_key, latency_ms, register, start_listening, tree_cpu_seconds, x25519_public_key
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
@@ -144,7 +144,7 @@ class Nginx:
                         proxy_set_header Host $host;
                         proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
                         proxy_set_header X-Forwarded-Proto $scheme;
-                        proxy_set_header X-Forwarded-Host $host;
+                        proxy_set_header X-Forwarded-Host $http_host;
                     }}
                 }}
             }}
@@ -172,16 +172,8 @@ class Nginx:
 
 def start_coffer(coffer, database, master_key, extra):
     """`coffer serve` on 127.0.0.1 with a free port; the process and the URL it prints."""
-    process = subprocess.Popen(
-        [coffer, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database, "--master-key-file", master_key,
-         "--log-level", "info"] + extra,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline()
-    match = re.search(r"listening on (https?://\S+)", line)
-    if not match:
-        process.kill()
-        sys.exit(f"coffer serve did not start: {line!r}")
-    return process, match.group(1)
+    return start_listening([coffer, "serve", "--host", "127.0.0.1", "--port", "0", "--database", database,
+                            "--master-key-file", master_key, "--log-level", "info"] + extra, "coffer serve")
 
 
 def run_wrk(url, keyid, seed, connections, args, run, processes, postgres):

@@ -42,7 +42,7 @@ import sys
 import tempfile
 
 from benchlib import ROOT, build_product
-from servebench import cpu_seconds, ed25519_key, latency_ms, post, register, x25519_public_key
+from servebench import cpu_seconds, ed25519_key, latency_ms, post, register, start_listening, x25519_public_key
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "wrk", "register_user.lua")
@@ -56,16 +56,8 @@ def build_server():
 
 def start_server(server, folder, master_key=None):
     extra = ["--master-key-file", master_key] if master_key else []
-    process = subprocess.Popen(
-        [server, "--host", "127.0.0.1", "--port", "0",
-         "--database", "sqlite:" + os.path.join(folder, "serve.sqlite")] + extra,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline()
-    match = re.search(r"listening on (http://\S+)", line)
-    if not match:
-        process.kill()
-        sys.exit(f"the bench server did not start: {line!r}")
-    return process, match.group(1)
+    return start_listening([server, "--host", "127.0.0.1", "--port", "0",
+                            "--database", "sqlite:" + os.path.join(folder, "serve.sqlite")] + extra, "the bench server")
 
 
 def run_wrk(url, mode, keyid, keyfile, count, run, args, server_pid, route="register_user"):

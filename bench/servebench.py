@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -100,3 +101,15 @@ def cpu_used(before, after):
     """CPU seconds a process tree used between two tree_cpu_seconds readings (a process born in between
     counts from zero)."""
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+
+
+def start_listening(argv, what):
+    """Starts a server (`argv`) that prints `listening on URL` as its first line, with its standard error
+    discarded; returns the process and the URL. Exits naming `what` when the line does not come."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = process.stdout.readline()
+    match = re.search(r"listening on (https?://\S+)", line)
+    if not match:
+        process.kill()
+        sys.exit(f"{what} did not start: {line!r}")
+    return process, match.group(1)

@@ -24,6 +24,19 @@ struct ProductionTests {
 
     /// The client is the rightmost address that is not a trusted proxy; what a client wrote to its left
     /// is never read, and a peer that is not a trusted proxy is believed about nothing.
+    /// Behind a pooler that drops the startup parameter (PgBouncer's `ignore_startup_parameters`), the
+    /// connection's `statement_timeout` is not the bound asked for: the start says so, with the fix.
+    @Test func aStatementBoundNotInEffectIsNamedWithItsFix() {
+        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 1000, role: "coffer") == nil)
+        let dropped = PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "coffer") ?? ""
+        #expect(dropped.contains("is 0 (no bound), not the 1000 ms this server asked for"), "\(dropped)")
+        #expect(dropped.contains("ALTER ROLE coffer SET statement_timeout = '1000ms'"))
+        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1500, reported: 30000, role: "coffer")?.contains("is 30000 ms") == true)
+        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: nil, role: "coffer")?.contains("is unreadable") == true)
+        // A role name that is not plain is not pasted into the suggested SQL.
+        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "a\"; DROP")?.contains("ALTER ROLE <role> SET") == true)
+    }
+
     @Test func theClientIsReadFromTheRight() throws {
         let proxies = try TrustedProxies(["10.0.0.0/8"])
         func fields(_ pairs: [(String, String)]) -> HTTPFields {

@@ -11,7 +11,11 @@ enum DatabaseFailure {
         switch error {
         case let error as PSQLError:
             if let info = error.serverInfo, let state = info[.sqlState] {
-                return "\(info[.message] ?? "an error") (SQLSTATE \(state))"
+                // A prepared statement the connection should hold, missing or already there: a pooler
+                // that hands one client's statements to several server connections.
+                let pooler = ["26000", "42P05"].contains(state)
+                    ? "; a connection pooler in transaction mode that does not keep prepared statements? (docs/DEPLOYMENT.md)" : ""
+                return "\(info[.message] ?? "an error") (SQLSTATE \(state))" + pooler
             }
             var text = "\(error.code)"
             if let underlying = error.underlying { text += ": " + describe(underlying) }
