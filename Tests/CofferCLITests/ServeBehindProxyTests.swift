@@ -150,6 +150,89 @@ struct ServeBehindProxyTests {
         #expect(access.allSatisfy { $0.contains(#""request.id":""#) && $0.contains(#""duration_ms":""#) })
     }
 
+    /// docs/DEPLOYMENT.md's nginx example, as written (only its ports and certificate paths changed), in
+    /// front of `coffer serve` configured as that section says: TLS at nginx, idle upstream connections
+    /// kept (`keepalive`), a device's registration and signed request verify through it, and the limits
+    /// count by the client.
+    @Test(.enabled(if: nginxIsThere))
+    func theDeploymentGuidesNginxExampleWorksAsWritten() async throws {
+        let folder = try TemporaryDirectory()
+        let made = try await CommandRunner.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "tls.key", "-out", "tls.pem",
+            "-subj", "/CN=127.0.0.1", "-days", "1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ], currentDirectory: folder.path)
+        try #require(made.status == 0, "\(made.standardError)")
+        #expect(try await coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
+        let nginxPort = try ScratchPostgresServer.freePort()
+        let (server, base) = try await Self.serve(
+            ["--trusted-proxy", "127.0.0.1/32", "--public-scheme", "https", "--public-authority", "127.0.0.1:\(nginxPort)", "--failure-limit", "3"],
+            database: "guide", in: folder
+        )
+        defer { server.stop(SIGKILL) }
+
+        let guide = String(decoding: try Fixtures.contents(ofFile: MessageCheck.repository + "/docs/DEPLOYMENT.md"), as: UTF8.self)
+        let example = try #require(guide.components(separatedBy: "```nginx\n").dropFirst().first?.components(separatedBy: "```").first)
+        #expect(example.contains("keepalive"), "the example keeps idle connections to coffer")
+        var site = example
+        for (written, here) in [
+            ("server 127.0.0.1:8080;", "server 127.0.0.1:\(Self.port(base));"), ("listen 443 ssl;", "listen 127.0.0.1:\(nginxPort) ssl;"),
+            ("/etc/ssl/api.example.com/fullchain.pem", folder.path("tls.pem")), ("/etc/ssl/api.example.com/privkey.pem", folder.path("tls.key")),
+        ] {
+            #expect(site.contains(written), "the example no longer says \(written)")
+            site = site.replacingOccurrences(of: written, with: here)
+        }
+        let prefix = folder.path("nginx")
+        try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                client_body_temp_path \(prefix)/body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+            \(site)
+            }
+            """
+        let path = try folder.write(Array(configuration.utf8), to: "nginx.conf")
+        let nginx = try CommandRunner.start(try CommandRunner.resolve("nginx"), ["-c", path, "-p", prefix], pipeInput: false, standardError: .file(prefix + "/stderr"))
+        defer { nginx.stop(SIGKILL) }
+        let proxied = "https://127.0.0.1:\(nginxPort)"
+        // Until nginx answers (it proxies /health), at most 50 tries.
+        var health = ""
+        for _ in 0..<50 where health != "200" {
+            health = try await CommandRunner.run(try CommandRunner.resolve("curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "--cacert", folder.path("tls.pem"), proxied + "/health"]).output
+        }
+        try #require(health == "200", "nginx did not answer: \(String(decoding: (try? Fixtures.contents(ofFile: prefix + "/error.log")) ?? [], as: UTF8.self))")
+
+        let registered = try await coffer(["server", "register", "--server", proxied, "--ca", "tls.pem", "-k", "device.key", "--json"], in: folder)
+        #expect(registered.status == 0, "\(registered.standardError)")
+        let keyID = try #require((try? JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
+        // Several signed requests over nginx's kept connections, then another client past its limit.
+        for index in 0..<3 {
+            let signUp = try await coffer(["request", "--ca", "tls.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
+                                           "-d", #"{"email": "guide-\#(index)@example.com", "name": "Ada"}"#], in: folder)
+            #expect(signUp.status == 0 && signUp.standardError.contains("HTTP 201"), "\(signUp.standardError)\(signUp.output)")
+        }
+        // The other client names a new address each time; nginx appends the one it saw, which counts.
+        var statuses: [String] = []
+        for attempt in 0..<5 {
+            statuses.append(try await CommandRunner.run(try CommandRunner.resolve("curl"), [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", "127.0.0.2", "--cacert", folder.path("tls.pem"),
+                "-X", "POST", proxied + "/register_user", "-H", "Content-Type: application/json", "-H", "X-Forwarded-For: 127.0.0.\(9 + attempt)", "-d", "{}",
+            ]).output)
+        }
+        #expect(statuses == ["401", "401", "401", "429", "429"], "\(statuses)")
+        let device = try await coffer(["request", "--ca", "tls.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
+                                       "-d", #"{"email": "guide-last@example.com", "name": "Ada"}"#], in: folder)
+        #expect(device.status == 0 && device.standardError.contains("HTTP 201"), "another client's limit is not the device's: \(device.standardError)")
+    }
+
     static func port(_ base: String) -> Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
 
     /// `coffer serve` on a free port over a SQLite file of its own, logging JSON to `NAME.log`.
