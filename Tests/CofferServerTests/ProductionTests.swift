@@ -33,7 +33,8 @@ struct ProductionTests {
         #expect(dropped.contains("ALTER ROLE coffer SET statement_timeout = '1000ms'"))
         #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1500, reported: 30000, role: "coffer")?.contains("is 30000 ms") == true)
         #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: nil, role: "coffer")?.contains("is unreadable") == true)
-        // A role name that is not plain is not pasted into the suggested SQL.
+        // A role name that is not plain (PostgreSQL would fold "Coffer" to coffer) is not pasted into the SQL.
+        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "Coffer")?.contains("ALTER ROLE <role> SET") == true)
         #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "a\"; DROP")?.contains("ALTER ROLE <role> SET") == true)
     }
 

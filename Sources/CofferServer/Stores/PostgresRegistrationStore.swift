@@ -183,7 +183,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     static func statementBoundWarning(asked: Int64, reported: Int64?, role: String) -> String? {
         guard reported != asked else { return nil }
         let shown = reported.map { $0 == 0 ? "0 (no bound)" : "\($0) ms" } ?? "unreadable"
-        let plain = !role.isEmpty && role.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        let plain = !role.isEmpty && role.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }
         return "PostgreSQL's statement_timeout on this connection is \(shown), not the \(asked) ms this server asked for (its statement bound): "
             + "a connection pooler may have dropped the setting (PgBouncer's ignore_startup_parameters). Statements then run on in "
             + "the database after requests are answered 503, holding their connections. Set the bound on the role: "
