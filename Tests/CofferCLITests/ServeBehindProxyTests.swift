@@ -25,8 +25,6 @@ struct ServeBehindProxyTests {
 
         init(trusting: Int, plain: Int, ports: (Int, Int), in folder: TemporaryDirectory) async throws {
             let (first, second) = ports
-            let prefix = folder.path("nginx")
-            try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
             func server(_ port: Int, _ upstream: Int) -> String {
                 """
                     server {
@@ -40,26 +38,7 @@ struct ServeBehindProxyTests {
                     }
                 """
             }
-            let configuration = """
-                daemon off;
-                master_process off;
-                worker_processes 1;
-                pid \(prefix)/nginx.pid;
-                error_log \(prefix)/error.log;
-                events { worker_connections 64; }
-                http {
-                    access_log off;
-                    client_body_temp_path \(prefix)/body;
-                    proxy_temp_path \(prefix)/proxy;
-                    fastcgi_temp_path \(prefix)/fastcgi;
-                    uwsgi_temp_path \(prefix)/uwsgi;
-                    scgi_temp_path \(prefix)/scgi;
-                \(server(first, trusting))
-                \(server(second, plain))
-                }
-                """
-            let path = try folder.write(Array(configuration.utf8), to: "nginx.conf")
-            process = try CommandRunner.start(try CommandRunner.resolve("nginx"), ["-c", path, "-p", prefix], pipeInput: false, standardError: .file(prefix + "/stderr"))
+            process = try ServeBehindProxyTests.startNginx(serving: server(first, trusting) + "\n" + server(second, plain), in: folder)
             trustingBase = "http://127.0.0.1:\(first)"
             plainBase = "http://127.0.0.1:\(second)"
             // Until nginx answers (it proxies /health), at most 50 tries.
@@ -181,27 +160,9 @@ struct ServeBehindProxyTests {
             #expect(site.contains(written), "the example no longer says \(written)")
             site = site.replacingOccurrences(of: written, with: here)
         }
-        let prefix = folder.path("nginx")
-        try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
-        let configuration = """
-            daemon off;
-            master_process off;
-            pid \(prefix)/nginx.pid;
-            error_log \(prefix)/error.log;
-            events { worker_connections 64; }
-            http {
-                access_log off;
-                client_body_temp_path \(prefix)/body;
-                proxy_temp_path \(prefix)/proxy;
-                fastcgi_temp_path \(prefix)/fastcgi;
-                uwsgi_temp_path \(prefix)/uwsgi;
-                scgi_temp_path \(prefix)/scgi;
-            \(site)
-            }
-            """
-        let path = try folder.write(Array(configuration.utf8), to: "nginx.conf")
-        let nginx = try CommandRunner.start(try CommandRunner.resolve("nginx"), ["-c", path, "-p", prefix], pipeInput: false, standardError: .file(prefix + "/stderr"))
+        let nginx = try Self.startNginx(serving: site, in: folder)
         defer { nginx.stop(SIGKILL) }
+        let prefix = folder.path("nginx")
         let proxied = "https://127.0.0.1:\(nginxPort)"
         // Until nginx answers (it proxies /health), at most 50 tries.
         var health = ""
@@ -234,6 +195,32 @@ struct ServeBehindProxyTests {
     }
 
     static func port(_ base: String) -> Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
+
+    /// nginx in the foreground, one process, with `http` holding `servers` (server and upstream blocks)
+    /// and every file it writes in `folder`'s `nginx` folder.
+    static func startNginx(serving servers: String, in folder: TemporaryDirectory) throws -> RunningCommand {
+        let prefix = folder.path("nginx")
+        try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+        let configuration = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                client_body_temp_path \(prefix)/body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+            \(servers)
+            }
+            """
+        let path = try folder.write(Array(configuration.utf8), to: "nginx.conf")
+        return try CommandRunner.start(try CommandRunner.resolve("nginx"), ["-c", path, "-p", prefix], pipeInput: false, standardError: .file(prefix + "/stderr"))
+    }
 
     /// `coffer serve` on a free port over a SQLite file of its own, logging JSON to `NAME.log`.
     static func serve(_ options: [String], database name: String, in folder: TemporaryDirectory) async throws -> (RunningCommand, String) {
