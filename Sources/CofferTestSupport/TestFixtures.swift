@@ -14,13 +14,16 @@ extension Array where Element == UInt8 {
 public enum OpenSSLFixtures {
     /// A self-signed P-256 certificate with `serial` (OpenSSL's `-set_serial` syntax: decimal or `0x…`)
     /// and `subject`, written as `cert.pem` (key `cert.key`) in `folder`; returns its PEM and DER bytes.
+    /// `alternativeNames` (OpenSSL's syntax, `DNS:localhost,IP:127.0.0.1`) makes it a server's.
+    @discardableResult
     public static func selfSignedCertificate(
-        serial: String, subject: String = "/CN=Coffer test/O=Example", in folder: TemporaryDirectory
+        serial: String, subject: String = "/CN=Coffer test/O=Example", alternativeNames: String? = nil, in folder: TemporaryDirectory
     ) async throws -> (pem: [UInt8], der: [UInt8]) {
+        let names = alternativeNames.map { ["-addext", "subjectAltName=" + $0] } ?? []
         let made = try await CommandRunner.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "cert.key", "-out", "cert.pem",
             "-subj", subject, "-days", "1", "-set_serial", serial,
-        ], currentDirectory: folder.path)
+        ] + names, currentDirectory: folder.path)
         guard made.status == 0 else { throw FixtureError("openssl req failed: \(made.standardError)") }
         let der = try await CommandRunner.run("openssl", ["x509", "-in", "cert.pem", "-outform", "DER"], currentDirectory: folder.path)
         guard der.status == 0 else { throw FixtureError("openssl x509 failed: \(der.standardError)") }

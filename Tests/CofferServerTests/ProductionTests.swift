@@ -27,15 +27,15 @@ struct ProductionTests {
     /// Behind a pooler that drops the startup parameter (PgBouncer's `ignore_startup_parameters`), the
     /// connection's `statement_timeout` is not the bound asked for: the start says so, with the fix.
     @Test func aStatementBoundNotInEffectIsNamedWithItsFix() {
-        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 1000, role: "coffer") == nil)
-        let dropped = PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "coffer") ?? ""
+        #expect(PostgresStatementBound.warning(asked: 1000, reported: 1000, role: "coffer") == nil)
+        let dropped = PostgresStatementBound.warning(asked: 1000, reported: 0, role: "coffer") ?? ""
         #expect(dropped.contains("is 0 (no bound), not the 1000 ms this server asked for"), "\(dropped)")
         #expect(dropped.contains("ALTER ROLE coffer SET statement_timeout = '1000ms'"))
-        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1500, reported: 30000, role: "coffer")?.contains("is 30000 ms") == true)
-        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: nil, role: "coffer")?.contains("is unreadable") == true)
+        #expect(PostgresStatementBound.warning(asked: 1500, reported: 30000, role: "coffer")?.contains("is 30000 ms") == true)
+        #expect(PostgresStatementBound.warning(asked: 1000, reported: nil, role: "coffer")?.contains("is unreadable") == true)
         // A role name that is not plain (PostgreSQL would fold "Coffer" to coffer) is not pasted into the SQL.
-        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "Coffer")?.contains("ALTER ROLE <role> SET") == true)
-        #expect(PostgresRegistrationStore.statementBoundWarning(asked: 1000, reported: 0, role: "a\"; DROP")?.contains("ALTER ROLE <role> SET") == true)
+        #expect(PostgresStatementBound.warning(asked: 1000, reported: 0, role: "Coffer")?.contains("ALTER ROLE <role> SET") == true)
+        #expect(PostgresStatementBound.warning(asked: 1000, reported: 0, role: "a\"; DROP")?.contains("ALTER ROLE <role> SET") == true)
     }
 
     @Test func theClientIsReadFromTheRight() throws {

@@ -302,18 +302,14 @@ struct RegistrationServerTests {
     @Test(.enabled(if: CommandRunner.isAvailable("openssl"), "needs the openssl command to make a certificate"))
     func servesHTTPSWithTheGivenCertificateAndSignsForHTTPS() async throws {
         let directory = try TemporaryDirectory()
-        let made = try await CommandRunner.run("openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "tls.key", "-out", "tls.pem",
-            "-subj", "/CN=localhost", "-days", "1", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ], currentDirectory: directory.path)
-        try #require(made.status == 0, "\(made.standardError)")
+        try await OpenSSLFixtures.selfSignedCertificate(serial: "1", subject: "/CN=localhost", alternativeNames: "DNS:localhost,IP:127.0.0.1", in: directory)
         let store = try await Self.sqliteStore(directory)
         var options = RegistrationServer.Options()
         options.scheme = "https"
         let server = RegistrationServer(store: store, options: options)
-        let app = try server.application(host: "127.0.0.1", port: 0, certificatePath: directory.path("tls.pem"), keyPath: directory.path("tls.key"), logger: Logger(label: "test"))
+        let app = try server.application(host: "127.0.0.1", port: 0, certificatePath: directory.path("cert.pem"), keyPath: directory.path("cert.key"), logger: Logger(label: "test"))
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(directory.path("tls.pem")))
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(directory.path("cert.pem")))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         do {
             try await app.test(.live) { testClient in

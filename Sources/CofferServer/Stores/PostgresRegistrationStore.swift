@@ -1,6 +1,7 @@
 // One file on purpose: the PostgreSQL store's every statement and transaction, kept beside each other
 // so that its locking (token rows FOR UPDATE, the keyring share lock) is reviewed as one piece; the
-// SQL text itself is shared with SQLite in RegistrationSQL.
+// SQL text itself is shared with SQLite in RegistrationSQL. The two statements prepared per connection
+// wrap texts from here and RegistrationSQL (PostgresPreparedStatements.swift).
 
 import CofferCore
 public import CofferHTTPSignatures
@@ -155,39 +156,10 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 hint: "check that the database server runs and that the URL's host, port, user, password, database and sslmode are right", underlying: error
             )
         }
-        await warnUnlessTheStatementBoundHolds(on: connection)
+        if let asked = settings.statementTimeoutMilliseconds {
+            await PostgresStatementBound.warnUnlessItHolds(asked: asked, on: connection, role: settings.username, logger: logger)
+        }
         try? await connection.close()
-    }
-
-    /// Logs a warning when the connection's `statement_timeout` is not the bound asked for: a pooler
-    /// can drop the startup parameter that sets it (PgBouncer's `ignore_startup_parameters`), and
-    /// statements then run unbounded in PostgreSQL, holding their connections, while requests are
-    /// answered at the server's own deadline.
-    private func warnUnlessTheStatementBoundHolds(on connection: PostgresConnection) async {
-        guard let asked = settings.statementTimeoutMilliseconds else { return }
-        var reported: Int64?
-        do {
-            let rows = try await connection.query("SELECT setting FROM pg_settings WHERE name = 'statement_timeout'", logger: logger)
-            for try await setting in rows.decode(String.self) { reported = Int64(setting) }
-        } catch {
-            logger.warning("could not read PostgreSQL's statement_timeout to check the statement bound", metadata: ["cause": .string(DatabaseFailure.describe(error))])
-            return
-        }
-        if let warning = Self.statementBoundWarning(asked: asked, reported: reported, role: settings.username) {
-            logger.warning("\(warning)")
-        }
-    }
-
-    /// What to tell the operator when PostgreSQL reports a `statement_timeout` of `reported` ms
-    /// (0: none) where `asked` ms was sent; nil when they agree.
-    static func statementBoundWarning(asked: Int64, reported: Int64?, role: String) -> String? {
-        guard reported != asked else { return nil }
-        let shown = reported.map { $0 == 0 ? "0 (no bound)" : "\($0) ms" } ?? "unreadable"
-        let plain = !role.isEmpty && role.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }
-        return "PostgreSQL's statement_timeout on this connection is \(shown), not the \(asked) ms this server asked for (its statement bound): "
-            + "a connection pooler may have dropped the setting (PgBouncer's ignore_startup_parameters). Statements then run on in "
-            + "the database after requests are answered 503, holding their connections. Set the bound on the role: "
-            + "ALTER ROLE \(plain ? role : "<role>") SET statement_timeout = '\(asked)ms' (docs/DEPLOYMENT.md, \"PostgreSQL in production\")"
     }
 
     /// The URL for messages and logs, never with its password: the user-info password and a `password`
