@@ -41,8 +41,8 @@ struct ServeBehindProxyTests {
             process = try ServeBehindProxyTests.startNginx(serving: server(first, trusting) + "\n" + server(second, plain), in: folder)
             trustingBase = "http://127.0.0.1:\(first)"
             plainBase = "http://127.0.0.1:\(second)"
-            // Until nginx answers (it proxies /health), at most 50 tries.
-            for _ in 0..<50 where try await ServeOutageTests.ask("GET", trustingBase + "/health").status != 200 {}
+            // Until nginx answers (it proxies /health).
+            _ = try await eventually { try await ServeOutageTests.ask("GET", self.trustingBase + "/health").status == 200 }
         }
     }
 
@@ -136,11 +136,7 @@ struct ServeBehindProxyTests {
     @Test(.enabled(if: nginxIsThere))
     func theDeploymentGuidesNginxExampleWorksAsWritten() async throws {
         let folder = try TemporaryDirectory()
-        let made = try await CommandRunner.run("openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "tls.key", "-out", "tls.pem",
-            "-subj", "/CN=127.0.0.1", "-days", "1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ], currentDirectory: folder.path)
-        try #require(made.status == 0, "\(made.standardError)")
+        try await OpenSSLFixtures.selfSignedCertificate(serial: "1", subject: "/CN=127.0.0.1", alternativeNames: "IP:127.0.0.1", in: folder)
         #expect(try await coffer(["key", "generate", "-o", "device.key", "--public", "device.pub"], in: folder).status == 0)
         let nginxPort = try ScratchPostgresServer.freePort()
         let (server, base) = try await Self.serve(
@@ -155,7 +151,7 @@ struct ServeBehindProxyTests {
         var site = example
         for (written, here) in [
             ("server 127.0.0.1:8080;", "server 127.0.0.1:\(Self.port(base));"), ("listen 443 ssl;", "listen 127.0.0.1:\(nginxPort) ssl;"),
-            ("/etc/ssl/api.example.com/fullchain.pem", folder.path("tls.pem")), ("/etc/ssl/api.example.com/privkey.pem", folder.path("tls.key")),
+            ("/etc/ssl/api.example.com/fullchain.pem", folder.path("cert.pem")), ("/etc/ssl/api.example.com/privkey.pem", folder.path("cert.key")),
         ] {
             #expect(site.contains(written), "the example no longer says \(written)")
             site = site.replacingOccurrences(of: written, with: here)
@@ -164,19 +160,18 @@ struct ServeBehindProxyTests {
         defer { nginx.stop(SIGKILL) }
         let prefix = folder.path("nginx")
         let proxied = "https://127.0.0.1:\(nginxPort)"
-        // Until nginx answers (it proxies /health), at most 50 tries.
-        var health = ""
-        for _ in 0..<50 where health != "200" {
-            health = try await CommandRunner.run(try CommandRunner.resolve("curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "--cacert", folder.path("tls.pem"), proxied + "/health"]).output
+        // Until nginx answers (it proxies /health).
+        let answered = try await eventually {
+            try await CommandRunner.run(try CommandRunner.resolve("curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", "--cacert", folder.path("cert.pem"), proxied + "/health"]).output == "200"
         }
-        try #require(health == "200", "nginx did not answer: \(String(decoding: (try? Fixtures.contents(ofFile: prefix + "/error.log")) ?? [], as: UTF8.self))")
+        try #require(answered, "nginx did not answer: \(String(decoding: (try? Fixtures.contents(ofFile: prefix + "/error.log")) ?? [], as: UTF8.self))")
 
-        let registered = try await coffer(["server", "register", "--server", proxied, "--ca", "tls.pem", "-k", "device.key", "--json"], in: folder)
+        let registered = try await coffer(["server", "register", "--server", proxied, "--ca", "cert.pem", "-k", "device.key", "--json"], in: folder)
         #expect(registered.status == 0, "\(registered.standardError)")
         let keyID = try #require((try? JSONSerialization.jsonObject(with: Data(registered.standardOutput)) as? [String: Any])?["keyId"] as? String)
         // Several signed requests over nginx's kept connections, then another client past its limit.
         for index in 0..<3 {
-            let signUp = try await coffer(["request", "--ca", "tls.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
+            let signUp = try await coffer(["request", "--ca", "cert.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
                                            "-d", #"{"email": "guide-\#(index)@example.com", "name": "Ada"}"#], in: folder)
             #expect(signUp.status == 0 && signUp.standardError.contains("HTTP 201"), "\(signUp.standardError)\(signUp.output)")
         }
@@ -184,12 +179,12 @@ struct ServeBehindProxyTests {
         var statuses: [String] = []
         for attempt in 0..<5 {
             statuses.append(try await CommandRunner.run(try CommandRunner.resolve("curl"), [
-                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", "127.0.0.2", "--cacert", folder.path("tls.pem"),
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", "127.0.0.2", "--cacert", folder.path("cert.pem"),
                 "-X", "POST", proxied + "/register_user", "-H", "Content-Type: application/json", "-H", "X-Forwarded-For: 127.0.0.\(9 + attempt)", "-d", "{}",
             ]).output)
         }
         #expect(statuses == ["401", "401", "401", "429", "429"], "\(statuses)")
-        let device = try await coffer(["request", "--ca", "tls.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
+        let device = try await coffer(["request", "--ca", "cert.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
                                        "-d", #"{"email": "guide-last@example.com", "name": "Ada"}"#], in: folder)
         #expect(device.status == 0 && device.standardError.contains("HTTP 201"), "another client's limit is not the device's: \(device.standardError)")
     }

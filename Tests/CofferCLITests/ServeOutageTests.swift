@@ -99,11 +99,8 @@ struct ServeOutageTests {
 
         // The database comes back: the server finds it by itself.
         try await database.restart()
-        var ready = false
-        for _ in 0..<40 where !ready {
-            ready = try await Self.ask("GET", base + "/ready").status == 200
-        }
-        #expect(ready, "/ready was not 200 within 40 tries after the database came back")
+        let ready = try await eventually { try await Self.ask("GET", base + "/ready").status == 200 }
+        #expect(ready, "/ready was not 200 within 30 s after the database came back")
         #expect(try await Self.ask("POST", base + "/register", body: #"{"algorithm": "hmac-sha256"}"#).status == 201)
 
         // SIGTERM while the database is down and requests are in flight: the process ends by itself.
