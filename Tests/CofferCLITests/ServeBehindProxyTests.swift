@@ -51,18 +51,33 @@ struct ServeBehindProxyTests {
         return CommandRunner.isAvailable("nginx")
     }
 
-    /// `count` unsigned POST /register_user from `address` through `base` (each a failed signature
-    /// check); the statuses.
-    static func failures(_ count: Int, from address: String, to base: String, forwardedFor spoof: String? = nil) async throws -> [Int] {
+    /// One unsigned POST /register_user from `address` through `base` (a failed signature check); its
+    /// status. `spoof` names an address in X-Forwarded-For.
+    static func failure(from address: String, to base: String, certificateAuthority: String? = nil, forwardedFor spoof: String? = nil) async throws -> Int {
+        var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", address, "-X", "POST", base + "/register_user",
+                         "-H", "Content-Type: application/json", "-d", #"{"email": "x@example.com", "name": "X"}"#]
+        if let authority = certificateAuthority { arguments += ["--cacert", authority] }
+        if let spoof { arguments += ["-H", "X-Forwarded-For: \(spoof)"] }
+        return Int(try await CommandRunner.run(try CommandRunner.resolve("curl"), arguments).output) ?? 0
+    }
+
+    /// Unsigned POST /register_user from `address` through `base` until one is answered 429 (at most 30),
+    /// `spoof(n)` naming an address in X-Forwarded-For on the nth; whether the limit held as
+    /// `--failure-limit` (`limit` a minute) says. The limiter refills a token every 60/`limit` seconds,
+    /// so a slow machine earns a client one more failure per such interval: the number allowed before
+    /// the first 429 is bounded by the time the requests took, never by how fast they were.
+    static func failuresUntilLimited(
+        _ limit: Int, from address: String, to base: String, certificateAuthority: String? = nil, forwardedFor spoof: (Int) -> String? = { _ in nil }
+    ) async throws -> (statuses: [Int], heldToTheLimit: Bool) {
+        let start = ContinuousClock.now
         var statuses: [Int] = []
-        for _ in 0..<count {
-            var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", address, "-X", "POST", base + "/register_user",
-                             "-H", "Content-Type: application/json", "-d", #"{"email": "x@example.com", "name": "X"}"#]
-            if let spoof { arguments += ["-H", "X-Forwarded-For: \(spoof)"] }
-            let result = try await CommandRunner.run(try CommandRunner.resolve("curl"), arguments)
-            statuses.append(Int(result.output) ?? 0)
+        while statuses.count < 30, statuses.last != 429 {
+            statuses.append(try await failure(from: address, to: base, certificateAuthority: certificateAuthority, forwardedFor: spoof(statuses.count)))
         }
-        return statuses
+        let refills = Int((ContinuousClock.now - start) / .seconds(60 / Double(limit)))
+        let failed = statuses.dropLast()
+        let held = statuses.last == 429 && failed.allSatisfy { $0 == 401 } && (limit...(limit + refills)).contains(failed.count)
+        return (statuses, held)
     }
 
     @Test(.enabled(if: nginxIsThere))
@@ -90,8 +105,8 @@ struct ServeBehindProxyTests {
 
         // Another client (127.0.0.2) fails its signature checks until it is limited, even when it
         // names another address in X-Forwarded-For: nginx appends the one it saw, which is read.
-        let attacker = try await Self.failures(7, from: "127.0.0.2", to: proxy.trustingBase, forwardedFor: "127.0.0.9")
-        #expect(attacker.prefix(5).allSatisfy { $0 == 401 } && attacker.suffix(2).allSatisfy { $0 == 429 }, "\(attacker)")
+        let attacker = try await Self.failuresUntilLimited(5, from: "127.0.0.2", to: proxy.trustingBase) { _ in "127.0.0.9" }
+        #expect(attacker.heldToTheLimit, "\(attacker.statuses)")
         // The device, from its own address, is not: its signed request through nginx verifies.
         let signUp = try await coffer(["request", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxy.trustingBase + "/register_user", "-d", #"{"email": "ada@example.com", "name": "Ada"}"#], in: folder)
         #expect(signUp.status == 0 && signUp.standardError.contains("HTTP 201"), "\(signUp.standardError)\(signUp.output)")
@@ -100,19 +115,19 @@ struct ServeBehindProxyTests {
         let elsewhere = try await coffer(["server", "register", "--server", "http://127.0.0.9:\(ports.0)", "-k", "device.key"], in: folder)
         #expect(elsewhere.status != 0, "a proof signed for 127.0.0.9 was accepted: \(elsewhere.output)")
         // A third client is not limited by the other's failures either.
-        #expect(try await Self.failures(1, from: "127.0.0.3", to: proxy.trustingBase) == [401])
+        #expect(try await Self.failure(from: "127.0.0.3", to: proxy.trustingBase) == 401)
 
         // Directly, not through the trusted proxy: X-Forwarded-For is ignored, the peer's address counts.
-        let direct = try await Self.failures(6, from: "127.0.0.4", to: trustingBase, forwardedFor: "127.0.0.5")
-        #expect(direct.last == 429, "\(direct)")
-        #expect(try await Self.failures(1, from: "127.0.0.5", to: trustingBase) == [401], "the address it named was not limited")
+        let direct = try await Self.failuresUntilLimited(5, from: "127.0.0.4", to: trustingBase) { _ in "127.0.0.5" }
+        #expect(direct.heldToTheLimit, "\(direct.statuses)")
+        #expect(try await Self.failure(from: "127.0.0.5", to: trustingBase) == 401, "the address it named was not limited")
 
         // The server that trusts no proxy: every client shares nginx's address, so one client's
         // failures limit the others; and it checks signatures against its own address, so a request
         // signed for nginx's is a bad signature, whose debug line shows the target it rebuilt.
-        let shared = try await Self.failures(6, from: "127.0.0.2", to: proxy.plainBase)
-        #expect(shared.last == 429, "\(shared)")
-        #expect(try await Self.failures(1, from: "127.0.0.3", to: proxy.plainBase) == [429], "without --trusted-proxy every client is the proxy")
+        let shared = try await Self.failuresUntilLimited(5, from: "127.0.0.2", to: proxy.plainBase)
+        #expect(shared.heldToTheLimit, "\(shared.statuses)")
+        #expect(try await Self.failure(from: "127.0.0.3", to: proxy.plainBase) == 429, "without --trusted-proxy every client is the proxy")
         let plainRegistered = try await coffer(["server", "register", "--server", proxy.plainBase, "-k", "device.key"], in: folder)
         #expect(plainRegistered.status != 0, "a proof signed for the proxy's address does not verify at a server that ignores X-Forwarded-Host")
         trusting.signal(SIGTERM)
@@ -176,14 +191,8 @@ struct ServeBehindProxyTests {
             #expect(signUp.status == 0 && signUp.standardError.contains("HTTP 201"), "\(signUp.standardError)\(signUp.output)")
         }
         // The other client names a new address each time; nginx appends the one it saw, which counts.
-        var statuses: [String] = []
-        for attempt in 0..<5 {
-            statuses.append(try await CommandRunner.run(try CommandRunner.resolve("curl"), [
-                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "--interface", "127.0.0.2", "--cacert", folder.path("cert.pem"),
-                "-X", "POST", proxied + "/register_user", "-H", "Content-Type: application/json", "-H", "X-Forwarded-For: 127.0.0.\(9 + attempt)", "-d", "{}",
-            ]).output)
-        }
-        #expect(statuses == ["401", "401", "401", "429", "429"], "\(statuses)")
+        let other = try await Self.failuresUntilLimited(3, from: "127.0.0.2", to: proxied, certificateAuthority: folder.path("cert.pem")) { "127.0.0.\(9 + $0)" }
+        #expect(other.heldToTheLimit, "\(other.statuses)")
         let device = try await coffer(["request", "--ca", "cert.pem", "-k", "device.key", "--keyid", keyID, "-X", "POST", proxied + "/register_user",
                                        "-d", #"{"email": "guide-last@example.com", "name": "Ada"}"#], in: folder)
         #expect(device.status == 0 && device.standardError.contains("HTTP 201"), "another client's limit is not the device's: \(device.standardError)")
