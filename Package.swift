@@ -11,6 +11,8 @@
 //        │          CofferServerWire  the server API's bodies and answers, shared by server and client
 //        │
 //   CofferPinning   TLS pin policies checked on top of chain/hostname validation (NIOSSL, AsyncHTTPClient)
+//        │
+//   CofferPins      pins and the certificates they are computed from, no transport (swift-certificates)
 //   CofferFiles     protected data folders: 0700, atomic 0600 files, excluded from backups
 //   CofferKeychain  items with Keychain Services semantics, SQLite store, export, sign-in sessions
 //   CofferHTTPSignatures  RFC 9421 signatures, RFC 9530 Content-Digest, verifier policy, replay cache
@@ -50,6 +52,7 @@ let package = Package(
         .library(name: "CofferHTTPClient", targets: ["CofferHTTPClient"]),
         .library(name: "CofferServer", targets: ["CofferServer"]),
         .library(name: "CofferServerWire", targets: ["CofferServerWire"]),
+        .library(name: "CofferPins", targets: ["CofferPins"]),
         .library(name: "CofferPinning", targets: ["CofferPinning"]),
         .library(name: "CofferPKCS11", targets: ["CofferPKCS11"]),
         .library(name: "CofferFiles", targets: ["CofferFiles"]),
@@ -172,11 +175,24 @@ let package = Package(
             ],
             swiftSettings: strictSwift
         ),
-        // TLS pinning on top of normal validation: swift-certificates for chains, NIOSSL and AsyncHTTPClient hooks.
+        // Pins and the certificates they are computed from, read from untrusted bytes with no transport
+        // (swift-certificates and swift-crypto only), so that their readers are fuzzed without SwiftNIO.
+        .target(
+            name: "CofferPins",
+            dependencies: [
+                "CofferCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSwift
+        ),
+        // TLS pinning on top of normal validation: swift-certificates for chains, NIOSSL and AsyncHTTPClient
+        // hooks; re-exports CofferPins.
         .target(
             name: "CofferPinning",
             dependencies: [
-                "CofferCore",
+                "CofferCore", "CofferPins",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -20,6 +20,8 @@ let package = Package(
         .package(name: "coffer", path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .executableTarget(
@@ -30,11 +32,12 @@ let package = Package(
                 .product(name: "CofferFormats", package: "coffer"),
                 .product(name: "CofferHTTPSignatures", package: "coffer"),
                 .product(name: "CofferKeychain", package: "coffer"),
-                .product(name: "CofferPinning", package: "coffer"),
-                .product(name: "CofferTesting", package: "coffer"),
+                .product(name: "CofferPins", package: "coffer"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // libFuzzer provides main(); our entry point is LLVMFuzzerTestOneInput.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

@@ -21,7 +21,7 @@ extension HTTPClient.Configuration {
     /// configuration of ``PinningPolicy/makeTLSConfiguration()``). Then, before the connection carries
     /// a request, the server's certificate is validated again with swift-certificates **for `host`**
     /// (path to the anchors and RFC 6125 identity), and `host`'s rule applies to that path. A connection
-    /// that fails is closed, and the request fails with ``PinningError`` (`.pinMismatch` or
+    /// that fails is closed, and the request fails with `PinningError` (`.pinMismatch` or
     /// `.chainNotTrusted`) before a byte of it is sent.
     ///
     /// The host is part of the configuration because AsyncHTTPClient does not tell a connection hook
@@ -45,14 +45,14 @@ extension HTTPClient.Configuration {
     ///
     /// The configuration also turns off AsyncHTTPClient's retrying of failed connection attempts
     /// (`connectionPool.retryConnectionEstablishment`), so a refused server fails the request at once
-    /// with the ``PinningError`` instead of after the request's deadline; set it back to `true` to
+    /// with the `PinningError` instead of after the request's deadline; set it back to `true` to
     /// retry transient network failures too.
     ///
     /// - Parameters:
     ///   - evaluator: the policy (anchors and host rules) and its report callback.
     ///   - host: the host this client talks to: a DNS name or an IP literal, without scheme or port.
     ///   - knownIntermediates: intermediates to rebuild the validated path with.
-    /// - Throws: ``PinningError`` `.invalidPolicy` for a `host` that is not a host name alone; what
+    /// - Throws: `PinningError` `.invalidPolicy` for a `host` that is not a host name alone; what
     ///   ``PinningPolicy/makeTLSConfiguration()`` throws.
     public static func pinned(by evaluator: PinningEvaluator, host: String, knownIntermediates: [ChainCertificate] = []) throws -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
@@ -65,8 +65,8 @@ extension HTTPClient.Configuration {
     /// ``pinned(by:host:knownIntermediates:)`` does: replaces the TLS configuration (keeping a client
     /// certificate), turns redirects off, and runs before any connection initializer already set. With
     /// connection retries on (AsyncHTTPClient's default), a refused server fails the request with the
-    /// ``PinningError`` when the request's deadline passes.
-    /// - Throws: ``PinningError`` `.invalidPolicy` for a `host` that is not a host name alone; what
+    /// `PinningError` when the request's deadline passes.
+    /// - Throws: `PinningError` `.invalidPolicy` for a `host` that is not a host name alone; what
     ///   ``PinningPolicy/makeTLSConfiguration()`` throws.
     public mutating func applyPinning(_ evaluator: PinningEvaluator, host: String, knownIntermediates: [ChainCertificate] = []) throws {
         let name = try HostNames.validated(host)
@@ -118,7 +118,7 @@ extension HTTPClient.Configuration {
     }
 
     /// Succeeds when the connection `channel` may carry requests for `host`; otherwise closes it and fails
-    /// with the ``PinningError``.
+    /// with the `PinningError`.
     private static func check(_ channel: any Channel, evaluator: PinningEvaluator, host: String?, knownIntermediates: [ChainCertificate]) -> EventLoopFuture<Void> {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         channel.pipeline.handler(type: NIOSSLHandler.self).whenComplete { found in
@@ -157,7 +157,7 @@ extension HTTPClient.Configuration {
         }
     }
 
-    /// Throws the ``PinningError`` for an outcome that rejects the connection.
+    /// Throws the `PinningError` for an outcome that rejects the connection.
     private static func accept(_ outcome: PinningReport) throws {
         switch outcome.verdict {
         case _ where outcome.isAccepted:

@@ -18,7 +18,7 @@ enum HostNames {
         return name
     }
 
-    /// `host` normalized, or a ``PinningError`` `.invalidPolicy` when it is not a host name or IP literal
+    /// `host` normalized, or a `PinningError` `.invalidPolicy` when it is not a host name or IP literal
     /// alone (empty, or with a scheme, port or path).
     static func validated(_ host: String) throws(PinningError) -> String {
         let name = normalized(host)

@@ -78,7 +78,7 @@ public struct HostPins: Hashable, Sendable {
     ///     default), or the pins still enforced.
     ///   - enforcement: whether a mismatch fails the connection or is only reported.
     ///   - positions: which certificates of the validated chain may match.
-    /// - Throws: ``PinningError`` `.invalidPolicy` for an empty host, no pins, one pin without
+    /// - Throws: `PinningError` `.invalidPolicy` for an empty host, no pins, one pin without
     ///   `allowingSinglePin`, or no positions.
     public init(
         host: String,
@@ -141,7 +141,7 @@ public struct PinningPolicy: Sendable {
     public let trust: Trust
 
     /// A policy.
-    /// - Throws: ``PinningError`` `.invalidPolicy` when two rules name the same host.
+    /// - Throws: `PinningError` `.invalidPolicy` when two rules name the same host.
     public init(hosts: [HostPins], trust: Trust = .system) throws(PinningError) {
         var seen = Set<String>()
         for rule in hosts where !seen.insert(rule.host).inserted {

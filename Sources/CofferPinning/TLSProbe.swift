@@ -13,7 +13,7 @@ public enum TLSProbe {
     ///   - port: its TLS port.
     ///   - serverName: the SNI name to send (default: `host` unless it is an IP address).
     ///   - timeout: how long the connection and handshake may take.
-    /// - Throws: ``PinningError`` `.connectionFailed` when the connection or handshake fails,
+    /// - Throws: `PinningError` `.connectionFailed` when the connection or handshake fails,
     ///   `.malformedCertificate` when a served certificate cannot be parsed.
     public static func servedChain(host: String, port: Int, serverName: String? = nil, timeout: TimeAmount = .seconds(10)) async throws(PinningError) -> [ChainCertificate] {
         let captured = NIOLockedValueBox<[NIOSSLCertificate]>([])
@@ -44,7 +44,7 @@ public enum TLSProbe {
     ///   - serverName: the name to validate and send as SNI (default: `host`).
     ///   - evaluator: the pinning decision to apply.
     ///   - timeout: how long the connection and handshake may take.
-    /// - Throws: ``PinningError`` `.connectionFailed` when the connection fails before any certificate
+    /// - Throws: `PinningError` `.connectionFailed` when the connection fails before any certificate
     ///   was evaluated; a rejected chain is a report with a rejecting verdict, not an error.
     public static func check(host: String, port: Int, serverName: String? = nil, evaluator: PinningEvaluator, timeout: TimeAmount = .seconds(10)) async throws(PinningError) -> PinningReport {
         let outcome = NIOLockedValueBox<PinningReport?>(nil)

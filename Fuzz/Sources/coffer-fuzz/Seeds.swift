@@ -2,11 +2,12 @@ import CofferCrypto
 import CofferFormats
 import CofferHTTPSignatures
 import CofferKeychain
-import CofferTesting
 import Crypto
 import Foundation
 import HTTPTypes
-import CofferPinning
+import SwiftASN1
+import X509
+import CofferPins
 
 /// Seed inputs for every target, made with Coffer's own writers and the fixed keys, so that the fuzzer
 /// starts from inputs that reach deep into each parser (a valid header, a signature that verifies).
@@ -149,13 +150,41 @@ enum Seeds {
         return [try CofferEncryption.decrypt(file, with: .key(key)), try CofferEncryption.decrypt(signed, with: .key(key))]
     }
 
-    /// Certificates, and the certificate's pin in every text form `Pin` reads.
+    /// Certificates (a root, an intermediate and a server's, as a server presents them), and the server
+    /// certificate's pin in every text form `Pin` reads. Made here with swift-certificates rather than
+    /// CofferTesting's test PKI, which would bring SwiftNIO into the fuzz build.
     private static func certificates() throws -> [[UInt8]] {
-        let pki = try TestPKI(name: "Fuzz")
-        let leaf = try pki.issueServerCertificate(for: ["localhost", "127.0.0.1"])
-        let chainCertificate = try ChainCertificate(der: leaf.der)
+        let now = Date(timeIntervalSince1970: TimeInterval(signingTime))
+        func key(_ byte: UInt8) throws -> P256.Signing.PrivateKey { try P256.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: byte, count: 32)) }
+        let (rootKey, intermediateKey, leafKey) = try (key(6), key(7), key(8))
+        let rootName = try DistinguishedName { CommonName("Fuzz Root CA") }
+        let intermediateName = try DistinguishedName { CommonName("Fuzz Intermediate CA") }
+        func certificate(_ serial: Int, key: P256.Signing.PrivateKey, subject: DistinguishedName, issuer: DistinguishedName,
+                         signedBy issuerKey: P256.Signing.PrivateKey, extensions: Certificate.Extensions) throws -> [UInt8] {
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(bytes: [UInt8(serial)]), publicKey: .init(key.publicKey),
+                notValidBefore: now, notValidAfter: now + 86_400, issuer: issuer, subject: subject,
+                signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(issuerKey))
+            var serializer = DER.Serializer()
+            try serializer.serialize(certificate)
+            return serializer.serializedBytes
+        }
+        let authority = try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+        }
+        let root = try certificate(1, key: rootKey, subject: rootName, issuer: rootName, signedBy: rootKey, extensions: authority)
+        let intermediate = try certificate(2, key: intermediateKey, subject: intermediateName, issuer: rootName, signedBy: rootKey, extensions: authority)
+        let leaf = try certificate(3, key: leafKey, subject: try DistinguishedName { CommonName("localhost") }, issuer: intermediateName,
+                                   signedBy: intermediateKey, extensions: try Certificate.Extensions {
+                                       Critical(BasicConstraints.notCertificateAuthority)
+                                       Critical(KeyUsage(digitalSignature: true))
+                                       try ExtendedKeyUsage([.serverAuth])
+                                       SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                                   })
+        let chainCertificate = try ChainCertificate(der: leaf)
         let base64 = chainCertificate.publicKeyPin.base64
         let pins = [base64, "sha256/" + base64, "pin-sha256=\"\(base64)\"", chainCertificate.certificatePin.description]
-        return [leaf.der, pki.intermediate.der, pki.root.der] + pins.map { Array($0.utf8) }
+        return [leaf, intermediate, root] + pins.map { Array($0.utf8) }
     }
 }

@@ -3,7 +3,7 @@ import CofferCrypto
 import CofferFormats
 import CofferHTTPSignatures
 import CofferKeychain
-import CofferPinning
+import CofferPins
 import Crypto
 import _CryptoExtras
 import Dispatch
@@ -31,7 +31,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "keychain-export", summary: "keychain export documents, imported into a real keychain", run: keychainExport),
         FuzzTarget(name: "checksum-list", summary: "--check lists (GNU and BSD lines), strict and lenient", run: checksumList),
         FuzzTarget(name: "password-hash", summary: "stored credentials: PHC strings and legacy hash records", run: passwordHash),
-        FuzzTarget(name: "certificate", summary: "server certificates and pins as CofferPinning reads them", run: certificate),
+        FuzzTarget(name: "certificate", summary: "server certificates and pins as CofferPins reads them", run: certificate),
     ]
 }
 
