@@ -144,6 +144,9 @@ final class MeasuredStore: RegistrationStore {
     func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
         try await timed("set_encryption_key") { [store] in try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time) }
     }
+    func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
+        try await timed("set_encryption_key") { [store] in try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit) }
+    }
     func users(email: String?, limit: Int) async throws -> [RegisteredUser] { try await timed("users") { [store] in try await store.users(email: email, limit: limit) } }
     func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] { try await timed("events") { [store] in try await store.events(ofKey: keyID, limit: limit) } }
     func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity {

@@ -97,16 +97,19 @@ struct DeviceRoutes: Sendable {
         case .stored(let der): stored = der
         case .refused(let problem): throw problem
         }
-        if let limit = parts.options.encryptionKeyChangesPerHour {
-            let recent = try await parts.store.recentEvents(ofKey: keyID, kind: .encryptionKey, since: now - 3600)
-            if recent.count >= limit {
-                return RegistrationServer.tooManyRequests(
-                    retryAfter: RegistrationServer.secondsUntilHourEnds(since: recent.oldest, now: now),
-                    "this key's encryption key changed \(recent.count) times in the last hour, the most allowed"
-                )
-            }
+        // The count and the change in one transaction (serialized per key across instances): changes
+        // sent at once never pass the limit together.
+        let change: EncryptionKeyChange
+        switch try await parts.store.setEncryptionKey(stored, ofKey: keyID, at: now, changesPerHour: parts.options.encryptionKeyChangesPerHour) {
+        case .set(let made): change = made
+        case .unknownKey: throw ProblemDetails.unknownKey(keyID)
+        case .limited(let recent):
+            parts.metrics.rateLimited("encryption-key-changes")
+            return RegistrationServer.tooManyRequests(
+                retryAfter: RegistrationServer.secondsUntilHourEnds(since: recent.oldest, now: now),
+                "this key's encryption key changed \(recent.count) times in the last hour, the most allowed"
+            )
         }
-        guard let change = try await parts.store.setEncryptionKey(stored, ofKey: keyID, at: now) else { throw ProblemDetails.unknownKey(keyID) }
         let id = EncryptionKeyIdentity.id(ofStored: stored) ?? ""
         if change.changed {
             context.logger.notice("a device changed its encryption key", metadata: [

@@ -111,14 +111,27 @@ public actor InMemoryRegistrationStore: RegistrationStore {
 
     /// See ``RegistrationStore/setEncryptionKey(_:ofKey:at:)``.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
+        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil) {
+        case .set(let change): change
+        case .limited, .unknownKey: nil
+        }
+    }
+
+    /// See ``RegistrationStore/setEncryptionKey(_:ofKey:at:changesPerHour:)``: the count and the change
+    /// with no suspension between them (the actor's one task at a time).
+    public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
         try open()
-        guard let before = keyRecords[keyID] else { return nil }
-        guard before.encryptionKey != encryptionKey else { return EncryptionKeyChange(key: before, previous: before.encryptionKey) }
+        guard let before = keyRecords[keyID] else { return .unknownKey }
+        guard before.encryptionKey != encryptionKey else { return .set(EncryptionKeyChange(key: before, previous: before.encryptionKey)) }
+        if let limit {
+            let recent = eventLog.filter { $0.keyID == keyID && $0.kind == .encryptionKey && $0.at >= time - 3600 }
+            if recent.count >= limit { return .limited(RecentActivity(count: recent.count, oldest: recent.map(\.at).min())) }
+        }
         let after = Self.key(before, encryptionKey: encryptionKey)
         keyRecords[keyID] = after
         let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
         eventLog.append(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail))
-        return EncryptionKeyChange(key: after, previous: before.encryptionKey)
+        return .set(EncryptionKeyChange(key: after, previous: before.encryptionKey))
     }
 
     /// See ``RegistrationStore/setState(_:ofKey:actor:at:)``.

@@ -304,16 +304,32 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// Sets the device's encryption key and writes its event, in one transaction that locks the key's row.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
+        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil) {
+        case .set(let change): change
+        case .limited, .unknownKey: nil
+        }
+    }
+
+    /// Sets a device's encryption key unless it changed `limit` times in the last hour: the key's row is
+    /// locked first, so every change of one key waits for the one before it to commit, and the count
+    /// (a statement after the lock) sees it.
+    public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
         let logger = logger
-        return try await client.withTransaction(logger: logger) { connection -> EncryptionKeyChange? in
+        return try await client.withTransaction(logger: logger) { connection -> EncryptionKeyChangeOutcome in
             let locked = try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1 FOR UPDATE", [keyID])
-            guard let before = try await Self.keys(connection.query(locked, logger: logger)).first else { return nil }
-            guard before.encryptionKey != encryptionKey else { return EncryptionKeyChange(key: before, previous: before.encryptionKey) }
+            guard let before = try await Self.keys(connection.query(locked, logger: logger)).first else { return .unknownKey }
+            guard before.encryptionKey != encryptionKey else { return .set(EncryptionKeyChange(key: before, previous: before.encryptionKey)) }
+            if let limit {
+                let counted = try Self.query(RegistrationSQL.recentEvents, [keyID, KeyEvent.Kind.encryptionKey.rawValue, time - 3600])
+                for try await (count, oldest) in try await connection.query(counted, logger: logger).decode((Int64, Int64?).self) where count >= Int64(limit) {
+                    return .limited(RecentActivity(count: Int(count), oldest: oldest))
+                }
+            }
             try await connection.query(try Self.query(RegistrationSQL.setEncryptionKey, [encryptionKey, keyID]), logger: logger)
             let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
             try await connection.query(try Self.event(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail)), logger: logger)
             let after = try await Self.keys(connection.query(try Self.selectKey(keyID), logger: logger)).first ?? before
-            return EncryptionKeyChange(key: after, previous: before.encryptionKey)
+            return .set(EncryptionKeyChange(key: after, previous: before.encryptionKey))
         }
     }
 

@@ -280,6 +280,18 @@ public struct EncryptionKeyChange: Sendable, Hashable {
     }
 }
 
+/// What ``RegistrationStore/setEncryptionKey(_:ofKey:at:changesPerHour:)`` did, in one transaction.
+public enum EncryptionKeyChangeOutcome: Sendable, Hashable {
+    /// The key has this encryption key now: it was stored with its `encryption-key` event, or the key
+    /// already had it (``EncryptionKeyChange/changed`` false: nothing written, nothing counted).
+    case set(EncryptionKeyChange)
+    /// The key's encryption key changed as many times in the hour before the request as the limit allows
+    /// (their count and the oldest's time): nothing was written.
+    case limited(RecentActivity)
+    /// There is no key with this id: nothing was written.
+    case unknownKey
+}
+
 /// Where the registration server keeps registered keys, users and its replay cache. SQLite serves one
 /// instance; PostgreSQL lets several instances behind a load balancer share all three, so a request
 /// accepted by one is a replay at every other.
@@ -299,6 +311,14 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// Sets the device's encryption key (SPKI DER, base64) and, when it changed, writes an
     /// `encryption-key` event by the key itself, in one transaction; nil when there is no such key.
     func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange?
+    /// Sets the device's encryption key as ``setEncryptionKey(_:ofKey:at:)`` does unless it changed
+    /// `limit` times (or more) in the hour before `time`, counting its `encryption-key` events, the count
+    /// and the write in one transaction serialized with every other change of the same key, across
+    /// instances: of many changes at once, exactly as many as the limit allows are stored. Setting the
+    /// key it already has writes and counts nothing. A nil `limit` counts nothing. A default
+    /// implementation counts and then writes (two steps, not exact under concurrency); Coffer's stores
+    /// are exact.
+    func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome
     /// Stores a user signed up by `keyID` (its creator; no device becomes a member), under an address
     /// already normalized (NFC, domain lowercased: what `POST /register_user` stores); nil when a user with that address,
     /// compared case-insensitively, exists.
@@ -414,6 +434,18 @@ extension RegistrationStore {
         guard try await recordFirstUse(of: replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
         guard let user = try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
         return .inserted(user)
+    }
+
+    /// Counts the key's recent changes, then sets it (two steps: for a custom store that has no
+    /// transaction holding both; changes at once may pass the limit together).
+    public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
+        guard let before = try await key(id: keyID) else { return .unknownKey }
+        if before.encryptionKey != encryptionKey, let limit {
+            let recent = try await recentEvents(ofKey: keyID, kind: .encryptionKey, since: time - 3600)
+            if recent.count >= limit { return .limited(recent) }
+        }
+        guard let change = try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time) else { return .unknownKey }
+        return .set(change)
     }
 
     /// Composes ``minimumDataKeyVersion(owner:)`` and ``dataKey(owner:version:)`` (two or three reads,

@@ -109,21 +109,37 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// Sets the device's encryption key and writes its event, in one savepoint.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
+        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil) {
+        case .set(let change): change
+        case .limited, .unknownKey: nil
+        }
+    }
+
+    /// Sets a device's encryption key unless it changed `limit` times in the last hour: the count and the
+    /// write in one write transaction (SQLite's one writer, across processes sharing the file).
+    public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
         try await write { db in
-            var change: EncryptionKeyChange?
+            var outcome = EncryptionKeyChangeOutcome.unknownKey
             try db.inSavepoint {
                 guard let before = try Self.key(id: keyID, in: db) else { return .commit }
                 guard before.encryptionKey != encryptionKey else {
-                    change = EncryptionKeyChange(key: before, previous: before.encryptionKey)
+                    outcome = .set(EncryptionKeyChange(key: before, previous: before.encryptionKey))
                     return .commit
+                }
+                if let limit {
+                    let recent = try Self.activity(db, RegistrationSQL.recentEvents, [keyID, KeyEvent.Kind.encryptionKey.rawValue, time - 3600])
+                    if recent.count >= limit {
+                        outcome = .limited(recent)
+                        return .commit
+                    }
                 }
                 try db.execute(sql: Self.sqlite(RegistrationSQL.setEncryptionKey), arguments: [encryptionKey, keyID])
                 let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
                 try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail), in: db)
-                change = EncryptionKeyChange(key: try Self.key(id: keyID, in: db) ?? before, previous: before.encryptionKey)
+                outcome = .set(EncryptionKeyChange(key: try Self.key(id: keyID, in: db) ?? before, previous: before.encryptionKey))
                 return .commit
             }
-            return change
+            return outcome
         }
     }
 
