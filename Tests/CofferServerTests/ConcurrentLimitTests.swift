@@ -11,9 +11,10 @@ import Testing
 /// that requests sent at once, to one instance or to two sharing the database, pass exactly as many
 /// times as allowed: encryption-key changes per hour, registration-token uses, a revocation that no
 /// later change undoes, and a retirement floor that only rises, on each store (two stores over one
-/// database, as two instances see it). Data-key rotations at once are
+/// database, as two instances see it; one case at a time, each holding up to 40 of PostgreSQL's
+/// connections). Data-key rotations at once are
 /// `DataKeyTests.rotationsAtOnceEachMakeTheirOwnVersion`.
-@Suite("Limits under concurrency")
+@Suite("Limits under concurrency", .serialized)
 struct ConcurrentLimitTests {
     typealias Backend = AllowListTests.Backend
 

@@ -1,4 +1,6 @@
-import CofferServer
+@testable import CofferServer
+import CofferTestSupport
+import CofferTesting
 import Logging
 import Testing
 
@@ -24,6 +26,36 @@ struct DatabaseLocationTests {
         }
         for refused in ["", "redis:db", "file://s.db"] {
             #expect(throws: ServerConfigurationError.self, "\(refused)") { try DatabaseLocation(refused) }
+        }
+    }
+}
+
+/// Two instances starting at once on a new database: each logs the migrations it applied, so that the
+/// two logs together name each migration once (each named all seven, as the schema version before and
+/// after its own call moved by the other's work too).
+@Suite("Migrations at once")
+struct MigrationsAtOnceTests {
+    @Test(arguments: AllowListTests.Backend.allCases.filter { $0 != .memory })
+    func eachInstanceLogsWhatItApplied(backend: AllowListTests.Backend) async throws {
+        let folder = try TemporaryDirectory()
+        let run: @Sendable (DatabaseLocation) async throws -> Void = { location in
+            let lines = ServerLogHandlerTests.Lines()
+            let logger = Logger(label: "test") { ServerLogHandler(label: $0, stream: lines, metadataProvider: nil) }
+            async let one = location.open(logger: logger, timeout: .seconds(300))
+            async let two = location.open(logger: logger, timeout: .seconds(300))
+            let (first, second) = try await (one, two)
+            try await first.close()
+            try await second.close()
+            let applied = lines.withoutTimestamps.filter { $0.contains("applied migration ") }
+            #expect(applied.count == RegistrationSQL.latestVersion, "\(applied)")
+            for version in 1...RegistrationSQL.latestVersion {
+                #expect(applied.filter { $0.contains("applied migration \(version):") }.count == 1, "\(applied)")
+            }
+        }
+        switch backend {
+        case .sqlite: try await run(.sqlite(path: folder.path("server.sqlite")))
+        case .postgres: _ = try await ScratchPostgres.withDatabase { url in try await run(try DatabaseLocation(url)) }
+        case .memory: break
         }
     }
 }

@@ -89,6 +89,10 @@ struct MasterKeyringTests {
                     let newcomerClient = try DataKeyClient(server: two, signer: newcomer, identity: newcomerIdentity)
                     #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await newcomerClient.fetch() } == "master-key-unavailable")
                     #expect(try await first.dataKey(owner: newcomer.keyID, version: nil) == nil, "no row under the wrong key")
+                    // Its readiness says why, as docs/SERVER.md documents (it said `unavailable`, as for a
+                    // database that does not answer).
+                    let readiness = try await Server.send(HTTPClientRequest(url: two + "/ready"))
+                    #expect(readiness.status == 503 && readiness.json["status"] as? String == "master-key-unavailable", "\(readiness.text)")
 
                     // The right instance still answers the one version stored.
                     let again = try await DataKeyClient(server: one, signer: signer, identity: identity).fetch()

@@ -1,4 +1,5 @@
 @testable import CofferServer
+import CofferHummingbird
 import Foundation
 import Testing
 
@@ -36,6 +37,19 @@ struct StrictJSONTests {
         #expect(Self.outcome("[1, 2]") == "invalid-request: the body must be a JSON object")
         #expect(Self.outcome("{nope") == "invalid-request: the body must be a JSON object")
         #expect(Self.outcome("null").hasPrefix("invalid-request"))
+    }
+
+    /// A number that is no integer where an integer belongs is a field of the wrong type (it was
+    /// refused as "the body must be a JSON object", which it is).
+    @Test(arguments: [#"{"version": 1.5}"#, #"{"version": 9223372036854775808}"#, #"{"version": -0.5}"#])
+    func aNumberThatIsNoIntegerIsAFieldOfTheWrongType(body: String) {
+        // `POST /data-keys`' body, whose one field is an optional Int64.
+        #expect(throws: ProblemDetails.self) { try DataKeyRoutes.FetchBody.strictlyDecoded(from: Data(body.utf8)) }
+        do {
+            _ = try DataKeyRoutes.FetchBody.strictlyDecoded(from: Data(body.utf8))
+        } catch {
+            #expect(error.reason == "invalid-request" && error.detail.hasPrefix("a field has the wrong type"), "\(error.detail)")
+        }
     }
 
     struct Strings: Decodable {

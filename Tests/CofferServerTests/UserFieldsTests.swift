@@ -47,6 +47,26 @@ struct UserFieldsTests {
         #expect(UserFields.name(String(repeating: "x", count: 201)) == .failure(.name))
     }
 
+    /// Sizes are bytes: one "character" of a letter and 31,000 combining marks (62 KB) was a name of one
+    /// character, and an address of 62 KB passed as one of 254 characters.
+    @Test func sizesAreBytes() {
+        let marks = String(repeating: "\u{301}", count: 31_000)
+        #expect(UserFields.name("a" + marks) == .failure(.name))
+        #expect(UserFields.email("a" + marks + "@example.com") == .failure(.email))
+        // At the limits: 30 marks on one character; 200 characters of four bytes each (800 bytes).
+        let thirty = "x" + String(repeating: "\u{301}\u{302}\u{303}", count: 10)
+        #expect(UserFields.name(thirty).map(\.utf8.count) == .success(thirty.precomposedStringWithCanonicalMapping.utf8.count))
+        #expect(UserFields.name(thirty + "\u{304}") == .failure(.name))
+        let wide = String(repeating: "\u{1F600}", count: 200)
+        #expect(UserFields.name(wide) == .success(wide))
+        #expect(UserFields.name(wide + "\u{1F600}") == .failure(.name))
+        // An address of 254 bytes of UTF-8 (two bytes each for é) passes; one more byte does not.
+        let local = String(repeating: "\u{E9}", count: 120) + "@" + String(repeating: "b", count: 10) + ".c"
+        #expect(local.utf8.count == 253)
+        #expect(UserFields.email("a" + local) == .success("a" + local))
+        #expect(UserFields.email("aa" + local) == .failure(.email))
+    }
+
     /// Control, format and separator characters are refused in both fields, naming the character.
     /// The outside attack on issue 42's fix added the invisible ones that are no control or format
     /// character: Hangul fillers, the combining grapheme joiner, variation selectors, noncharacters and

@@ -138,6 +138,7 @@ final class MeasuredStore: RegistrationStore {
     }
 
     func migrate() async throws { try await store.migrate() }
+    func applyMigrations() async throws -> [Int] { try await store.applyMigrations() }
     func registerKey(_ key: RegisteredKey, spending token: TokenUse?) async throws -> KeyRegistration {
         try await timed("register_key") { [store] in try await store.registerKey(key, spending: token) }
     }

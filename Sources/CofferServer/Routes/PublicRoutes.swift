@@ -61,10 +61,15 @@ struct PublicRoutes: Sendable {
             return notReady(["status": "migrating", "schema": .integer(Int64(version))])
         }
         if let keyring {
-            let check = try await ServerMasterKeyring.check(keyring, against: store)
-            guard let wrapping = check.wrappingKeyID, keyring.key(id: wrapping) != nil else {
-                return notReady(["status": "master-key-unavailable", "schema": .integer(Int64(version))])
+            let unavailable = notReady(["status": "master-key-unavailable", "schema": .integer(Int64(version))])
+            let check: MasterKeyringCheck
+            do {
+                check = try await ServerMasterKeyring.check(keyring, against: store)
+            } catch let error as ServerConfigurationError where error.code == .masterKeyringMismatch || error.code == .masterKeyGivenUp {
+                // The database answered: what is missing is the key it wraps with, not the database.
+                return unavailable
             }
+            guard let wrapping = check.wrappingKeyID, keyring.key(id: wrapping) != nil else { return unavailable }
         }
         return JSONAnswer.response(.ok, ["status": "ready", "schema": .integer(Int64(version))])
     }

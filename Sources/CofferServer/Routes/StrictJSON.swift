@@ -88,7 +88,9 @@ enum StrictJSON {
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
             return .problem(notAnObject)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            return .problem(notAnObject)
+            // Foundation's decoder reports a number that is no integer where one belongs (1.5, 1e400,
+            // 2^63) without the field's path: the body is an object all the same.
+            return .problem((try? JSONSerialization.jsonObject(with: data)) is [String: Any] ? notAnInteger(allowed: allowed) : notAnObject)
         } catch {
             return .problem(wrongType(allowed: allowed))
         }
@@ -164,6 +166,13 @@ enum StrictJSON {
 
     static func wrongType(allowed: Set<String>) -> ProblemDetails {
         ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "a field has the wrong type; expected \(allowed.sorted().joined(separator: ", "))")
+    }
+
+    static func notAnInteger(allowed: Set<String>) -> ProblemDetails {
+        ProblemDetails(
+            status: .badRequest, reason: "invalid-request",
+            detail: "a field has the wrong type: a number that is not an integer (or too large for one) where an integer belongs; expected \(allowed.sorted().joined(separator: ", "))"
+        )
     }
 
     static func unknownFields(_ unknown: [String], allowed: Set<String>) -> ProblemDetails {

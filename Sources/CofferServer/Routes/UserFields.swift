@@ -6,8 +6,13 @@ struct UserFieldRefusal: Error, Hashable {
     let reason: String
     let detail: String
 
-    static let email = UserFieldRefusal(reason: "invalid-email", detail: "email must be an address like ada@example.com")
-    static let name = UserFieldRefusal(reason: "invalid-name", detail: "name must be 1 to 200 characters")
+    static let email = UserFieldRefusal(
+        reason: "invalid-email", detail: "email must be an address like ada@example.com, at most \(UserFields.maximumEmailBytes) bytes of UTF-8"
+    )
+    static let name = UserFieldRefusal(
+        reason: "invalid-name",
+        detail: "name must be 1 to \(UserFields.maximumNameCharacters) characters, at most \(UserFields.maximumNameBytes) bytes of UTF-8 and \(UserFields.maximumMarksPerCharacter) combining marks on one character"
+    )
 
     /// A control, format, separator, invisible, private-use or unassigned character in `field`.
     static func character(_ scalar: Unicode.Scalar, in field: String) -> UserFieldRefusal {
@@ -26,13 +31,25 @@ struct UserFieldRefusal: Error, Hashable {
 /// table look-up per character, measured at ~2 µs a request) are consulted only for other text. Both
 /// paths give the same answers (`UserFieldsTests`).
 enum UserFields {
+    /// The longest address, in bytes of UTF-8 (RFC 5321 counts octets: a path of 256 with its brackets;
+    /// RFC 6531 keeps the count in octets for addresses beyond ASCII).
+    static let maximumEmailBytes = 254
+    /// The longest name, in characters as people count them.
+    static let maximumNameCharacters = 200
+    /// The longest name, in bytes of UTF-8: four for each of its characters. Checked before anything else
+    /// looks at the text, so that no work is spent on more.
+    static let maximumNameBytes = 800
+    /// The most combining marks on one character (Unicode's Stream-Safe Text Format, UAX #15, allows 30
+    /// non-starters in a row): one character of a letter and 31,000 marks is 62 KB of one "character".
+    static let maximumMarksPerCharacter = 30
+
     /// The address normalized — Unicode NFC, trimmed of spaces at its ends, the domain after the last
     /// `@` lowercased — when it has the shape `local@domain` (something on each side of its one `@`, no
-    /// whitespace, at most 254 characters) and none of ``hostileScalar(in:)``'s characters.
+    /// whitespace, at most ``maximumEmailBytes`` bytes of UTF-8) and none of ``hostileScalar(in:)``'s characters.
     static func email(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
         if bytes.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            guard bytes.count <= 254, let at = bytes.lastIndex(of: UInt8(ascii: "@")), bytes.firstIndex(of: UInt8(ascii: "@")) == at,
+            guard bytes.count <= maximumEmailBytes, let at = bytes.lastIndex(of: UInt8(ascii: "@")), bytes.firstIndex(of: UInt8(ascii: "@")) == at,
                   at != bytes.startIndex, bytes.index(after: at) != bytes.endIndex else { return .failure(.email) }
             let domain = bytes[bytes.index(after: at)...]
             guard domain.contains(where: { (0x41...0x5A).contains($0) }) else { return .success(text) }
@@ -43,9 +60,11 @@ enum UserFields {
 
     /// ``email(_:)`` through character properties, for any text.
     static func anyEmail(_ text: String) -> Result<String, UserFieldRefusal> {
+        // Bytes first: the checks below walk the text, and an address is never longer than this.
+        guard text.utf8.count <= 4 * maximumEmailBytes else { return .failure(.email) }
         if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "email")) }
         let email = text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
-        guard email.count <= 254, let at = email.lastIndex(of: "@"), email.firstIndex(of: "@") == at, at != email.startIndex,
+        guard email.utf8.count <= maximumEmailBytes, let at = email.lastIndex(of: "@"), email.firstIndex(of: "@") == at, at != email.startIndex,
               email.index(after: at) != email.endIndex, !email.unicodeScalars.contains(where: isBlank) else { return .failure(.email) }
         return .success(String(email[...at]) + email[email.index(after: at)...].lowercased())
     }
@@ -56,22 +75,34 @@ enum UserFields {
         normalized.precomposedStringWithCanonicalMapping.lowercased()
     }
 
-    /// The name in NFC when it has 1 to 200 characters, at least one of which ``shows(_:)``, and none
-    /// of ``hostileScalar(in:)``'s.
+    /// The name in NFC when it has 1 to ``maximumNameCharacters`` characters in at most
+    /// ``maximumNameBytes`` bytes of UTF-8, at least one of which ``shows(_:)``, none with more than
+    /// ``maximumMarksPerCharacter`` combining marks, and none of ``hostileScalar(in:)``'s.
     static func name(_ text: String) -> Result<String, UserFieldRefusal> {
         let bytes = text.utf8
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            return bytes.contains(where: { $0 != 0x20 }) && bytes.count <= 200 ? .success(text) : .failure(.name)
+            return bytes.contains(where: { $0 != 0x20 }) && bytes.count <= maximumNameCharacters ? .success(text) : .failure(.name)
         }
         return anyName(text)
     }
 
     /// ``name(_:)`` through character properties, for any text.
     static func anyName(_ text: String) -> Result<String, UserFieldRefusal> {
+        // Bytes first (NFC may lengthen a text a little, and is checked again after).
+        guard text.utf8.count <= maximumNameBytes else { return .failure(.name) }
         if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "name")) }
         let name = text.precomposedStringWithCanonicalMapping
-        guard name.count <= 200, name.unicodeScalars.contains(where: shows) else { return .failure(.name) }
+        guard name.utf8.count <= maximumNameBytes, name.count <= maximumNameCharacters, name.unicodeScalars.contains(where: shows),
+              !name.contains(where: { $0.unicodeScalars.count(where: isMark) > maximumMarksPerCharacter }) else { return .failure(.name) }
         return .success(name)
+    }
+
+    /// A combining mark (nonspacing, spacing or enclosing).
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
     }
 
     /// Whitespace (U+3000 IDEOGRAPHIC SPACE too): nothing an address holds.

@@ -59,14 +59,15 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     public func open(logger: Logger, limits: DatabaseLimits = DatabaseLimits(), timeout: Duration = .seconds(30)) async throws -> any RegistrationStore {
         let store = try await openChecked(logger: logger, limits: limits, timeout: timeout)
         do {
-            let before = try await store.schemaVersion()
-            try await bounded(timeout) { try await store.migrate() }
-            let after = try await store.schemaVersion()
-            for version in Swift.max(before, 0) + 1 ..< after + 1 {
+            // What this instance applied, answered from inside the migration lock: of two instances
+            // starting at once, each logs only its own.
+            let applied = try await bounded(timeout) { try await store.applyMigrations() }
+            for version in applied {
                 logger.notice("applied migration \(version): \(RegistrationSQL.migrationTitles[version - 1])", metadata: ["database": .string(description)])
             }
-            if after == before {
-                logger.info("schema at version \(after): nothing to migrate", metadata: ["database": .string(description)])
+            if applied.isEmpty {
+                let version = try await store.schemaVersion()
+                logger.info("schema at version \(version): nothing to migrate", metadata: ["database": .string(description)])
             }
         } catch {
             try? await store.close()

@@ -181,8 +181,15 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// transaction that records it, under an advisory lock: one instance migrates, the others wait and
     /// find the work done.
     public func migrate() async throws {
+        _ = try await applyMigrations()
+    }
+
+    /// Applies the migrations not yet applied, each in its own transaction, under a lock every instance
+    /// takes to migrate (one that waited finds them applied); the numbers this call applied.
+    public func applyMigrations() async throws -> [Int] {
         try await client.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(7304182)", logger: logger)
+            var versions: [Int] = []
             do {
                 try await connection.query(PostgresQuery(unsafeSQL: RegistrationSQL.schemaTable), logger: logger)
                 var applied = 0
@@ -200,6 +207,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
                         if index + 1 == RegistrationSQL.userIdentityMigration { try await userIdentityStep(on: connection) }
                         try await connection.query("INSERT INTO coffer_schema (version) VALUES (\(Int64(index + 1)))", logger: logger)
                         try await connection.query("COMMIT", logger: logger)
+                        versions.append(index + 1)
                     } catch {
                         _ = try? await connection.query("ROLLBACK", logger: logger)
                         throw error
@@ -210,6 +218,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 throw error
             }
             try await connection.query("SELECT pg_advisory_unlock(7304182)", logger: logger)
+            return versions
         }
     }
 

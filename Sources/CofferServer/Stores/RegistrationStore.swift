@@ -299,6 +299,11 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// Brings the schema to this version of Coffer's, applying each numbered migration not yet applied
     /// in order (safe to call from several instances at once: one applies, the others find it done).
     func migrate() async throws
+    /// Migrates as ``migrate()`` does and answers the numbers of the migrations this call applied (none
+    /// when another instance applied them first), for the log. A default implementation compares the
+    /// schema version before and after, which counts another instance's work as its own; Coffer's stores
+    /// answer from inside the migration lock.
+    func applyMigrations() async throws -> [Int]
     /// Registers a key, in one transaction with the check and the use of `token` (docs/SERVER.md, "Who
     /// may register"): when the token is offered and not valid, nothing is written; when a key with the
     /// same id exists, nothing is written and no use spent; otherwise the key and its `registered`
@@ -434,6 +439,15 @@ extension RegistrationStore {
         guard try await recordFirstUse(of: replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
         guard let user = try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
         return .inserted(user)
+    }
+
+    /// Reads the schema version, migrates, and reads it again (not exact when another instance migrates
+    /// at the same time: for a custom store that cannot say what it applied).
+    public func applyMigrations() async throws -> [Int] {
+        let before = try await schemaVersion()
+        try await migrate()
+        let after = try await schemaVersion()
+        return after > before ? Array(Swift.max(before, 0) + 1 ... after) : []
     }
 
     /// Counts the key's recent changes, then sets it (two steps: for a custom store that has no

@@ -36,16 +36,25 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Applies the numbered migrations not yet applied (docs/SERVER.md, "Storage schema"), each in the
     /// transaction that records it; a second instance waits for the write lock and finds them done.
     public func migrate() async throws {
+        _ = try await applyMigrations()
+    }
+
+    /// Applies the migrations not yet applied, in one write transaction (SQLite's one writer: an
+    /// instance migrating at the same time waits, then finds them applied); the numbers it applied.
+    public func applyMigrations() async throws -> [Int] {
         try await pool.write { db in
             try db.execute(sql: RegistrationSQL.schemaTable)
             let applied = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM coffer_schema") ?? 0
+            var versions: [Int] = []
             for (index, statements) in RegistrationSQL.migrations.enumerated() where index + 1 > applied {
                 for statement in statements + (RegistrationSQL.sqliteOnlyMigrations[index + 1] ?? []) {
                     try db.execute(sql: statement.replacingOccurrences(of: "%SERIAL%", with: "INTEGER PRIMARY KEY AUTOINCREMENT"))
                 }
                 if index + 1 == RegistrationSQL.userIdentityMigration { try Self.userIdentityStep(in: db) }
                 try db.execute(sql: "INSERT INTO coffer_schema (version) VALUES (?)", arguments: [index + 1])
+                versions.append(index + 1)
             }
+            return versions
         }
     }
 
