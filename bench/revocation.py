@@ -27,7 +27,7 @@ import benchlib  # noqa: E402
 def start(coffer, database, admin_pub, cache_ms, folder):
     process = subprocess.Popen(
         [coffer, "serve", "--port", "0", "--database", database, "--admin-key", admin_pub, "--registration", "open",
-         "--key-cache-ms", str(cache_ms), "--register-limit", "0", "--failure-limit", "0", "--log-level", "error"],
+         "--key-cache-ms", str(cache_ms), "--register-limit", "0", "--failure-limit", "0", "--sign-up-limit", "0", "--log-level", "error"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=folder, text=True)
     line = process.stdout.readline()
     match = re.search(r":(\d+)\s*$", line)

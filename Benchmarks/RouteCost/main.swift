@@ -77,6 +77,7 @@ func run() async throws {
     var options = RegistrationServer.Options()
     options.registrationsPerMinute = nil
     options.signatureFailuresPerMinute = nil
+    options.signUpsPerKey = nil  // one key signs up every user of the load
     // The router test client's requests say `localhost`; the signer signs the same authority.
     options.authority = "localhost"
     let secret = try MACKey.generate()

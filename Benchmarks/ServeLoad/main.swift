@@ -50,6 +50,7 @@ enum ServeLoadServer {
         var options = RegistrationServer.Options()
         options.registrationsPerMinute = nil
         options.signatureFailuresPerMinute = nil
+        options.signUpsPerKey = nil  // one key signs up every user of the load
         if let path = arguments.masterKeyFile {
             options.masterKey = try ServerMasterKey(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         }

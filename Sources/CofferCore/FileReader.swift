@@ -30,6 +30,8 @@ public final class FileReader {
     public let size: Int64?
     /// The permission bits of the opened file (`0o600`), as of opening it; `nil` for standard input.
     public let permissions: UInt32?
+    /// The user id owning the opened file, as of opening it; `nil` for standard input.
+    public let owner: UInt32?
 
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -55,6 +57,7 @@ public final class FileReader {
         self.displayName = path
         self.size = info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
         self.permissions = UInt32(info.st_mode & 0o7777)
+        self.owner = UInt32(info.st_uid)
         #if os(Linux)
         _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         #endif
@@ -68,6 +71,7 @@ public final class FileReader {
         self.displayName = "-"
         self.size = isRegular ? Int64(info.st_size) : nil
         self.permissions = nil
+        self.owner = nil
     }
 
     /// A reader of this process's standard input, shown as `-`. It does not close standard input.

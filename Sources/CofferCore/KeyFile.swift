@@ -18,6 +18,8 @@ public struct KeyFile: Sendable {
     public private(set) var bytes: [UInt8]
     /// The file's permission bits as of reading it; nil for standard input.
     public let permissions: UInt32?
+    /// The user id owning the file as of reading it; nil for standard input.
+    public let owner: UInt32?
 
     /// Reads the file at `path`, or standard input for `-`.
     /// - Throws: ``CofferCoreError`` `.invalidArgument` when it holds more than ``maximumSize`` bytes;
@@ -30,6 +32,7 @@ public struct KeyFile: Sendable {
         self.path = path
         self.bytes = read
         self.permissions = reader.permissions
+        self.owner = reader.owner
     }
 
     /// Whether users other than the owner may read or write the file (any of the `0o077` bits), which

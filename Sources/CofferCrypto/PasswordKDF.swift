@@ -38,6 +38,16 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
+        /// The size of the function's output, in bytes: PBKDF2 runs every iteration once for each block
+        /// of this size it derives.
+        public var blockByteCount: Int {
+            switch self {
+            case .hmacSHA1: 20
+            case .hmacSHA256: 32
+            case .hmacSHA512: 64
+            }
+        }
+
         var hashFunction: KDF.Insecure.PBKDF2.HashFunction {
             switch self {
             case .hmacSHA1: .insecureSHA1
@@ -115,7 +125,7 @@ public enum PasswordKDF: Sendable, Hashable, CustomStringConvertible {
         byteCount: Int = 32,
         limits: PasswordKDFLimits = PasswordKDFLimits()
     ) throws(CofferCryptoError) -> SymmetricKey {
-        try limits.check(self)
+        try limits.check(self, deriving: byteCount)
         try checkShape()
         guard (1...1024).contains(byteCount) else {
             throw CofferCryptoError(.invalidArgument, "expected to derive 1 to 1024 bytes, found \(byteCount)")
@@ -191,7 +201,8 @@ public struct PasswordKDFLimits: Sendable, Hashable {
     /// N = 2^19 at r = 8, p = 1. Time follows it: p lanes cost p times one lane's time whatever memory
     /// they share.
     public var maximumScryptWork: Int
-    /// Most PBKDF2 iterations accepted, whatever the hash (2,000,000 by default).
+    /// Most PBKDF2 iterations accepted, whatever the hash (2,000,000 by default), counted for each block
+    /// of the hash's size derived (``check(_:deriving:subject:)``).
     public var maximumPBKDF2Iterations: Int
 
     /// Limits; the defaults accept every cost Coffer and the formats' other writers make by default and
@@ -236,7 +247,7 @@ public struct PasswordKDFLimits: Sendable, Hashable {
         maximumScryptLogN: 40, maximumScryptMemory: .max, maximumScryptWork: .max, maximumPBKDF2Iterations: .max
     )
 
-    /// Whether these limits admit `kdf`, without saying why not (``check(_:subject:)`` does).
+    /// Whether these limits admit `kdf`, without saying why not (``check(_:deriving:subject:)`` does).
     public func admits(_ kdf: PasswordKDF) -> Bool {
         (try? check(kdf)) != nil
     }
@@ -244,13 +255,16 @@ public struct PasswordKDFLimits: Sendable, Hashable {
     /// Whether these limits admit `kdf`. Nothing is derived: a caller checks before it derives.
     /// - Parameters:
     ///   - kdf: The parameters to check, typically read from input.
+    ///   - byteCount: How many bytes will be derived, when known: PBKDF2's iterations are counted once
+    ///     for each block of its hash's size (64 bytes of PBKDF2-HMAC-SHA256 are two blocks, twice the
+    ///     work); nil counts one block.
     ///   - subject: What asks for them, for the error's reason: "the file", "the stored hash".
     /// - Throws: ``CofferCryptoError`` `.costTooHigh`, saying what was asked (scrypt's memory and its
-    ///   work N·r·p, or the iteration count) and each limit it is above: N (``maximumScryptLogN``),
-    ///   memory (``maximumScryptMemory``), work (``maximumScryptWork``) or iterations
-    ///   (``maximumPBKDF2Iterations``). The message speaks of the limits, not of the properties, so that
-    ///   a command line can show it as it is.
-    public func check(_ kdf: PasswordKDF, subject: String = "the derivation") throws(CofferCryptoError) {
+    ///   work N·r·p, or the iteration count for each output block) and each limit it is above: N
+    ///   (``maximumScryptLogN``), memory (``maximumScryptMemory``), work (``maximumScryptWork``) or
+    ///   iterations (``maximumPBKDF2Iterations``). The message speaks of the limits, not of the
+    ///   properties, so that a command line can show it as it is.
+    public func check(_ kdf: PasswordKDF, deriving byteCount: Int? = nil, subject: String = "the derivation") throws(CofferCryptoError) {
         switch kdf {
         case let .scrypt(logN, r, p):
             let memory = kdf.memoryCost
@@ -270,12 +284,14 @@ public struct PasswordKDFLimits: Sendable, Hashable {
                 .costTooHigh,
                 "\(subject) asks for scrypt N=2^\(logN), r=\(r), p=\(p) (\(needs), \(does)), above the limit of \(above.joined(separator: " and "))"
             )
-        case let .pbkdf2(_, iterations):
-            guard iterations <= maximumPBKDF2Iterations else {
-                throw CofferCryptoError(
-                    .costTooHigh,
-                    "\(subject) asks for \(iterations) PBKDF2 iterations, above the limit of \(maximumPBKDF2Iterations)"
-                )
+        case let .pbkdf2(prf, iterations):
+            let blocks = byteCount.map { Swift.max(1, ($0 + prf.blockByteCount - 1) / prf.blockByteCount) } ?? 1
+            let (work, overflow) = iterations.multipliedReportingOverflow(by: blocks)
+            guard !overflow, work <= maximumPBKDF2Iterations else {
+                let asked = blocks == 1
+                    ? "\(iterations) PBKDF2 iterations"
+                    : "\(iterations) PBKDF2 iterations for each of \(blocks) output blocks (\(overflow ? "more than any machine does" : String(work)) in all)"
+                throw CofferCryptoError(.costTooHigh, "\(subject) asks for \(asked), above the limit of \(maximumPBKDF2Iterations)")
             }
         }
     }

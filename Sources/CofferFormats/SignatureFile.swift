@@ -151,7 +151,7 @@ public struct SignatureFile: Sendable, Hashable {
             let keyID = Array(key.verifyingKey.fingerprint.sha256.prefix(8))
             let message = signedMessage(algorithm: algorithm, hash: digest.algorithm, keyID: keyID, comment: comment, digest: digest.bytes)
             let options = SignatureOptions(hash: digest.algorithm, rsaPadding: rsaPadding, ecdsaEncoding: .raw)
-            let signature = try key.signature(for: message, options: options)
+            let signature = try key.signature(forLabelled: message, options: options)
             let file = SignatureFile(algorithm: algorithm, hash: digest.algorithm, keyID: keyID, unverifiedComment: comment, signature: signature)
             // Check yourself: a signature that does not verify is never handed out.
             guard case .valid = file.verify(digest: digest, with: key.verifyingKey) else {

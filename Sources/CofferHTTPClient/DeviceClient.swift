@@ -108,7 +108,7 @@ public struct DeviceClient: Sendable {
     /// Signs up a user, signed by this device. The server verifies no address: the device becomes no
     /// member of the user (per-user data keys need an admin's link, made by the backend after its own
     /// sign-in).
-    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `email-exists`,
+    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `email-exists`, `sign-up-limit`,
     ///   `invalid-email`, `invalid-name`, `invalid-request`…
     public func signUp(email: String, name: String) async throws(ServerClientError) -> User {
         try await SignedExchange.send(

@@ -76,6 +76,10 @@ public struct RegistrationServer: Sendable {
         /// Changes of one key's encryption key that `POST /encryption-key` makes per hour, counted in its
         /// history (so across instances); nil for no limit. 10 by default.
         public var encryptionKeyChangesPerHour: Int? = 10
+        /// Users one key may sign up through `POST /register_user`, in all (every sign-up it asks for
+        /// counts, an address already registered included), counted with the insert (so across
+        /// instances); nil for no limit. 10 by default: a device signs up its own user.
+        public var signUpsPerKey: Int? = 10
 
         /// The master keys this instance holds (docs/SERVER.md, "The master keyring"): they wrap stored
         /// data keys and HMAC secrets; nil for no data-key routes (`POST /data-keys`) and HMAC secrets
@@ -157,7 +161,11 @@ public struct RegistrationServer: Sendable {
         router.addRoutes(PublicRoutes(parts).routes)
         router.addRoutes(DeviceRoutes(parts).routes)
         if let dataKeys = DataKeyRoutes(parts) { router.addRoutes(dataKeys.routes) }
-        router.add(middleware: UnmatchedRoutes(router.routes))
+        let countFailure: (@Sendable (HTTPSignatureContext) -> Void)? = parts.signatureFailures.map { limit in
+            let limiter = limit.limiter
+            return { @Sendable context in _ = limiter.take(RegistrationServer.clientAddress(context)) }
+        }
+        router.add(middleware: UnmatchedRoutes(router.routes, countingFailure: countFailure))
         parts.metrics.prepare(routes: router.routes.map { $0.path.description }, maximumConnections: options.database.maximumConnections)
         return router
     }

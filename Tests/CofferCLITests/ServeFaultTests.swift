@@ -14,7 +14,7 @@ struct ServeFaultTests {
     /// Starts `coffer serve` on a free port over `database`; its base URL.
     static func serve(_ database: String, in folder: TemporaryDirectory) async throws -> (RunningCommand, String) {
         let server = try CommandRunner.start(
-            try CommandRunner.cofferExecutable(), ["serve", "--port", "0", "--database", "sqlite:" + database],
+            try CommandRunner.cofferExecutable(), ["serve", "--port", "0", "--database", "sqlite:" + database, "--sign-up-limit", "0"],
             pipeInput: false, currentDirectory: folder.path
         )
         let log = try #require(await server.waitForError(containing: "listening on"))

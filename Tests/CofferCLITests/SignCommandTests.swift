@@ -135,6 +135,28 @@ struct SignCommandTests {
         #expect(tamper.status == 1)
     }
 
+    /// One signature, one meaning: a raw signature of a file that begins with a keychain export's label
+    /// was a valid export signature (an export forged with it imported with `-p`). Raw signing of such a
+    /// file is refused, by every kind of key, before anything is signed or written; a file that only
+    /// looks alike is signed as before.
+    @Test func rawSigningRefusesWhatBeginsWithCoffersLabels() async throws {
+        let folder = try TemporaryDirectory()
+        try folder.write(Array("coffer-keychain-export v2".utf8) + [0] + Array("COFFERKC\u{2}".utf8) + Fixtures.randomBytes(count: 300), to: "export-body.bin")
+        try folder.write(Array("coffer-signature-v1".utf8) + [0] + Fixtures.randomBytes(count: 40), to: "sig-body.bin")
+        try folder.write(Array("coffer-keychain-export v2 is only text".utf8), to: "alike.txt")
+        for type in ["ed25519", "p256"] {
+            #expect(try await coffer("key", "generate", "-t", type, "-o", "\(type).key", in: folder).status == 0)
+            for (file, label) in [("export-body.bin", "coffer-keychain-export v2"), ("sig-body.bin", "coffer-signature-v1")] {
+                let refused = try await coffer("sign", "-k", "\(type).key", "--raw", "--hash", "sha256", file, "-o", "\(type).sig", in: folder)
+                #expect(refused.status != 0 && refused.standardError.contains("begins with '\(label)'"), "\(type) \(file): \(refused.standardError)")
+                #expect(!FileManager.default.fileExists(atPath: folder.path("\(type).sig")), "nothing written")
+            }
+            #expect(try await coffer("sign", "-k", "\(type).key", "--raw", "alike.txt", "-o", "\(type)-alike.sig", in: folder).status == 0)
+            // A Coffer signature file of the same bytes is what to make instead.
+            #expect(try await coffer("sign", "-k", "\(type).key", "export-body.bin", "-o", "\(type)-file.sig", in: folder).status == 0)
+        }
+    }
+
     @Test func convertWritesEveryFormat() async throws {
         let folder = try TemporaryDirectory()
         #expect(try await coffer("key", "generate", "-t", "p256", "-o", "k.key", in: folder).status == 0)

@@ -42,6 +42,22 @@ struct KDFWorkLimitTests {
         #expect((error.reason.contains("limit of work ") || error.reason.contains(" and work ")), "\(error.reason)")
     }
 
+    /// PBKDF2 runs its iterations once for each block of its hash's size that it derives, so its work is
+    /// the iterations times the output blocks: 1,500,000 iterations deriving 64 bytes of
+    /// PBKDF2-HMAC-SHA256 is 3,000,000, above the default limit that counted 1,500,000.
+    @Test func pbkdf2WorkIsIterationsTimesOutputBlocks() throws {
+        let limits = PasswordKDFLimits()
+        #expect(throws: Never.self) { try limits.check(.pbkdf2(iterations: 1_500_000), deriving: 32) }
+        let error = try #require(throws: CofferCryptoError.costTooHigh) { try limits.check(.pbkdf2(iterations: 1_500_000), deriving: 64) }
+        #expect(error.reason.contains("for each of 2 output blocks (3000000 in all)"), "\(error.reason)")
+        // SHA-1's blocks are 20 bytes: 32 bytes are two of them.
+        #expect(throws: CofferCryptoError.costTooHigh) { try limits.check(.pbkdf2(.hmacSHA1, iterations: 1_000_001), deriving: 32) }
+        #expect(throws: CofferCryptoError.costTooHigh) { try PasswordKDF.pbkdf2(iterations: 1_500_000).derive(password: [1], salt: [2], byteCount: 33) }
+        // A stored hash of 64 bytes is two blocks: refused before anything is derived.
+        let hostile = try PasswordHash(phcString: "$pbkdf2-sha256$i=1500000$c2FsdHNhbHRzYWx0c2FsdA$" + String(repeating: "A", count: 86))
+        #expect(throws: CofferCryptoError.costTooHigh) { try PasswordHasher().verify(password: "pw", against: hostile) }
+    }
+
     /// A hasher does not make a hash that its own policy refuses to verify.
     @Test(arguments: [PasswordKDF.scrypt(logN: 21, r: 8, p: 1), .scrypt(logN: 20, r: 8, p: 2), .pbkdf2(iterations: 2_000_001)])
     func aHasherRefusesToMakeWhatItWouldNotVerify(kdf: PasswordKDF) throws {

@@ -7,6 +7,24 @@ import Testing
 
 @Suite("Signing keys")
 struct SigningKeyTests {
+    /// One signature, one meaning: a message that begins with one of Coffer's signing labels is not
+    /// signed as a plain message (its signature could pass for a keychain export's or a signature
+    /// file's), by any kind of key; the labels' shape is all that is looked at.
+    @Test(arguments: [KeyAlgorithm.ed25519, .p256, .rsa2048])
+    func messagesThatBeginWithASigningLabelAreNotSigned(type: KeyAlgorithm) throws {
+        let key = try SigningKey.generate(type)
+        for label in ["coffer-keychain-export v2", "coffer-signature-v1", "coffer-keychain-export v3", "coffer-some-future-purpose v9"] {
+            let message = Array(label.utf8) + [0] + Array("COFFERKC".utf8)
+            let error = try #require(throws: CofferCryptoError.self) { try key.signature(for: message) }
+            #expect(error.code == .invalidArgument && error.reason.contains("'\(label)'"), "\(error.reason)")
+        }
+        for alike in ["coffer-keychain-export v2 without its zero byte", "Coffer-signature-v1\u{0}", "coffer-\u{1}\u{0}", "xcoffer-signature-v1\u{0}"] {
+            #expect(throws: Never.self, "\(alike.debugDescription)") { try key.signature(for: Array(alike.utf8)) }
+        }
+        #expect(SigningLabel.label(beginning: Array("coffer-signature-v1".utf8) + [0, 1, 2]) == "coffer-signature-v1")
+        #expect(SigningLabel.label(beginning: Array("coffer-".utf8) + Array(repeating: 0x61, count: 60) + [0]) == nil, "longer than a label")
+    }
+
     @Test(arguments: KeyAlgorithm.allCases)
     func generateSignVerifyAndRoundTripDER(type: KeyAlgorithm) throws {
         let key = try SigningKey.generate(type)

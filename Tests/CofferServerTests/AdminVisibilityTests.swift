@@ -93,4 +93,33 @@ struct AdminVisibilityTests {
         }
         try await store.close()
     }
+
+    /// Refused admin requests and unknown paths count the same toward the failure limit: three requests
+    /// to `/admin/keys` from one address, then a device's signed request from it, is `429` whether or
+    /// not the server has an admin API (without one, the three were unknown paths and counted nothing,
+    /// so the device's request passed and told an outsider that no admin key was configured).
+    @Test func refusedAdminRequestsAndUnknownPathsCountTheSame() async throws {
+        var statuses: [Int] = []
+        for withAdminAPI in [true, false] {
+            let folder = try TemporaryDirectory()
+            let store = try await Server.sqliteStore(folder)
+            let admin = try SigningKey.generate(.ed25519)
+            var options = AllowList.options(admin: admin, registration: .open)
+            options.signatureFailuresPerMinute = 3
+            options.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
+            if !withAdminAPI { options.adminKeys = [] }
+            let configured = options
+            let status = try await Server.withServer(store: store, options: configured) { base in
+                let device = try SigningKey.generate(.ed25519)
+                let deviceID = RegistrationProofTests.registeredKeyID(device)
+                #expect(try await RegistrationProofTests.register(device, at: base).status == 201)
+                for _ in 0..<3 { #expect(try await Self.answer(Self.request(.GET, base + "/admin/keys")).status == 404) }
+                let signer = HTTPMessageSigner(key: try HTTPSigningKey(device), keyID: deviceID)
+                return try await Server.send(Server.signedUserRequest(base, signer: signer, email: "a\(UUID().uuidString.prefix(8))@example.com")).status
+            }
+            statuses.append(status)
+            try await store.close()
+        }
+        #expect(statuses == [429, 429])
+    }
 }

@@ -9,8 +9,8 @@ import Testing
 
 /// Every limit and state rule of the server is checked in the statement or transaction that writes, so
 /// that requests sent at once, to one instance or to two sharing the database, pass exactly as many
-/// times as allowed: encryption-key changes per hour, registration-token uses, a revocation that no
-/// later change undoes, and a retirement floor that only rises, on each store (two stores over one
+/// times as allowed: encryption-key changes per hour, registration-token uses, users signed up per key,
+/// a revocation that no later change undoes, and a retirement floor that only rises, on each store (two stores over one
 /// database, as two instances see it; one case at a time, each holding up to 40 of PostgreSQL's
 /// connections). Data-key rotations at once are
 /// `DataKeyTests.rotationsAtOnceEachMakeTheirOwnVersion`.
@@ -133,6 +133,30 @@ struct ConcurrentLimitTests {
             let changes = try await first.events(ofKey: key.keyID, limit: 100).filter { $0.kind == .state }
             #expect(changes.first?.detail?.contains("revoked") == true, "newest first: \(changes)")
             #expect(try await first.setState(.active, ofKey: key.keyID, actor: "admin:test", at: time)?.state == .revoked)
+        }
+    }
+
+    /// One key signs up at most its limit of users: twenty sign-ups at once over two instances store ten,
+    /// and refuse the others as `limited`; another key is not held back by this one's count.
+    @Test(arguments: Backend.allCases)
+    func aKeySignsUpNoMoreUsersThanItsLimit(backend: Backend) async throws {
+        try await MasterKeyringTests.withStores(backend) { first, second, _ in
+            let key = try Self.key(), other = try Self.key()
+            _ = try await first.registerKey(key, spending: nil)
+            _ = try await first.registerKey(other, spending: nil)
+            let time = Self.now
+            let outcomes = try await Self.atOnce(20, on: (first, second)) { store, index in
+                try await store.insertUser(
+                    email: "u\(index)-\(key.keyID)@example.com", name: "U", keyID: key.keyID, createdAt: time, recordingFirstUse: nil, signUpsPerKey: 10
+                )
+            }
+            #expect(outcomes.filter { if case .inserted = $0 { true } else { false } }.count == 10, "\(outcomes)")
+            #expect(outcomes.filter { $0 == .limited }.count == 10)
+            #expect(try await second.users(email: nil, limit: 100_000).filter { $0.keyID == key.keyID }.count == 10)
+            let theirs = try await second.insertUser(
+                email: "o-\(other.keyID)@example.com", name: "O", keyID: other.keyID, createdAt: time, recordingFirstUse: nil, signUpsPerKey: 10
+            )
+            #expect(theirs != .limited)
         }
     }
 

@@ -300,4 +300,34 @@ extension MasterKeyringTests {
         #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(contentsOf: short) }
         #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(base64Encoded: "not base64!") }
     }
+
+    /// The master key file's owner and folders, as `ssh` checks its keys: a file another user owns, or in
+    /// a folder another user owns or anyone may write to (without the sticky bit), is refused, naming
+    /// what to change; a sticky folder anyone may write to (as `/tmp`) is not.
+    @Test func aMasterKeyFileIsInFoldersOnlyItsOwnerOrRootCanChange() throws {
+        let outer = try TemporaryDirectory()
+        let folder = outer.path("keys")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let path = folder + "/master.key"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(try SecureRandom.bytes(count: 32)), attributes: [.posixPermissions: 0o600]))
+        #expect(throws: Never.self) { try ServerMasterKey(contentsOf: path) }
+        for (mode, accepted) in [(0o777, false), (0o770, false), (0o755, true), (0o1777, true), (0o700, true)] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: folder)
+            do {
+                _ = try ServerMasterKey(contentsOf: path)
+                #expect(accepted, "folder mode \(String(mode, radix: 8)) accepted")
+            } catch {
+                #expect(!accepted && error.code == .exposedMasterKeyFile && error.hint == "chmod go-w '\(folder)'", "\(String(mode, radix: 8)): \(error)")
+            }
+        }
+        // Owners: only root can give a file or folder away, so this part runs as root (as CI does).
+        guard geteuid() == 0 else { return }
+        let nobody: UInt32 = 65534
+        #expect(chown(path, nobody, nobody) == 0)
+        let owned = #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(contentsOf: path) }
+        #expect(owned?.code == .exposedMasterKeyFile && owned?.reason.contains("belongs to user 65534") == true, "\(String(describing: owned))")
+        #expect(chown(path, 0, 0) == 0 && chown(folder, nobody, nobody) == 0)
+        let inTheirs = #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(contentsOf: path) }
+        #expect(inTheirs?.reason.contains("'\(folder)', which belongs to user 65534") == true, "\(String(describing: inTheirs))")
+    }
 }

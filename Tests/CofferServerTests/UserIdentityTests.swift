@@ -109,4 +109,22 @@ struct UserIdentityTests {
             }
         }
     }
+
+    /// `POST /register_user` answers `409 sign-up-limit` once the signing key signed up its limit of users
+    /// (300 users of one key made the admin listing 19 MB; nothing bounded them).
+    @Test func aKeyPastItsSignUpLimitIsToldSo() async throws {
+        var options = AllowListTests.options(admin: try SigningKey.generate(.ed25519), registration: .open)
+        options.signUpsPerKey = 2
+        try await Server.withServer(store: Server.memoryStore(), options: options) { base in
+            let key = try SigningKey.generate(.ed25519)
+            #expect(try await RegistrationProofTests.register(key, at: base).status == 201)
+            let signer = HTTPMessageSigner(key: try HTTPSigningKey(key), keyID: RegistrationProofTests.registeredKeyID(key))
+            var answers: [String] = []
+            for index in 0..<3 {
+                let reply = try await Server.send(Server.signedUserRequest(base, signer: signer, email: "s\(index)@example.com"))
+                answers.append("\(reply.status) \(reply.problem?.reason ?? "")")
+            }
+            #expect(answers == ["201 ", "201 ", "409 sign-up-limit"])
+        }
+    }
 }

@@ -156,7 +156,7 @@ public struct PasswordHasher: Sendable {
         _ password: [UInt8], salt: [UInt8], kdf: PasswordKDF, byteCount: Int, subject: String = "the stored hash"
     ) throws(CofferCryptoError) -> [UInt8] {
         let limits = policy.limits
-        try limits.check(kdf, subject: subject)
+        try limits.check(kdf, deriving: byteCount, subject: subject)
         return try kdf.derive(password: password, salt: salt, byteCount: byteCount, limits: limits).withUnsafeBytes { Array($0) }
     }
 }

@@ -174,10 +174,30 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// RSA and ECDSA hash the message (``SignatureOptions/hash``, by default SHA-512 for RSA and the
     /// curve's own for ECDSA) and sign the digest; Ed25519 and ML-DSA sign the message itself, exactly
     /// as `openssl pkeyutl -sign -rawin` does for Ed25519.
-    /// - Throws: ``CofferCryptoError``: `.unknownAlgorithm` for a hash other than SHA-2,
-    ///   `.cryptographicFailure` when swift-crypto fails.
+    ///
+    /// A message that begins with one of Coffer's signing labels (``SigningLabel``: a keychain export's,
+    /// a signature file's) is refused: its signature could pass for that format's. Those formats sign
+    /// through their own writers.
+    /// - Throws: ``CofferCryptoError``: `.invalidArgument` for a message that begins with a signing
+    ///   label, `.unknownAlgorithm` for a hash other than SHA-2, `.cryptographicFailure` when
+    ///   swift-crypto fails.
     public func signature<Message: Sequence>(
         for message: Message,
+        options: SignatureOptions = SignatureOptions()
+    ) throws(CofferCryptoError) -> [UInt8] where Message.Element == UInt8 {
+        if let label = SigningLabel.label(beginning: message) {
+            throw CofferCryptoError(
+                .invalidArgument,
+                "the message begins with '\(label)', a label of Coffer's own signatures: its signature could be taken for one of them, so it is not made"
+            )
+        }
+        return try signature(forLabelled: message, options: options)
+    }
+
+    /// Signs a message of one of Coffer's own formats, which begins with its ``SigningLabel``: what
+    /// ``signature(for:options:)`` does without the refusal. For the formats' writers only.
+    package func signature<Message: Sequence>(
+        forLabelled message: Message,
         options: SignatureOptions = SignatureOptions()
     ) throws(CofferCryptoError) -> [UInt8] where Message.Element == UInt8 {
         if case .custom(let key, let publicKey) = underlying {

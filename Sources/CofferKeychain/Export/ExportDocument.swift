@@ -75,7 +75,7 @@ enum ExportDocument {
         out.append(UInt8(truncatingIfNeeded: audience.count))
         for fingerprint in audience { out += fingerprint }
         appendItems(items, to: &out)
-        let signature = try signer.signature(for: signatureDomain + out, options: SignatureOptions())
+        let signature = try signer.signature(forLabelled: signatureDomain + out, options: SignatureOptions())
         guard signature.count <= maximumSignature else {
             throw KeychainError(.badParameter, "expected a signature of at most \(maximumSignature) bytes, found \(signature.count)")
         }

@@ -24,10 +24,14 @@ public struct ServerMasterKey: Sendable {
     }
 
     /// The master key in the file at `path`: exactly 32 raw bytes, in a file only its owner can read
-    /// (mode 0600 or 0400, checked on the file as opened). A file others can read has been exposed to
-    /// them, whatever else protects the host, and is refused.
-    /// - Throws: ``ServerConfigurationError`` `.exposedMasterKeyFile` for another mode (its hint is the
-    ///   `chmod` to run); `.invalidMasterKey` when the file cannot be read or is not 32 bytes.
+    /// (mode 0600 or 0400, checked on the file as opened), owned by the user the server runs as or by
+    /// root, in folders that no one else can change (each folder up to `/` owned by that user or root,
+    /// and not writable by others unless sticky, as `/tmp` is: `ssh` holds its keys to the same rules).
+    /// A file others can read has been exposed to them, and one others could replace, by owning it or
+    /// a folder above it, is theirs: both are refused.
+    /// - Throws: ``ServerConfigurationError`` `.exposedMasterKeyFile` for another mode, another owner
+    ///   or a folder others can change (its hint is the `chmod` or `chown` to run); `.invalidMasterKey`
+    ///   when the file cannot be read or is not 32 bytes.
     public init(contentsOf path: String) throws(ServerConfigurationError) {
         var file: KeyFile
         do {
@@ -44,10 +48,49 @@ public struct ServerMasterKey: Sendable {
                 hint: "chmod 600 '\(path)'"
             )
         }
+        let user = UInt32(geteuid())
+        if let owner = file.owner, owner != user && owner != 0 {
+            throw ServerConfigurationError(
+                .exposedMasterKeyFile,
+                "the master key file '\(path)' belongs to user \(owner); expected the user the server runs as (\(user)) or root, the only ones who may hold it",
+                hint: "chown \(user) '\(path)'"
+            )
+        }
+        if path != "-", let folder = Self.folderOthersCanChange(above: path, user: user) {
+            throw ServerConfigurationError(
+                .exposedMasterKeyFile,
+                "the master key file '\(path)' is in '\(folder.path)', which \(folder.why): whoever can change the folder can replace the key",
+                hint: folder.hint
+            )
+        }
         do {
             try self.init(bytes: file.bytes)
         } catch {
             throw ServerConfigurationError(.invalidMasterKey, "the master key file '\(path)' holds \(file.bytes.count) bytes; expected 32 raw bytes", hint: error.hint)
+        }
+    }
+
+    /// The first folder from the file's up to `/` (symbolic links resolved) that someone other than
+    /// `user` and root could change: one owned by another user, or writable by its group or by others
+    /// without the sticky bit (which keeps others from replacing what they do not own). Nil when there
+    /// is none, or when the path cannot be resolved (the file was just read through it).
+    static func folderOthersCanChange(above path: String, user: UInt32) -> (path: String, why: String, hint: String)? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        var folder = URL(fileURLWithPath: String(cString: resolved)).deletingLastPathComponent().path
+        while true {
+            var info = stat()
+            guard stat(folder, &info) == 0 else { return nil }
+            let mode = UInt32(info.st_mode) & 0o7777
+            if info.st_uid != user && info.st_uid != 0 {
+                return (folder, "belongs to user \(info.st_uid)", "keep the key in a folder of the server's user or root")
+            }
+            if mode & 0o022 != 0 && mode & UInt32(S_ISVTX) == 0 {
+                let octal = String(mode, radix: 8)
+                return (folder, "others can write to (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))", "chmod go-w '\(folder)'")
+            }
+            guard folder != "/" else { return nil }
+            folder = URL(fileURLWithPath: folder).deletingLastPathComponent().path
         }
     }
 

@@ -160,6 +160,13 @@ final class MeasuredStore: RegistrationStore {
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
         try await timed("insert_user") { [store] in try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) }
     }
+    func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
+    ) async throws -> UserInsertion {
+        try await timed("insert_user") { [store] in
+            try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit)
+        }
+    }
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await timed("insert_user") { [store] in try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
     }

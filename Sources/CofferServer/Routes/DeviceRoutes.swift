@@ -60,20 +60,21 @@ struct DeviceRoutes: Sendable {
             throw ProblemDetails(status: .badRequest, reason: refusal.reason, detail: refusal.detail)
         }
         let createdAt = parts.clock.wallSeconds()
-        let stored: RegisteredUser?
+        let limit = parts.options.signUpsPerKey
         // Only the obligation is taken out of the verified signature (a copy of all of it retains each of
         // its strings); its label is read again only for a replay.
-        if let replay = context.verifiedSignature?.replayObligation?.take() {
-            switch try await parts.store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay) {
-            case .inserted(let user): stored = user
-            case .emailExists: stored = nil
-            case .replayed: throw HTTPMessageVerifier.replayed(label: context.verifiedSignature?.label ?? "")
-            }
-        } else {
-            stored = try await parts.store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt)
-        }
-        guard let user = stored else {
-            throw ProblemDetails(status: .conflict, reason: "email-exists", detail: "this email address is already registered")
+        let replay = context.verifiedSignature?.replayObligation?.take()
+        let user: RegisteredUser
+        switch try await parts.store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit) {
+        case .inserted(let inserted): user = inserted
+        case .emailExists: throw ProblemDetails(status: .conflict, reason: "email-exists", detail: "this email address is already registered")
+        case .replayed: throw HTTPMessageVerifier.replayed(label: context.verifiedSignature?.label ?? "")
+        case .limited:
+            // A limit in all, not per hour: no time to try again in, so not a 429.
+            throw ProblemDetails(
+                status: .conflict, reason: "sign-up-limit",
+                detail: "this key signed up \(limit ?? 0) users, the most one key may sign up on this server"
+            )
         }
         return JSONAnswer.response(.created, ["id": .integer(user.id), "email": .string(user.email), "name": .string(user.name), "keyId": .string(user.keyID)])
     }

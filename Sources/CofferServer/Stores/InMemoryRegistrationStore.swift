@@ -22,6 +22,8 @@ public actor InMemoryRegistrationStore: RegistrationStore {
 
     var keyRecords: [String: RegisteredKey] = [:]
     var userRecords: [RegisteredUser] = []
+    /// Sign-ups each key asked for (`coffer_keys.sign_ups`).
+    var signUps: [String: Int] = [:]
     var eventLog: [KeyEvent] = []
     var tokenRecords: [String: StoredToken] = [:]
     var dataKeyRecords: [String: [Int64: StoredDataKey]] = [:]
@@ -194,8 +196,21 @@ public actor InMemoryRegistrationStore: RegistrationStore {
     /// See ``RegistrationStore/insertUser(email:name:keyID:createdAt:recordingFirstUse:)``: the replay
     /// record and the user in one step.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
+        try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: nil)
+    }
+
+    /// See ``RegistrationStore/insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:)``:
+    /// the replay record, the key's count and the user in one step (the actor's one task at a time).
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
+    ) async throws -> UserInsertion {
         try open()
-        guard recordReplay(replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
+        if let replay {
+            guard recordReplay(replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
+        }
+        let count = signUps[keyID, default: 0]
+        if let limit, count >= limit { return .limited }
+        signUps[keyID] = count + 1
         guard let user = newUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
         return .inserted(user)
     }

@@ -537,24 +537,55 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// A concurrent statement with the same record waits for this one and then finds it (the replay
     /// insert's `ON CONFLICT`), so of two copies exactly one stores the user.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
-        if inserts.next() % RegistrationSQL.sweepInterval == 0 {
-            try await client.query("DELETE FROM coffer_replay WHERE expires_at <= \(replay.now)", logger: logger)
+        try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: nil)
+    }
+
+    /// Writes the replay record (when given), the key's sign-up count and the user: one statement. The
+    /// count's `UPDATE` locks the key's row, so a sign-up by the same key at once waits for this one and
+    /// then checks the limit against the count it left.
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
+    ) async throws -> UserInsertion {
+        let limit = Int64(limit ?? -1)
+        let rows: PostgresRowSequence
+        if let replay {
+            if inserts.next() % RegistrationSQL.sweepInterval == 0 {
+                try await client.query("DELETE FROM coffer_replay WHERE expires_at <= \(replay.now)", logger: logger)
+            }
+            rows = try await client.query("""
+                WITH replay AS (
+                    INSERT INTO coffer_replay (id, expires_at) SELECT \(replay.identifier), \(replay.expiry)
+                    WHERE NOT EXISTS (SELECT 1 FROM coffer_replay WHERE id = \(replay.earlierIdentifier ?? replay.identifier) AND expires_at > \(replay.now))
+                    ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= \(replay.now)
+                    RETURNING id
+                ), counted AS (
+                    UPDATE coffer_keys SET sign_ups = sign_ups + 1
+                    WHERE key_id = \(keyID) AND EXISTS (SELECT 1 FROM replay) AND (\(limit) < 0 OR sign_ups < \(limit))
+                    RETURNING key_id
+                ), inserted AS (
+                    INSERT INTO coffer_users (email, email_key, name, key_id, created_at)
+                    SELECT \(email), \(UserFields.emailKey(email)), \(name), \(keyID), \(createdAt) WHERE EXISTS (SELECT 1 FROM counted)
+                    ON CONFLICT DO NOTHING RETURNING id
+                )
+                SELECT (SELECT COUNT(*) FROM replay), (SELECT COUNT(*) FROM counted), (SELECT id FROM inserted)
+                """, logger: logger)
+        } else {
+            rows = try await client.query("""
+                WITH counted AS (
+                    UPDATE coffer_keys SET sign_ups = sign_ups + 1
+                    WHERE key_id = \(keyID) AND (\(limit) < 0 OR sign_ups < \(limit))
+                    RETURNING key_id
+                ), inserted AS (
+                    INSERT INTO coffer_users (email, email_key, name, key_id, created_at)
+                    SELECT \(email), \(UserFields.emailKey(email)), \(name), \(keyID), \(createdAt) WHERE EXISTS (SELECT 1 FROM counted)
+                    ON CONFLICT DO NOTHING RETURNING id
+                )
+                SELECT CAST(1 AS BIGINT), (SELECT COUNT(*) FROM counted), (SELECT id FROM inserted)
+                """, logger: logger)
         }
-        let rows = try await client.query("""
-            WITH replay AS (
-                INSERT INTO coffer_replay (id, expires_at) SELECT \(replay.identifier), \(replay.expiry)
-                WHERE NOT EXISTS (SELECT 1 FROM coffer_replay WHERE id = \(replay.earlierIdentifier ?? replay.identifier) AND expires_at > \(replay.now))
-                ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE coffer_replay.expires_at <= \(replay.now)
-                RETURNING id
-            ), inserted AS (
-                INSERT INTO coffer_users (email, email_key, name, key_id, created_at)
-                SELECT \(email), \(UserFields.emailKey(email)), \(name), \(keyID), \(createdAt) WHERE EXISTS (SELECT 1 FROM replay)
-                ON CONFLICT DO NOTHING RETURNING id
-            )
-            SELECT (SELECT COUNT(*) FROM replay), (SELECT id FROM inserted)
-            """, logger: logger)
-        for try await (recorded, id) in rows.decode((Int64, Int64?).self) {
+        for try await (recorded, counted, id) in rows.decode((Int64, Int64, Int64?).self) {
             guard recorded > 0 else { return .replayed }
+            guard counted > 0 else { return .limited }
             guard let id else { return .emailExists }
             return .inserted(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt))
         }

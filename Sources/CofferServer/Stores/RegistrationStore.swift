@@ -333,6 +333,16 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// remembered, or neither (a failed write leaves the request free to be sent again). A default
     /// implementation writes the two one after the other; Coffer's stores write them in one transaction.
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion
+    /// Writes the replay record (when given) and, on its first use, stores the user as
+    /// ``insertUser(email:name:keyID:createdAt:recordingFirstUse:)`` does, unless `keyID` already signed up
+    /// `limit` users (every sign-up it asked for counts, an address already registered included): the
+    /// count, its increase and the user's insert in one statement or transaction, serialized with the
+    /// key's other sign-ups across instances. A nil `limit` counts without limiting. A default
+    /// implementation counts the key's users and then writes (not exact under concurrency); Coffer's
+    /// stores are exact.
+    func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
+    ) async throws -> UserInsertion
     /// The user whose address is `email` (compared as sign-up compares them), or every user when nil;
     /// oldest first, at most `limit`.
     func users(email: String?, limit: Int) async throws -> [RegisteredUser]
@@ -408,6 +418,8 @@ public enum UserInsertion: Sendable, Hashable {
     case emailExists
     /// The replay record was already there: nothing was written.
     case replayed
+    /// The key signed up as many users as the limit allows: the replay record was written, no user.
+    case limited
 }
 
 extension RegistrationStore {
@@ -437,6 +449,19 @@ extension RegistrationStore {
     /// holding both (a failure between them leaves the record written and no user).
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
         guard try await recordFirstUse(of: replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
+        guard let user = try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
+        return .inserted(user)
+    }
+
+    /// Writes the replay record, counts the key's users, then stores the user: for a custom store that
+    /// has no transaction holding the three (sign-ups at once may pass the limit together).
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
+    ) async throws -> UserInsertion {
+        if let replay {
+            guard try await recordFirstUse(of: replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
+        }
+        if let limit, try await users(email: nil, limit: .max).count(where: { $0.keyID == keyID }) >= limit { return .limited }
         guard let user = try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
         return .inserted(user)
     }
@@ -526,6 +551,11 @@ enum RegistrationSQL {
             "CREATE UNIQUE INDEX coffer_master_keyring_one_wrapping ON coffer_master_keyring (state) WHERE state = 'wrapping'",
             "CREATE INDEX coffer_data_keys_master_key ON coffer_data_keys (master_key_id)",
         ],
+        // 8: how many users each key signed up (``insertUser``'s limit), counted from the users stored.
+        [
+            "ALTER TABLE coffer_keys ADD COLUMN sign_ups BIGINT NOT NULL DEFAULT 0",
+            "UPDATE coffer_keys SET sign_ups = (SELECT COUNT(*) FROM coffer_users WHERE coffer_users.key_id = coffer_keys.key_id)",
+        ],
     ]
 
     /// What each migration does, for the log line that says it was applied: `migrationTitles[N - 1]`.
@@ -537,6 +567,7 @@ enum RegistrationSQL {
         "SQLite's replay records in commit order",
         "users and keys by what was proven, and each key's history",
         "the master keyring",
+        "users signed up per key",
     ]
 
     /// The migration after whose statements the user-identity step runs.
@@ -607,6 +638,8 @@ enum RegistrationSQL {
 
     /// A user, unless one with the same address (byte for byte, or compared case-insensitively) exists.
     static let userColumns = "id, email, name, key_id, created_at"
+    /// One more sign-up by a key, unless it reached the limit ($2; below 0: none).
+    static let countSignUp = "UPDATE coffer_keys SET sign_ups = sign_ups + 1 WHERE key_id = $1 AND ($2 < 0 OR sign_ups < $2)"
     static let insertUser = "INSERT INTO coffer_users (email, email_key, name, key_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"
     static let usersByEmail = "SELECT \(userColumns) FROM coffer_users WHERE email_key = $1 OR email = $2 ORDER BY id LIMIT $3"
     static let allUsers = "SELECT \(userColumns) FROM coffer_users ORDER BY id LIMIT $1"

@@ -363,18 +363,33 @@ public final class SQLiteRegistrationStore: RegistrationStore {
 
     /// Writes the replay record and, on its first use, the user, in one job of one transaction.
     public func insertUser(email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord) async throws -> UserInsertion {
+        try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: nil)
+    }
+
+    /// Writes the replay record (when given), counts the key's sign-up and stores the user, in one job
+    /// of one transaction (SQLite's one writer: the count is exact across processes).
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
+    ) async throws -> UserInsertion {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
         return try await write { [replays] db in
-            guard try Self.recordFirstUse(replay.identifier, expiringAt: replay.expiry, now: replay.now, sweep: sweep, ledger: replays, in: db) else {
-                return .replayed
+            if let replay {
+                guard try Self.recordFirstUse(replay.identifier, expiringAt: replay.expiry, now: replay.now, sweep: sweep, ledger: replays, in: db) else {
+                    return .replayed
+                }
             }
+            var counted = false
             do {
+                try db.cachedStatement(sql: Self.countSignUp).execute(arguments: [keyID, Int64(limit ?? -1)])
+                guard db.changesCount == 1 else { return .limited }
+                counted = true
                 guard let user = try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) else { return .emailExists }
                 return .inserted(user)
             } catch {
-                // This job must leave nothing: its record goes too (it was new or expired, so taking it
-                // back forgets nothing live).
-                try? replays.forget(replay.identifier, in: db)
+                // This job must leave nothing (it shares its transaction with others): its record goes
+                // too (it was new or expired, so taking it back forgets nothing live), and its count.
+                if let replay { try? replays.forget(replay.identifier, in: db) }
+                if counted { try? db.execute(sql: "UPDATE coffer_keys SET sign_ups = sign_ups - 1 WHERE key_id = ?", arguments: [keyID]) }
                 throw error
             }
         }
@@ -421,6 +436,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// trigger, which opens a statement journal for the statement; freeing its memory each time made the
     /// allocator hand pages back to the kernel (madvise) and fault them in again, ~6 µs a request.
     private static let userInsert = sqlite(RegistrationSQL.insertUser)
+    private static let countSignUp = sqlite(RegistrationSQL.countSignUp)
 
     /// The newest migration applied (0 before any).
     public func schemaVersion() async throws -> Int {

@@ -165,6 +165,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("encryption-key-limit"), help: ArgumentHelp("Changes of one key's encryption key per hour before POST /encryption-key is 429 (0: no limit).", valueName: "n"))
     var encryptionKeyLimit: Int = 10
 
+    @Option(name: .customLong("sign-up-limit"), help: ArgumentHelp("Users one key may sign up through POST /register_user, in all, before 409 sign-up-limit (0: no limit).", valueName: "n"))
+    var signUpLimit: Int = 10
+
     @Option(name: .customLong("admin-key"), help: ArgumentHelp("An admin's public key file (EC or Ed25519; repeatable).", valueName: "file"))
     var adminKeys: [String] = []
 
@@ -226,8 +229,8 @@ struct Serve: ParsableCommand {
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0 to 65535") }
         if !(1...3600).contains(headerTimeout) { throw ValidationError("--header-timeout must be 1 to 3600 seconds") }
-        if registerLimit < 0 || failureLimit < 0 || rotateLimit < 0 || encryptionKeyLimit < 0 {
-            throw ValidationError("--register-limit, --failure-limit, --rotate-limit and --encryption-key-limit must be 0 (no limit) or more")
+        if registerLimit < 0 || failureLimit < 0 || rotateLimit < 0 || encryptionKeyLimit < 0 || signUpLimit < 0 {
+            throw ValidationError("--register-limit, --failure-limit, --rotate-limit, --encryption-key-limit and --sign-up-limit must be 0 (no limit) or more")
         }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level takes trace, debug, info, notice, warning, error or critical") }
         if let metricsPort, !(0...65535).contains(metricsPort) { throw ValidationError("--metrics-port must be 0 to 65535") }
@@ -320,6 +323,7 @@ struct Serve: ParsableCommand {
         options.signatureFailuresPerMinute = failureLimit == 0 ? nil : failureLimit
         options.dataKeyRotationsPerHour = rotateLimit == 0 ? nil : rotateLimit
         options.encryptionKeyChangesPerHour = encryptionKeyLimit == 0 ? nil : encryptionKeyLimit
+        options.signUpsPerKey = signUpLimit == 0 ? nil : signUpLimit
         options.adminKeys = try adminKeys.map(Self.adminKey)
         options.registration = registration.flatMap(RegistrationMode.init(rawValue:))
         options.keyRecordMaximumAge = .milliseconds(keyCacheMilliseconds)

@@ -14,7 +14,7 @@ extension Serve {
     static let environment = EnvironmentOptions(options: [
         ("host", .value), ("port", .value), ("database", .value), ("cert", .value), ("key", .value),
         ("public-scheme", .value), ("public-authority", .value), ("max-age", .value), ("header-timeout", .value),
-        ("register-limit", .value), ("failure-limit", .value), ("rotate-limit", .value), ("encryption-key-limit", .value),
+        ("register-limit", .value), ("failure-limit", .value), ("rotate-limit", .value), ("encryption-key-limit", .value), ("sign-up-limit", .value),
         ("admin-key", .list), ("registration", .value), ("master-key-file", .list), ("data-key-scope", .value),
         ("metrics-port", .value), ("metrics-host", .value), ("key-cache-ms", .value), ("log-level", .value),
         ("log-format", .value), ("trusted-proxy", .list), ("database-connect-timeout", .value),

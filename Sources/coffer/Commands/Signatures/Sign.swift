@@ -73,11 +73,24 @@ struct Sign: ParsableCommand {
             let publicKey = signingKey.verifyingKey
             if signingKey.algorithm.signsMessagesWhole {
                 let message = try readWholeMessage(file, algorithm: signingKey.algorithm)
+                try refuseLabelled(message)
                 let signature = try signingKey.signature(for: message, options: SignatureOptions())
                 guard publicKey.isValidSignature(signature, for: message) else { throw selfCheckFailure }
                 bytes = signature
             } else {
-                let digest = try flags.hash.hash(fileAtPath: file) { progress.update($0) }
+                // The file's first bytes are kept as it is hashed: a file that begins with one of
+                // Coffer's signing labels is refused before anything is signed.
+                var start: [UInt8] = []
+                var digester = Digester(flags.hash)
+                var done: Int64 = 0
+                _ = try reader.forEachChunk { chunk in
+                    if start.count < SigningLabel.maximumLength { start += chunk.prefix(SigningLabel.maximumLength - start.count) }
+                    digester.update(chunk)
+                    done += Int64(chunk.count)
+                    progress.update(done)
+                }
+                try refuseLabelled(start)
+                let digest = digester.finalize()
                 let signature = try signingKey.signature(for: digest, options: flags.options)
                 guard publicKey.isValidSignature(signature, for: digest, options: flags.options) else { throw selfCheckFailure }
                 bytes = signature
@@ -97,6 +110,16 @@ struct Sign: ParsableCommand {
         if destination != "-" {
             Terminal.writeError("signed \(file == "-" ? "standard input" : file) with \(signingKey.algorithm) key \(signingKey.verifyingKey.fingerprint.keyID) -> \(destination)\n")
         }
+    }
+
+    /// Refuses to sign raw bytes that begin with one of Coffer's signing labels: the signature could
+    /// pass for a keychain export's or a signature file's.
+    private func refuseLabelled(_ start: [UInt8]) throws {
+        guard let label = SigningLabel.label(beginning: start) else { return }
+        throw CommandFailure(
+            "refusing to sign '\(file == "-" ? "standard input" : file)' raw: it begins with '\(label)', the label of Coffer's own signatures, and a raw signature of it could pass for one; nothing was written",
+            hint: "sign it as a Coffer signature file (drop --raw), which signs the file's digest under its own label"
+        )
     }
 
     private var selfCheckFailure: CommandFailure {
