@@ -42,14 +42,20 @@ struct AdminVisibilityTests {
         return request
     }
 
+    /// Open registration, `admin` the admin key, and a failure limit of 3 a minute on a clock held still
+    /// (so the limit holds however slowly the test runs).
+    static func options(admin: SigningKey) -> RegistrationServer.Options {
+        var options = AllowList.options(admin: admin, registration: .open)
+        options.signatureFailuresPerMinute = 3
+        options.clock.monotonicSeconds = { 0 }
+        return options
+    }
+
     @Test func everyoneButAnAdminIsAnsweredAsForAPathThatDoesNotExist() async throws {
         let folder = try TemporaryDirectory()
         let store = try await Server.sqliteStore(folder)
         let admin = try SigningKey.generate(.ed25519)
-        var options = AllowList.options(admin: admin, registration: .open)
-        options.signatureFailuresPerMinute = 3
-        options.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
-        let withAdmin = options
+        let withAdmin = Self.options(admin: admin)
         try await Server.withServer(store: store, options: withAdmin) { base in
             let nowhere = try await Self.answer(Self.request(.GET, base + "/nothing/here"))
             #expect(nowhere.status == 404)
@@ -103,10 +109,7 @@ struct AdminVisibilityTests {
         for withAdminAPI in [true, false] {
             let folder = try TemporaryDirectory()
             let store = try await Server.sqliteStore(folder)
-            let admin = try SigningKey.generate(.ed25519)
-            var options = AllowList.options(admin: admin, registration: .open)
-            options.signatureFailuresPerMinute = 3
-            options.clock.monotonicSeconds = { 0 }  // held still: the limit holds however slowly the test runs
+            var options = Self.options(admin: try SigningKey.generate(.ed25519))
             if !withAdminAPI { options.adminKeys = [] }
             let configured = options
             let status = try await Server.withServer(store: store, options: configured) { base in
