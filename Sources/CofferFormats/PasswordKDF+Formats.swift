@@ -21,7 +21,7 @@ extension PasswordKDF {
         malformed: CofferFormatsError.Code
     ) throws(CofferFormatsError) -> SymmetricKey {
         do {
-            try limits.check(self, subject: what)
+            try limits.check(self, deriving: byteCount, subject: what)
             return try derive(password: password, salt: salt, byteCount: byteCount, limits: limits)
         } catch {
             switch error.code {
@@ -39,7 +39,7 @@ extension PasswordKDF {
     /// secrets (`PasswordKDF.checkStrengthForNewSecret()`) applies, and so does the ceiling of what a
     /// reader with the default `PasswordKDFLimits` opens: Coffer does not write what it would refuse to read.
     func deriveForWriting(password: [UInt8], salt: [UInt8], byteCount: Int = 32) throws(CofferFormatsError) -> SymmetricKey {
-        try Self.checkReadableByDefault(self)
+        try Self.checkReadableByDefault(self, deriving: byteCount)
         do {
             try checkStrengthForNewSecret()
             return try derive(password: password, salt: salt, byteCount: byteCount, limits: .unbounded)
@@ -58,12 +58,12 @@ extension PasswordKDF {
     ) throws(CofferFormatsError) -> SymmetricKey {
         if let limits {
             do {
-                try limits.check(self, subject: what)
+                try limits.check(self, deriving: byteCount, subject: what)
             } catch {
                 throw CofferFormatsError(.costTooHigh, error.reason, underlying: error)
             }
         } else {
-            try Self.checkReadableByDefault(self)
+            try Self.checkReadableByDefault(self, deriving: byteCount)
         }
         do {
             return try derive(password: password, salt: salt, byteCount: byteCount, limits: .unbounded)
@@ -75,9 +75,9 @@ extension PasswordKDF {
     }
 
     /// Refuses, before any work, a cost for a new secret that a reader with the default limits refuses.
-    static func checkReadableByDefault(_ kdf: PasswordKDF) throws(CofferFormatsError) {
+    static func checkReadableByDefault(_ kdf: PasswordKDF, deriving byteCount: Int? = nil) throws(CofferFormatsError) {
         do {
-            try PasswordKDFLimits().check(kdf, subject: "a new secret")
+            try PasswordKDFLimits().check(kdf, deriving: byteCount, subject: "a new secret")
         } catch {
             throw CofferFormatsError(
                 .costTooHigh, "\(error.reason): readers with the default limits would refuse to open it", underlying: error

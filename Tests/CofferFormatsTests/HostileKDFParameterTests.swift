@@ -46,6 +46,17 @@ struct HostileKDFParameterTests {
         }
     }
 
+    /// `openssl enc -pbkdf2` derives its key and IV together, 48 bytes: two blocks of PBKDF2-HMAC-SHA256,
+    /// twice the iterations' work. 1,500,000 iterations (3,000,000 in all) were read, and written, under
+    /// the default limit that counted 1,500,000; both are refused now, before any work.
+    @Test func opensslEncCountsItsTwoOutputBlocks() throws {
+        let file = Array("Salted__".utf8) + [UInt8](repeating: 1, count: 8) + [UInt8](repeating: 2, count: 32)
+        let error = try #require(throws: CofferFormatsError.costTooHigh) { try OpenSSLEnc.decrypt(file, password: Self.password, iterations: 1_500_000) }
+        #expect(error.reason.contains("for each of 2 output blocks"), "\(error.reason)")
+        #expect(throws: CofferFormatsError.costTooHigh) { try OpenSSLEnc.encrypt([1], password: Self.password, iterations: 1_000_001) }
+        #expect(throws: Never.self) { try PasswordKDFLimits().check(.pbkdf2(iterations: 1_000_000), deriving: 48) }
+    }
+
     /// What Coffer writes by default opens under the default limits; the largest cost its writers accept
     /// (scrypt 2^19 at r = 8, 2,000,000 PBKDF2 iterations) is admitted, checked without deriving it.
     @Test func filesAtTheDefaultsStillOpen() throws {
@@ -87,7 +98,7 @@ struct HostileKDFParameterTests {
         let error = try #require(throws: CofferFormatsError.costTooHigh) {
             try OpenSSLEnc.decrypt(file, password: Self.password, iterations: 2_000_001)
         }
-        #expect(error.reason.contains("PBKDF2 iterations, above the limit of"), "\(error.reason)")
+        #expect(error.reason.contains("PBKDF2 iterations for each of 2 output blocks (4000002 in all), above the limit of"), "\(error.reason)")
         #expect(try OpenSSLEnc.decrypt(file, password: Self.password, iterations: 1000) == Array("x".utf8))
     }
 }

@@ -320,6 +320,14 @@ extension MasterKeyringTests {
                 #expect(!accepted && error.code == .exposedMasterKeyFile && error.hint == "chmod go-w '\(folder)'", "\(String(mode, radix: 8)): \(error)")
             }
         }
+        // A link in a folder others can write is theirs to point elsewhere, even at a key in a safe folder.
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+        let open = outer.path("open")
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open)
+        try FileManager.default.createSymbolicLink(atPath: open + "/master.key", withDestinationPath: path)
+        let linked = #expect(throws: ServerConfigurationError.self) { try ServerMasterKey(contentsOf: open + "/master.key") }
+        #expect(linked?.hint == "chmod go-w '\(open)'", "\(String(describing: linked))")
         // Owners: only root can give a file or folder away, so this part runs as root (as CI does).
         guard geteuid() == 0 else { return }
         let nobody: UInt32 = 65534

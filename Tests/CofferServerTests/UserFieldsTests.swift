@@ -65,6 +65,35 @@ struct UserFieldsTests {
         #expect(local.utf8.count == 253)
         #expect(UserFields.email("a" + local) == .success("a" + local))
         #expect(UserFields.email("aa" + local) == .failure(.email))
+        // Counted as stored: the domain's lowercasing lengthens `İ` (two bytes) to `i̇` (three), so 253
+        // bytes sent were 371 stored.
+        let dotted = "xxxxxx@" + String(repeating: "\u{130}", count: 120) + ".com"
+        #expect(dotted.utf8.count == 251)
+        #expect(UserFields.email(dotted) == .failure(.email))
+    }
+
+    /// Addresses that reach one mailbox compare equal: default case folding of the local part, the
+    /// domain mapped (fullwidth forms, ideographic full stops, `xn--` labels, a trailing dot); the
+    /// dotless `ı` and another script's look-alike stay apart. The byte-level path for ASCII gives what
+    /// the Unicode path gives.
+    @Test func addressesCompareAsMailSystemsCompareThem() {
+        let same: [[String]] = [
+            ["Straße@example.com", "STRASSE@example.com", "strasse@EXAMPLE.com"],
+            ["ΟΔΟΣ@example.com", "οδος@example.com", "οδοσ@example.com"],
+            ["ada@ｅｘａｍｐｌｅ.com", "ada@example.com", "ada@example.com.", "ada@example。com", "ADA@Example.COM"],
+            ["ada@bücher.example", "ada@xn--bcher-kva.example", "ada@XN--BCHER-KVA.EXAMPLE", "ada@BÜCHER.example."],
+            ["İx@example.com", "i\u{307}x@example.com"],
+        ]
+        for spellings in same {
+            let keys = Set(spellings.map(UserFields.emailKey))
+            #expect(keys.count == 1, "\(spellings): \(keys)")
+        }
+        #expect(UserFields.emailKey("ıx@example.com") != UserFields.emailKey("ix@example.com"))
+        #expect(UserFields.emailKey("\u{430}da@example.com") != UserFields.emailKey("ada@example.com"), "Cyrillic а")
+        #expect(UserFields.emailKey("ada@xn--not-valid-!.example") == "ada@xn--not-valid-!.example")
+        for text in Self.edges + (0..<2_000).map({ Self.printableASCII(length: $0 % 300) }) + ["a@xn--bcher-kva.de", "A@B.", "x@XN--MNCHEN-3YA.DE"] {
+            #expect(UserFields.emailKey(text) == UserFields.anyEmailKey(text), "\(text.debugDescription)")
+        }
     }
 
     /// Control, format and separator characters are refused in both fields, naming the character.

@@ -8,6 +8,7 @@ import CofferServer
 import CofferTestSupport
 import CofferTesting
 import Foundation
+import GRDB
 import HTTPTypes
 import Testing
 
@@ -88,6 +89,56 @@ struct UserIdentityTests {
             let precomposed = try await Self.signUp(instances.two, json: #"{"email": "jos\u00e9-\#(local)@example.com", "name": "José"}"#, signer: signer)
             #expect(precomposed.status == 409, "\(precomposed.text)")
         }
+    }
+
+    /// Addresses that reach one mailbox are one user, on every store: default case folding (`ß`/`SS`),
+    /// the domain's Unicode and `xn--` spellings, fullwidth forms and a trailing dot; the admin API finds
+    /// the user by any of them. (`Straße@` and `STRASSE@`, or `bücher.example` and its `xn--` form, were
+    /// two users.)
+    @Test(arguments: Backend.allCases)
+    func addressesThatReachOneMailboxAreOneUser(backend: Backend) async throws {
+        try await DataKeyTests.withTwoInstances(backend) { instances in
+            let signer = try await Self.device(at: instances.one, identity: .generateX25519())
+            let tag = UUID().uuidString.prefix(8).lowercased()
+            let created = try await Self.signUp(instances.one, json: #"{"email": "Stra\u00dfe-\#(tag)@b\u00fccher.example", "name": "Ada"}"#, signer: signer)
+            #expect(created.status == 201, "\(created.text)")
+            for spelling in ["STRASSE-\(tag)@xn--bcher-kva.example", "strasse-\(tag)@B\u{DC}CHER.example.", "Strasse-\(tag)@\u{FF42}\u{FC}cher.example"] {
+                let again = try await Self.signUp(instances.two, json: #"{"email": "\#(spelling)", "name": "Ada"}"#, signer: signer)
+                #expect(again.status == 409 && again.problem?.reason == "email-exists", "\(spelling): \(again.text)")
+            }
+            let found = try await AllowList.admin(.get, instances.two, "/admin/users?email=STRASSE-\(tag)@XN--BCHER-KVA.EXAMPLE", as: instances.admin)
+            #expect((found.json["users"] as? [[String: Any]])?.count == 1, "\(found.text)")
+        }
+    }
+
+    /// Migration 8 makes every stored user's comparison key again, oldest first: two users an earlier
+    /// release stored as two addresses that now compare equal both stay, the older keeping the key; a
+    /// new sign-up of the address is refused, and each key's sign-up count starts at its users.
+    @Test func migrationEightFoldsTheAddressesStoredBefore() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("server.sqlite")
+        let store = try await DatabaseLocation.sqlite(path: path).openForTest()
+        _ = try await store.registerKey(RegisteredKey(keyID: "k_m8", algorithm: .ed25519, publicKey: "AAAA", secret: nil, createdAt: 1), spending: nil)
+        try await store.close()
+        // The database as the previous release left it: schema 7, no sign-up count, keys lowercased.
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO coffer_users (email, email_key, name, key_id, created_at)
+                VALUES ('Straße@example.com', 'straße@example.com', 'A', 'k_m8', 1), ('STRASSE@example.com', 'strasse@example.com', 'B', 'k_m8', 2)
+                """)
+            try db.execute(sql: "DELETE FROM coffer_schema WHERE version = 8")
+            try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN sign_ups")
+        }
+        try queue.close()
+        let migrated = try await DatabaseLocation.sqlite(path: path).openForTest()
+        #expect(try await migrated.users(email: nil, limit: 10).map(\.name) == ["A", "B"], "no user is lost")
+        #expect(try await migrated.users(email: "strasse@EXAMPLE.com", limit: 10).map(\.name) == ["A"])
+        #expect(try await migrated.insertUser(email: "strasse@example.com", name: "C", keyID: "k_m8", createdAt: 3) == nil)
+        let counted = try await migrated.insertUser(email: "new@example.com", name: "D", keyID: "k_m8", createdAt: 4, recordingFirstUse: nil, signUpsPerKey: 3)
+        #expect(counted != .limited, "two users counted, and the refused sign-up above went around the count")
+        #expect(try await migrated.insertUser(email: "new2@example.com", name: "E", keyID: "k_m8", createdAt: 5, recordingFirstUse: nil, signUpsPerKey: 3) == .limited)
+        try await migrated.close()
     }
 
     /// Names and addresses with a control character (NUL included: PostgreSQL refused it with an error

@@ -285,7 +285,8 @@ public enum OpenSSLEnc {
     ) throws {
         guard iterations >= 1 else { throw CofferFormatsError(.invalidArgument, "expected a positive iteration count, found \(iterations)") }
         do {
-            try limits.check(.pbkdf2(iterations: iterations), subject: "this decryption")
+            // OpenSSL derives the key and the IV together: 48 bytes, two blocks of SHA-256.
+            try limits.check(.pbkdf2(iterations: iterations), deriving: 48, subject: "this decryption")
         } catch {
             throw CofferFormatsError(.costTooHigh, error.reason, underlying: error)
         }

@@ -25,8 +25,9 @@ public struct ServerMasterKey: Sendable {
 
     /// The master key in the file at `path`: exactly 32 raw bytes, in a file only its owner can read
     /// (mode 0600 or 0400, checked on the file as opened), owned by the user the server runs as or by
-    /// root, in folders that no one else can change (each folder up to `/` owned by that user or root,
-    /// and not writable by others unless sticky, as `/tmp` is: `ssh` holds its keys to the same rules).
+    /// root, in folders that no one else can change (each folder up to `/`, along the path as written and
+    /// with its links resolved, owned by that user or root and not writable by others unless sticky, as
+    /// `/tmp` is: `ssh` holds its keys to the same rules).
     /// A file others can read has been exposed to them, and one others could replace, by owning it or
     /// a folder above it, is theirs: both are refused.
     /// - Throws: ``ServerConfigurationError`` `.exposedMasterKeyFile` for another mode, another owner
@@ -70,28 +71,35 @@ public struct ServerMasterKey: Sendable {
         }
     }
 
-    /// The first folder from the file's up to `/` (symbolic links resolved) that someone other than
-    /// `user` and root could change: one owned by another user, or writable by its group or by others
-    /// without the sticky bit (which keeps others from replacing what they do not own). Nil when there
-    /// is none, or when the path cannot be resolved (the file was just read through it).
+    /// The first folder that someone other than `user` and root could change, from the file's up to `/`,
+    /// along the path as written and along the path with its links resolved (a link in a folder others
+    /// can write is theirs to point elsewhere): one owned by another user, or writable by its group or
+    /// by others without the sticky bit (which keeps others from replacing what they do not own). Nil
+    /// when there is none.
     static func folderOthersCanChange(above path: String, user: UInt32) -> (path: String, why: String, hint: String)? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        var folder = URL(fileURLWithPath: String(cString: resolved)).deletingLastPathComponent().path
-        while true {
-            var info = stat()
-            guard stat(folder, &info) == 0 else { return nil }
-            let mode = UInt32(info.st_mode) & 0o7777
-            if info.st_uid != user && info.st_uid != 0 {
-                return (folder, "belongs to user \(info.st_uid)", "keep the key in a folder of the server's user or root")
-            }
-            if mode & 0o022 != 0 && mode & UInt32(S_ISVTX) == 0 {
-                let octal = String(mode, radix: 8)
-                return (folder, "others can write to (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))", "chmod go-w '\(folder)'")
-            }
-            guard folder != "/" else { return nil }
-            folder = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+        var files = [URL(fileURLWithPath: path).standardizedFileURL.path]
+        if let resolved = realpath(path, nil) {
+            files.append(String(cString: resolved))
+            free(resolved)
         }
+        for file in files {
+            var folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+            while true {
+                var info = stat()
+                guard stat(folder, &info) == 0 else { break }
+                let mode = UInt32(info.st_mode) & 0o7777
+                if info.st_uid != user && info.st_uid != 0 {
+                    return (folder, "belongs to user \(info.st_uid)", "keep the key in a folder of the server's user or root")
+                }
+                if mode & 0o022 != 0 && mode & UInt32(S_ISVTX) == 0 {
+                    let octal = String(mode, radix: 8)
+                    return (folder, "others can write to (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))", "chmod go-w '\(folder)'")
+                }
+                guard folder != "/" else { break }
+                folder = URL(fileURLWithPath: folder).deletingLastPathComponent().path
+            }
+        }
+        return nil
     }
 
     /// A master key from its 32 bytes in base64 (surrounding white space ignored), as an environment

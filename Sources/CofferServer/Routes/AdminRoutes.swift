@@ -105,6 +105,11 @@ struct AdminRoutes: Sendable {
         guard let after = try await parts.store.setState(state, ofKey: keyID, actor: Self.actor(context), at: parts.clock.wallSeconds()) else {
             throw ProblemDetails.unknownKey(keyID)
         }
+        // A revocation that landed between the read above and the change: the change was refused in
+        // the store's statement, and is answered as one asked of a revoked key.
+        if after.state == .revoked && state != .revoked {
+            throw ProblemDetails(status: .conflict, reason: "key-revoked", detail: "the key '\(keyID)' is revoked; revocation is final")
+        }
         context.logger.notice("admin changed a key", metadata: [
             "keyid": .string(keyID), "state": .string(after.state.rawValue), "admin": .string(context.verifiedSignature?.keyID ?? "?"),
         ])

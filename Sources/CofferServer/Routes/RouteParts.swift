@@ -88,7 +88,8 @@ struct RouteParts: Sendable {
     }
 }
 
-/// Counts failed signature checks per address and, once an address has used its allowance,
+/// Counts failed signature checks (a body too large to verify among them) per address and, once an
+/// address has used its allowance,
 /// answers `429` before verifying anything, until a token is back.
 struct SignatureFailureLimit: RouterMiddleware {
     typealias Context = HTTPSignatureContext
@@ -102,7 +103,9 @@ struct SignatureFailureLimit: RouterMiddleware {
             return RegistrationServer.tooManyRequests(retryAfter: wait, "too many failed signature checks from this address")
         }
         let response = try await next(request, context)
-        if response.status == .unauthorized { _ = limiter.take(address) }
+        // A body too large to verify counts as a failed check: under /admin/ both are answered as an
+        // unknown path (which counts too), and must count the same.
+        if response.status == .unauthorized || response.status == .contentTooLarge { _ = limiter.take(address) }
         return response
     }
 }

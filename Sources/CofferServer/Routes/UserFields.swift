@@ -64,15 +64,56 @@ enum UserFields {
         guard text.utf8.count <= 4 * maximumEmailBytes else { return .failure(.email) }
         if let scalar = hostileScalar(in: text) { return .failure(.character(scalar, in: "email")) }
         let email = text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
-        guard email.utf8.count <= maximumEmailBytes, let at = email.lastIndex(of: "@"), email.firstIndex(of: "@") == at, at != email.startIndex,
+        guard let at = email.lastIndex(of: "@"), email.firstIndex(of: "@") == at, at != email.startIndex,
               email.index(after: at) != email.endIndex, !email.unicodeScalars.contains(where: isBlank) else { return .failure(.email) }
-        return .success(String(email[...at]) + email[email.index(after: at)...].lowercased())
+        // Counted as stored: lowercasing can lengthen a domain (`İ`, two bytes, is `i̇`, three).
+        let normalized = String(email[...at]) + email[email.index(after: at)...].lowercased()
+        guard normalized.utf8.count <= maximumEmailBytes else { return .failure(.email) }
+        return .success(normalized)
     }
 
-    /// What addresses are compared by: the normalized address lowercased, so that addresses differing
-    /// only in case are one user. Stored as `coffer_users.email_key`, unique.
+    /// What addresses are compared by, so that the spellings that reach one mailbox are one user
+    /// (docs/SERVER.md, "Users"): the part before the last `@` in Unicode's default case folding (`ß` and
+    /// `SS`, final and medial sigma, `İ` as `i̇`; `ı` stays itself), the domain as UTS #46 maps it as far as
+    /// normalization carries it (NFKC and case folding: fullwidth letters and ideographic full stops are
+    /// their ASCII forms), its `xn--` labels decoded (``Punycode``) and a trailing dot dropped. Stored as
+    /// `coffer_users.email_key`, unique. Printable ASCII with no `xn--` and no trailing dot takes a
+    /// byte-level path that gives the same answer.
     static func emailKey(_ normalized: String) -> String {
-        normalized.precomposedStringWithCanonicalMapping.lowercased()
+        let bytes = normalized.utf8
+        if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            let lowered = bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+            if lowered.last != UInt8(ascii: "."), lowered.firstRange(of: Array("xn--".utf8)) == nil {
+                return String(decoding: lowered, as: UTF8.self)
+            }
+        }
+        return anyEmailKey(normalized)
+    }
+
+    /// ``emailKey(_:)`` through Unicode's folding and normalization, for any text.
+    static func anyEmailKey(_ normalized: String) -> String {
+        let address = normalized.precomposedStringWithCanonicalMapping
+        guard let at = address.lastIndex(of: "@") else { return folded(address) }
+        return folded(String(address[..<at])) + "@" + domainKey(String(address[address.index(after: at)...]))
+    }
+
+    /// Unicode's default (full) case folding, then NFC.
+    static func folded(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
+    }
+
+    /// A domain as ``emailKey(_:)`` compares it: NFKC, case folded, ideographic full stops as dots, a
+    /// trailing dot dropped, and each `xn--` label that is valid Punycode decoded and mapped the same way.
+    static func domainKey(_ domain: String) -> String {
+        let mapped = String(domain.precomposedStringWithCompatibilityMapping.unicodeScalars.map { scalar in
+            [0x3002, 0xFF0E, 0xFF61].contains(scalar.value) ? "." : Character(scalar)
+        })
+        var labels = folded(mapped).precomposedStringWithCompatibilityMapping.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
+        return labels.map { label -> String in
+            guard label.utf8.starts(with: "xn--".utf8), let decoded = Punycode.decode(label.utf8.dropFirst(4)) else { return String(label) }
+            return folded(decoded.precomposedStringWithCompatibilityMapping).precomposedStringWithCompatibilityMapping
+        }.joined(separator: ".")
     }
 
     /// The name in NFC when it has 1 to ``maximumNameCharacters`` characters in at most

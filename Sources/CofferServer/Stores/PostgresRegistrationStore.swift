@@ -205,6 +205,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
                             )
                         }
                         if index + 1 == RegistrationSQL.userIdentityMigration { try await userIdentityStep(on: connection) }
+                        if index + 1 == RegistrationSQL.emailFoldingMigration { try await emailFoldingStep(on: connection) }
                         try await connection.query("INSERT INTO coffer_schema (version) VALUES (\(Int64(index + 1)))", logger: logger)
                         try await connection.query("COMMIT", logger: logger)
                         versions.append(index + 1)
@@ -219,6 +220,18 @@ public final class PostgresRegistrationStore: RegistrationStore {
             }
             try await connection.query("SELECT pg_advisory_unlock(7304182)", logger: logger)
             return versions
+        }
+    }
+
+    /// Migration 8's step: every user's `email_key` made again, oldest first, inside its transaction.
+    private func emailFoldingStep(on connection: PostgresConnection) async throws {
+        var users: [(id: Int64, email: String)] = []
+        for try await (id, email) in try await connection.query("SELECT id, email FROM coffer_users ORDER BY id", logger: logger).decode((Int64, String).self) {
+            users.append((id, email))
+        }
+        try await connection.query("UPDATE coffer_users SET email_key = NULL", logger: logger)
+        for (id, key) in RegistrationSQL.emailKeys(for: users, taken: []) {
+            try await connection.query("UPDATE coffer_users SET email_key = \(key) WHERE id = \(id)", logger: logger)
         }
     }
 

@@ -552,6 +552,8 @@ enum RegistrationSQL {
             "CREATE INDEX coffer_data_keys_master_key ON coffer_data_keys (master_key_id)",
         ],
         // 8: how many users each key signed up (``insertUser``'s limit), counted from the users stored.
+        // Then a step in Swift (same transaction) gives every user the `email_key` of this release's
+        // comparison (``UserFields/emailKey(_:)``: case folding, the domain mapped), oldest first.
         [
             "ALTER TABLE coffer_keys ADD COLUMN sign_ups BIGINT NOT NULL DEFAULT 0",
             "UPDATE coffer_keys SET sign_ups = (SELECT COUNT(*) FROM coffer_users WHERE coffer_users.key_id = coffer_keys.key_id)",
@@ -567,11 +569,13 @@ enum RegistrationSQL {
         "SQLite's replay records in commit order",
         "users and keys by what was proven, and each key's history",
         "the master keyring",
-        "users signed up per key",
+        "users signed up per key; addresses compared as mail systems compare them",
     ]
 
     /// The migration after whose statements the user-identity step runs.
     static let userIdentityMigration = 6
+    /// The migration after whose statements every user's `email_key` is made again.
+    static let emailFoldingMigration = 8
 
     /// Migration 6's step, for users stored before it: which `email_key` to give each user that has none
     /// (`users`: id and stored address, oldest first), given the keys already `taken`. Of addresses that

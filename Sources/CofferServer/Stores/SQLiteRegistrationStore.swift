@@ -51,10 +51,22 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     try db.execute(sql: statement.replacingOccurrences(of: "%SERIAL%", with: "INTEGER PRIMARY KEY AUTOINCREMENT"))
                 }
                 if index + 1 == RegistrationSQL.userIdentityMigration { try Self.userIdentityStep(in: db) }
+                if index + 1 == RegistrationSQL.emailFoldingMigration { try Self.emailFoldingStep(in: db) }
                 try db.execute(sql: "INSERT INTO coffer_schema (version) VALUES (?)", arguments: [index + 1])
                 versions.append(index + 1)
             }
             return versions
+        }
+    }
+
+    /// Migration 8's step: every user's `email_key` made again, oldest first (of addresses that now
+    /// compare equal, the oldest keeps the key and the others none: no user is lost, and new sign-ups of
+    /// the address are refused).
+    private static func emailFoldingStep(in db: Database) throws {
+        let users = try Row.fetchAll(db, sql: "SELECT id, email FROM coffer_users ORDER BY id").map { (id: $0[0] as Int64, email: $0[1] as String) }
+        try db.execute(sql: "UPDATE coffer_users SET email_key = NULL")
+        for (id, key) in RegistrationSQL.emailKeys(for: users, taken: []) {
+            try db.execute(sql: "UPDATE coffer_users SET email_key = ? WHERE id = ?", arguments: [key, id])
         }
     }
 

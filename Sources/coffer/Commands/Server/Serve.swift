@@ -358,7 +358,9 @@ struct Serve: ParsableCommand {
             try await Listeners.checkFree(host: host, port: port, what: "--port")
             if let metricsPort { try await Listeners.checkFree(host: metricsHost, port: metricsPort, what: "--metrics-port") }
             if options.effectiveRegistration == .open {
-                logger.warning("registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)")
+                logger.warning(options.adminKeys.isEmpty
+                    ? "registration is open: anyone can register a key (start with --admin-key PUB for tokens, or --registration closed)"
+                    : "registration is open: anyone can register a key (--registration token makes each registration need an admin's token)")
             }
             let store: any RegistrationStore
             do {
