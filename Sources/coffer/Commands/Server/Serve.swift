@@ -271,16 +271,6 @@ struct Serve: ParsableCommand {
         }
     }
 
-    /// The database's bounds the options give.
-    var databaseLimits: DatabaseLimits {
-        var limits = DatabaseLimits()
-        limits.connectTimeout = .milliseconds(Int64(databaseConnectTimeout * 1000))
-        limits.statementTimeout = .milliseconds(Int64(databaseStatementTimeout * 1000))
-        limits.maximumConnections = databaseConnections
-        limits.certificateAuthorityFile = databaseCA
-        return limits
-    }
-
     func run() throws {
         // A log line standard error cannot take (its reader has gone: a pipeline's reader quit, a log
         // shipper restarting) is dropped rather than the end of the server. SwiftNIO ignores SIGPIPE

@@ -7,8 +7,18 @@ import Foundation
 import Logging
 
 // `coffer serve`'s environment variables and its steps around serving: migrating only, closing the
-// store, reading an admin key.
+// store, reading an admin key, the database's bounds.
 extension Serve {
+    /// The database's bounds the options give.
+    var databaseLimits: DatabaseLimits {
+        var limits = DatabaseLimits()
+        limits.connectTimeout = .milliseconds(Int64(databaseConnectTimeout * 1000))
+        limits.statementTimeout = .milliseconds(Int64(databaseStatementTimeout * 1000))
+        limits.maximumConnections = databaseConnections
+        limits.certificateAuthorityFile = databaseCA
+        return limits
+    }
+
     /// The options read from `COFFER_…` variables too (``EnvironmentOptions``): all but
     /// --abandon-master-keyring, which loses data and is only ever typed.
     static let environment = EnvironmentOptions(options: [
