@@ -2,9 +2,11 @@ import CofferCore
 import CofferCrypto
 import CofferFormats
 import CofferHTTPClient
+import CofferHTTPSignatures
 import CofferServer
 import CofferTesting
 import Foundation
+import GRDB
 import Testing
 
 /// Every limit and state rule of the server is checked in the statement or transaction that writes, so
@@ -184,6 +186,32 @@ struct ConcurrentLimitTests {
             }
             #expect(try await instances.store.key(id: keyID)?.state == .revoked)
         }
+    }
+
+    /// A sign-up whose user cannot be written (the disk full, here a trigger that fails the insert as a
+    /// full disk would) leaves nothing behind on SQLite, where one transaction holds other requests'
+    /// writes too: not its count (the key may still sign up as many users), not its replay record (the
+    /// same signed request may be sent again).
+    @Test func aSignUpThatCannotBeWrittenLeavesNeitherItsCountNorItsReplayRecord() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("server.sqlite")
+        let store = try await DatabaseLocation.sqlite(path: path).openForTest()
+        let key = try Self.key()
+        _ = try await store.registerKey(key, spending: nil)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TRIGGER disk_full BEFORE INSERT ON coffer_users BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
+        }
+        let time = Self.now
+        let replay = HTTPReplayRecord(identifier: "sig-\(key.keyID)", expiry: time + 300, now: time)
+        await #expect(throws: (any Error).self) {
+            try await store.insertUser(email: "a@example.com", name: "A", keyID: key.keyID, createdAt: time, recordingFirstUse: replay, signUpsPerKey: 1)
+        }
+        try await queue.write { db in try db.execute(sql: "DROP TRIGGER disk_full") }
+        try queue.close()
+        let again = try await store.insertUser(email: "a@example.com", name: "A", keyID: key.keyID, createdAt: time, recordingFirstUse: replay, signUpsPerKey: 1)
+        guard case .inserted = again else { Issue.record("the same request, sent again: \(again)"); return }
+        try await store.close()
     }
 
     /// Retirements at once, each asking for another floor: the floor ends at the highest asked for.

@@ -14,7 +14,7 @@ struct UserFieldsTests {
         "\u{A0}ada@example.com", "ada\u{2003}@example.com", "ada@example.com\u{0301}", "e\u{0301}@x", "\u{7F}a@b", "a@b\u{0}",
         "Ada Lovelace", String(repeating: "x", count: 200), String(repeating: "x", count: 201), String(repeating: "é", count: 200),
         String(repeating: "é", count: 201), String(repeating: "e\u{0301}", count: 200), "\r\n" + String(repeating: "x", count: 199),
-        "\u{1F469}\u{200D}\u{1F4BB}", "~!#$%^&*()_+{}|:\"<>?`-=[]\\;',./", "   ", " x ", "a@@b", "\u{2800}", "\u{3000}", "\u{0301}",
+        "\u{1F469}\u{200D}\u{1F4BB}", "~!#$%^&*()_+{}|:\"<>?`-=[]\\;',./", "   ", " x ", "a@@b", "\u{2800}", "\u{3000}", "\u{0301}", "f@.", "f@..", "f@.x",
     ]
 
     static func printableASCII(length: Int) -> String {
@@ -91,6 +91,11 @@ struct UserFieldsTests {
         #expect(UserFields.emailKey("ıx@example.com") != UserFields.emailKey("ix@example.com"))
         #expect(UserFields.emailKey("\u{430}da@example.com") != UserFields.emailKey("ada@example.com"), "Cyrillic а")
         #expect(UserFields.emailKey("ada@xn--not-valid-!.example") == "ada@xn--not-valid-!.example")
+        // A domain that its mapping turns into no domain, or into one with a second `@` or a space, is
+        // no address (each was stored as a user).
+        for refused in ["f@.", "m@a\u{FE6B}b.com", "f@b\u{FF20}example.com", "m@\u{FDFA}.com"] {
+            #expect(UserFields.email(refused) == .failure(.email), "\(refused.debugDescription)")
+        }
         for text in Self.edges + (0..<2_000).map({ Self.printableASCII(length: $0 % 300) }) + ["a@xn--bcher-kva.de", "A@B.", "x@XN--MNCHEN-3YA.DE"] {
             #expect(UserFields.emailKey(text) == UserFields.anyEmailKey(text), "\(text.debugDescription)")
         }

@@ -52,6 +52,8 @@ enum UserFields {
             guard bytes.count <= maximumEmailBytes, let at = bytes.lastIndex(of: UInt8(ascii: "@")), bytes.firstIndex(of: UInt8(ascii: "@")) == at,
                   at != bytes.startIndex, bytes.index(after: at) != bytes.endIndex else { return .failure(.email) }
             let domain = bytes[bytes.index(after: at)...]
+            // A domain of only a dot is no domain once the trailing dot is dropped, as compared.
+            guard !domain.elementsEqual(".".utf8) else { return .failure(.email) }
             guard domain.contains(where: { (0x41...0x5A).contains($0) }) else { return .success(text) }
             return .success(String(decoding: bytes[...at] + domain.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self))
         }
@@ -67,8 +69,13 @@ enum UserFields {
         guard let at = email.lastIndex(of: "@"), email.firstIndex(of: "@") == at, at != email.startIndex,
               email.index(after: at) != email.endIndex, !email.unicodeScalars.contains(where: isBlank) else { return .failure(.email) }
         // Counted as stored: lowercasing can lengthen a domain (`İ`, two bytes, is `i̇`, three).
-        let normalized = String(email[...at]) + email[email.index(after: at)...].lowercased()
+        let domain = email[email.index(after: at)...].lowercased()
+        let normalized = String(email[...at]) + domain
         guard normalized.utf8.count <= maximumEmailBytes else { return .failure(.email) }
+        // The domain as compared (``domainKey(_:)``) must still be one: NFKC can make a second `@` (U+FF20,
+        // U+FE6B), spaces (U+FDFA), or nothing at all (`.`).
+        let compared = domainKey(domain)
+        guard !compared.isEmpty, !compared.contains("@"), !compared.unicodeScalars.contains(where: isBlank) else { return .failure(.email) }
         return .success(normalized)
     }
 
@@ -83,12 +90,15 @@ enum UserFields {
         let bytes = normalized.utf8
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
             let lowered = bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
-            if lowered.last != UInt8(ascii: "."), lowered.firstRange(of: Array("xn--".utf8)) == nil {
+            if lowered.last != UInt8(ascii: "."), lowered.firstRange(of: punycodePrefix) == nil {
                 return String(decoding: lowered, as: UTF8.self)
             }
         }
         return anyEmailKey(normalized)
     }
+
+    /// The prefix of a domain label in Punycode.
+    private static let punycodePrefix = Array("xn--".utf8)
 
     /// ``emailKey(_:)`` through Unicode's folding and normalization, for any text.
     static func anyEmailKey(_ normalized: String) -> String {
