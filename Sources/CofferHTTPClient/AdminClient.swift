@@ -63,9 +63,17 @@ public struct AdminClient: Sendable {
         self.timeout = timeout
     }
 
-    /// Every registered key.
+    /// Every registered key, oldest first, read a page at a time.
     public func keys() async throws(ServerClientError) -> [KeyRecord] {
-        try await send(.get, "/admin/keys", decoding: AdminKeyList.self).keys
+        var keys: [KeyRecord] = []
+        var after: String?
+        repeat {
+            let path = "/admin/keys" + (after.map { "?after=" + ($0.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "") } ?? "")
+            let page = try await send(.get, path, decoding: AdminKeyList.self)
+            keys += page.keys
+            after = try Self.next(page.next, after: after, pageSize: page.keys.count)
+        } while after != nil
+        return keys
     }
 
     /// The key's history, newest first (at most 1,000 events).
@@ -77,10 +85,29 @@ public struct AdminClient: Sendable {
     /// The user whose address is `email` (compared as the server's sign-up compares them: NFC, case
     /// ignored), or every user when nil, oldest first. What the backend looks up, by the address it
     /// verified itself, before linking a device with ``link(key:toUser:)``.
+    /// Every user is read a page at a time.
     public func users(email: String? = nil) async throws(ServerClientError) -> [UserRecord] {
-        var path = "/admin/users"
-        if let email { path += "?email=" + (email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "") }
-        return try await send(.get, path, decoding: AdminUserList.self).users
+        if let email {
+            return try await send(.get, "/admin/users?email=" + (email.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? ""), decoding: AdminUserList.self).users
+        }
+        var users: [UserRecord] = []
+        var after: String?
+        repeat {
+            let page = try await send(.get, "/admin/users" + (after.map { "?after=" + ($0.addingPercentEncoding(withAllowedCharacters: Self.queryValue) ?? "") } ?? ""), decoding: AdminUserList.self)
+            users += page.users
+            after = try Self.next(page.next, after: after, pageSize: page.users.count)
+        } while after != nil
+        return users
+    }
+
+    /// The next page's start, checked: a page that names a next page must hold records and move on
+    /// (a server that answers otherwise would keep the client reading for ever).
+    private static func next(_ next: String?, after previous: String?, pageSize: Int) throws(ServerClientError) -> String? {
+        guard let next else { return nil }
+        guard pageSize > 0, next != previous else {
+            throw ServerClientError(.unexpectedAnswer, "the server's listing names a next page that does not move on")
+        }
+        return next
     }
 
     private static let queryValue = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))

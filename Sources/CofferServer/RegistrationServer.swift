@@ -69,6 +69,9 @@ public struct RegistrationServer: Sendable {
         /// How long an instance trusts a key record it read: a key disabled or revoked through any
         /// instance is refused by every other within this time. Half a second.
         public var keyRecordMaximumAge: Duration = .milliseconds(500)
+        /// The bounds of one page of the admin API's key and user listings: records, and bytes of them
+        /// as written (tests make them small).
+        var adminPage = (records: 10_000, bytes: 8 << 20)
 
         /// Versions of one owner's data key that `POST /data-keys/rotate` makes per hour, counted in the
         /// database (so across instances); nil for no limit. 10 by default.

@@ -31,6 +31,9 @@ public struct ServerConfigurationError: CofferError {
         public static let masterKeyGivenUp = Code(rawValue: "master-key-given-up")
         /// A stored row is wrapped under a master key this instance does not hold, or does not open.
         public static let masterKeyUnavailable = Code(rawValue: "master-key-unavailable")
+        /// A key record does not match its authentication tag, carries none where the database records a
+        /// master keyring, or holds its secret in clear there: it was written outside Coffer.
+        public static let unauthenticRecord = Code(rawValue: "unauthentic-record")
         /// An admin key cannot sign HTTP requests (RSA needs an algorithm; admin keys are EC or Ed25519).
         public static let invalidAdminKey = Code(rawValue: "invalid-admin-key")
         /// The TLS certificate or key cannot be read, or the key is not the certificate's.
@@ -97,6 +100,8 @@ extension ServerConfigurationError {
     /// An error of code ``Code/masterKeyUnavailable`` (`master-key-unavailable`), for comparing with a thrown one.
     public static var masterKeyUnavailable: ServerConfigurationError { matching(.masterKeyUnavailable) }
 
+    /// An error of code ``Code/unauthenticRecord`` (`unauthentic-record`), for comparing with a thrown one.
+    public static var unauthenticRecord: ServerConfigurationError { matching(.unauthenticRecord) }
     /// An error of code ``Code/invalidAdminKey`` (`invalid-admin-key`), for comparing with a thrown one.
     public static var invalidAdminKey: ServerConfigurationError { matching(.invalidAdminKey) }
 

@@ -166,11 +166,18 @@ public struct KeyLinkRequest: Codable, Sendable, Hashable {
 }
 
 /// The admin API's listings: `{"keys": […]}`, `{"events": […]}`, `{"users": […]}`, `{"tokens": […]}`.
+/// The keys and users come a page at a time (at most 10,000 records and 8 MiB): `next`, when present,
+/// is what to pass as `after` for the rest.
 public struct AdminKeyList: Codable, Sendable, Hashable {
-    /// The keys.
+    /// The keys, oldest first.
     public let keys: [AdminKeyRecord]
-    /// A listing of `keys`.
-    public init(keys: [AdminKeyRecord]) { self.keys = keys }
+    /// Where the next page starts (`GET /admin/keys?after=…`); absent on the last page.
+    public let next: String?
+    /// A listing of `keys`, and where the next page starts, if there is one.
+    public init(keys: [AdminKeyRecord], next: String? = nil) {
+        self.keys = keys
+        self.next = next
+    }
 }
 
 /// `{"events": […]}`: a key's history, newest first.
@@ -181,12 +188,17 @@ public struct AdminKeyEventList: Codable, Sendable, Hashable {
     public init(events: [AdminKeyEvent]) { self.events = events }
 }
 
-/// `{"users": […]}`.
+/// `{"users": […]}`, a page at a time.
 public struct AdminUserList: Codable, Sendable, Hashable {
-    /// The users.
+    /// The users, oldest first.
     public let users: [AdminUserRecord]
-    /// A listing of `users`.
-    public init(users: [AdminUserRecord]) { self.users = users }
+    /// Where the next page starts (`GET /admin/users?after=…`); absent on the last page.
+    public let next: String?
+    /// A listing of `users`, and where the next page starts, if there is one.
+    public init(users: [AdminUserRecord], next: String? = nil) {
+        self.users = users
+        self.next = next
+    }
 }
 
 /// `{"tokens": […]}`: newest first.

@@ -29,6 +29,12 @@ public enum ScratchPostgres {
         }
     }
 
+    /// Runs `statement` on the database at `url` with `psql`, as someone with the database's password
+    /// and not the server's keys would (tests of what a database writer can do).
+    public static func execute(_ statement: String, on url: String) async throws {
+        try await psql(url, statement)
+    }
+
     private static func psql(_ url: String, _ statement: String) async throws {
         let result = try await CommandRunner.run(try CommandRunner.resolve("psql"), [url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
         guard result.status == 0 else { throw ScratchPostgresError("psql: \(statement): \(result.standardError)") }

@@ -145,6 +145,12 @@ struct MasterKeyCommandTests {
             // Only when told, and at the cost its help states: a new keyring, and version 1 lost.
             let (abandoning, _) = try await Self.serve(["--database", database, "--master-key-file", "b.key", "--abandon-master-keyring"], in: folder)
             let fresh = try #require(abandoning)
+            // The device's record is tagged under the abandoned key: refused until the operator takes it
+            // as it is, and then its data key is the one that is lost.
+            let refused = try await Self.fetchDataKey(at: fresh.base, keyID: keyID, to: "lost.key", in: folder)
+            #expect(refused.status != 0, "\(refused.standardError)")
+            let tagged = try await coffer(["server", "master-key", "rewrap", "--tag-untagged", "--database", database, "--master-key-file", "b.key"], in: folder)
+            #expect(tagged.status == 0 && tagged.standardError.contains("tagged without a check (as it was): \(keyID)"), "\(tagged.standardError)")
             let lost = try await Self.fetchDataKey(at: fresh.base, keyID: keyID, to: "lost.key", in: folder)
             #expect(lost.status != 0 && lost.standardError.contains("cannot open this data key"), "\(lost.standardError)")
             try await Self.stop(fresh)
@@ -189,14 +195,14 @@ extension MasterKeyCommandTests {
             let promoted = try await coffer(["server", "master-key", "promote", idB] + both, in: folder)
             #expect(promoted.status == 0 && promoted.output == "\(idB) wraps new rows\n", "\(promoted.standardError)")
             let retiredTooSoon = try await coffer(["server", "master-key", "retire", idA] + db, in: folder)
-            #expect(retiredTooSoon.status == 1 && retiredTooSoon.standardError.contains("1 data key and 1 HMAC secret are still wrapped under \(idA)"), "\(retiredTooSoon.standardError)")
+            #expect(retiredTooSoon.status == 1 && retiredTooSoon.standardError.contains("1 data key and 1 HMAC secret are still wrapped, and 2 key records tagged, under \(idA)"), "\(retiredTooSoon.standardError)")
 
             let dry = try await coffer(["server", "master-key", "rewrap", "--dry-run", "--json"] + both, in: folder)
             let dryRun = try #require(try JSONSerialization.jsonObject(with: Data(dry.standardOutput)) as? [String: Any], "\(dry.standardError)")
             #expect(dryRun["dryRun"] as? Bool == true && dryRun["dataKeys"] as? Int == 1 && dryRun["secrets"] as? Int == 1, "\(dryRun)")
             let rewrap = try await coffer(["server", "master-key", "rewrap", "--batch-size", "1"] + both, in: folder)
             #expect(rewrap.status == 0, "\(rewrap.standardError)")
-            #expect(rewrap.standardError.contains("pass 1: data keys: 1 rewrapped") && rewrap.standardError.contains("pass 1: HMAC secrets: 1 rewrapped"), "\(rewrap.standardError)")
+            #expect(rewrap.standardError.contains("pass 1: data keys: 1 rewrapped") && rewrap.standardError.contains("pass 1: key records: 2 rewrapped"), "\(rewrap.standardError)")
             #expect(rewrap.output.hasPrefix("1 data key and 1 HMAC secret (0 from clear) re-wrapped under \(idB)\n"), "\(rewrap.output)")
             let again = try await coffer(["server", "master-key", "rewrap", "--json"] + both, in: folder)
             let nothing = try #require(try JSONSerialization.jsonObject(with: Data(again.standardOutput)) as? [String: Any], "\(again.standardError)")

@@ -220,18 +220,18 @@ struct AllowListTests {
         let folder = try TemporaryDirectory()
         let store = try await Server.sqliteStore(folder)
         let key = try SigningKey.generate(.ed25519)
-        let record = RegisteredKey(keyID: "k_1", algorithm: .ed25519, publicKey: Base64.encode(key.verifyingKey.derRepresentation), secret: nil, createdAt: 1)
+        let record = RegisteredKey(keyID: RegistrationProofTests.registeredKeyID(key), algorithm: .ed25519, publicKey: Base64.encode(key.verifyingKey.derRepresentation), secret: nil, createdAt: 1)
         _ = try await store.registerKey(record, spending: nil)
         let start = ContinuousClock.now
         let elapsed = LockedValue(Duration.zero)
         let provider = StoreKeyProvider(store: store, clock: { start + elapsed.value })
         #expect(provider.maximumAge == .milliseconds(500))
-        #expect(try await provider.verificationKey(forKeyID: "k_1") != nil)
-        _ = try await store.setState(.revoked, ofKey: "k_1", actor: "test", at: 0)
+        #expect(try await provider.verificationKey(forKeyID: record.keyID) != nil)
+        _ = try await store.setState(.revoked, ofKey: record.keyID, actor: "test", at: 0)
         elapsed.value = .milliseconds(499)
-        #expect(try await provider.verificationKey(forKeyID: "k_1") != nil, "still the cached record")
+        #expect(try await provider.verificationKey(forKeyID: record.keyID) != nil, "still the cached record")
         elapsed.value = .milliseconds(500)
-        await #expect(throws: HTTPSignatureError.keyRevoked) { try await provider.verificationKey(forKeyID: "k_1") }
+        await #expect(throws: HTTPSignatureError.keyRevoked) { try await provider.verificationKey(forKeyID: record.keyID) }
     }
 
     @Test func aDatabaseFromBeforeMigrationsIsMigratedOnce() async throws {

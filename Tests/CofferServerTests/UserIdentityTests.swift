@@ -127,8 +127,9 @@ struct UserIdentityTests {
                 INSERT INTO coffer_users (email, email_key, name, key_id, created_at)
                 VALUES ('Straße@example.com', 'straße@example.com', 'A', 'k_m8', 1), ('STRASSE@example.com', 'strasse@example.com', 'B', 'k_m8', 2)
                 """)
-            try db.execute(sql: "DELETE FROM coffer_schema WHERE version = 8")
+            try db.execute(sql: "DELETE FROM coffer_schema WHERE version >= 8")
             try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN sign_ups")
+            try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN record_tag")
         }
         try queue.close()
         let migrated = try await DatabaseLocation.sqlite(path: path).openForTest()

@@ -12,31 +12,33 @@ public protocol MasterKeyRewrapStore: RegistrationStore {
     /// Replaces the wrapping of each row still as read, under `masterKeyID` while it is the wrapping
     /// key, in one transaction; how many rows changed.
     func rewrapDataKeys(_ changes: [MasterKeyRewrite<StoredDataKey>], under masterKeyID: String) async throws -> Int
-    /// HMAC secrets (in clear, or wrapped under another key) not wrapped under `masterKeyID`, in key-id
-    /// order after `keyID` (from the first when nil), at most `limit`.
-    func secrets(notWrappedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [StoredSecret]
-    /// Replaces each secret still as read with its form wrapped under `masterKeyID` while it is the
-    /// wrapping key, in one transaction; how many rows changed.
-    func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int
+    /// Key records not tagged under `masterKeyID` (without a tag, or tagged under another key), or
+    /// whose secret is not wrapped under it, in key-id order after `keyID` (from the first when nil), at
+    /// most `limit`.
+    func keyRecords(notTaggedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [RegisteredKey]
+    /// Replaces each record still as read (its secret and its tag unchanged) with its rewrite, every
+    /// field its tag covers written from the rewrite, while `masterKeyID` is the wrapping key, in one
+    /// transaction; how many rows changed.
+    func rewriteKeyRecords(_ changes: [KeyRecordRewrite], under masterKeyID: String) async throws -> Int
     /// Marks `masterKeyID` retired when no row is wrapped under it and it is not the wrapping key (one
     /// transaction, serialized with every keyring change).
     func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement
 }
 
-/// An HMAC secret as stored: wrapped under a master key, or in clear (earlier releases).
-public struct StoredSecret: Sendable, Hashable {
-    /// The registered key the secret belongs to.
-    public let keyID: String
-    /// The stored form (docs/SERVER.md, "The master keyring").
-    public let stored: String
+/// A key record as read and what replaces it: its secret wrapped and its tag made under the wrapping key.
+public struct KeyRecordRewrite: Sendable, Hashable {
+    /// The record as read.
+    public let before: RegisteredKey
+    /// The record to write.
+    public let after: RegisteredKey
 
-    /// A stored secret.
+    /// A rewrite.
     /// - Parameters:
-    ///   - keyID: the registered key it belongs to.
-    ///   - stored: its stored form.
-    public init(keyID: String, stored: String) {
-        self.keyID = keyID
-        self.stored = stored
+    ///   - before: the record as read.
+    ///   - after: the record to write.
+    public init(before: RegisteredKey, after: RegisteredKey) {
+        self.before = before
+        self.after = after
     }
 }
 
@@ -67,31 +69,34 @@ public enum MasterKeyRetirement: Sendable, Hashable {
     case unknown
     /// It is the wrapping key: promote another first.
     case wrapping
-    /// Rows are still wrapped under it: run `rewrap` first.
-    case stillWraps(dataKeys: Int, secrets: Int)
+    /// Rows are still wrapped or tagged under it: run `rewrap` first.
+    case stillWraps(dataKeys: Int, secrets: Int, records: Int)
 }
 
-/// Re-wraps every stored data key and HMAC secret under the keyring's wrapping key (docs/SERVER.md,
-/// "Rotating the master key"): in batches, each committed on its own, so an interrupted run loses
-/// nothing and a second run continues where the first stopped; beside live instances, whose new rows
-/// are already under the wrapping key, and whose rows written behind the scan are found by the next
-/// pass. A data key keeps its bytes (devices notice nothing); a secret in clear gets wrapped.
+/// Re-wraps every stored data key and HMAC secret under the keyring's wrapping key, and tags every key
+/// record under it (docs/SERVER.md, "Rotating the master key", "Authenticated key records"): in batches,
+/// each committed on its own, so an interrupted run loses nothing and a second run continues where the
+/// first stopped; beside live instances, whose new rows are already under the wrapping key, and whose
+/// rows written behind the scan are found by the next pass. A data key keeps its bytes (devices notice
+/// nothing); a secret in clear gets wrapped. A key record is tagged anew only once its tag has been
+/// checked; a record without a tag is tagged only when asked (``run(dryRun:kinds:taggingUntagged:progress:)``).
 public struct MasterKeyRewrap: Sendable {
     /// Which rows a batch held.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Versions of data keys (`coffer_data_keys`).
         case dataKeys = "data keys"
-        /// HMAC secrets (`coffer_keys.secret`).
-        case secrets = "HMAC secrets"
+        /// Key records (`coffer_keys`): their tags, and their HMAC secrets.
+        case keyRecords = "key records"
     }
 
     /// The work done so far, reported after each committed batch.
     public struct Progress: Sendable, Hashable {
         /// The rows of the batch just done.
         public let kind: Kind
-        /// Rows of this kind re-wrapped so far in this run (counted, not written, in a dry run).
+        /// Rows of this kind re-wrapped (or tagged anew) so far in this run (counted, not written, in a
+        /// dry run).
         public let rewrapped: Int
-        /// Rows of this kind seen in this pass that this keyring cannot open.
+        /// Rows of this kind seen in this pass that this keyring cannot open, or whose tag does not match.
         public let unopenable: Int
         /// Which pass over the tables this is, from 1.
         public let pass: Int
@@ -109,8 +114,20 @@ public struct MasterKeyRewrap: Sendable {
         public var secrets = 0
         /// Of ``secrets``, those that were in clear.
         public var secretsFromClear = 0
-        /// Rows this keyring cannot open, by the master key id they are wrapped under: rows under a key
-        /// it lacks, or that do not open with the key they name (changed in the database).
+        /// Key records tagged under the wrapping key (their secret, if any, re-wrapped: ``secrets``).
+        public var records = 0
+        /// Of ``records``, those that had no tag (written by an earlier release), tagged because the
+        /// run was asked to.
+        public var recordsFromUntagged = 0
+        /// The key ids of those records, in key-id order: what the operator accepted as it was (in a
+        /// dry run, what would be), to compare with the keys they expect.
+        public var untaggedKeyIDs: [String] = []
+        /// Key records without a tag that were left so (the run was not asked to tag them): they are
+        /// refused until they are.
+        public var untagged = 0
+        /// Rows this keyring cannot open, by the master key id they are wrapped or tagged under: rows
+        /// under a key it lacks, rows that do not open with the key they name, key records that do not
+        /// match their tag (all changed in the database).
         public var unopenable: [String: Int] = [:]
         /// What is left under other keys after the run (in a dry run: before it), and secrets in clear.
         /// A key with no rows here and not wrapping can be retired.
@@ -143,34 +160,51 @@ public struct MasterKeyRewrap: Sendable {
     /// keyring records one first, as a starting instance does; a dry run then assumes the first key).
     /// - Parameters:
     ///   - dryRun: count what would be done, write nothing.
+    ///   - kinds: the rows to visit (all by default).
+    ///   - taggingUntagged: tag key records that carry no tag (or one under a master key the keyring
+    ///     records abandoned, which can never be checked again), as they are. Only for records an
+    ///     earlier release wrote, or after a new keyring was started: a record without a tag in a
+    ///     database that records a keyring is otherwise one written outside Coffer, and tagging it makes
+    ///     the server trust it.
     ///   - progress: called after each batch is committed; an error it throws stops the run there
     ///     (the batches committed stay done).
     /// - Throws: ``ServerConfigurationError`` `.masterKeyringMismatch` when the keyring lacks the
     ///   wrapping key, or the wrapping key changes during the run; the store's and `progress`'s errors.
-    public func run(dryRun: Bool = false, progress: (Progress) throws -> Void = { _ in }) async throws -> Summary {
+    public func run(
+        dryRun: Bool = false, kinds: Set<Kind> = Set(Kind.allCases), taggingUntagged: Bool = false, progress: (Progress) throws -> Void = { _ in }
+    ) async throws -> Summary {
         let wrapping = try await wrappingKey(dryRun: dryRun)
+        let abandoned = taggingUntagged ? Set(try await store.masterKeyring().filter { $0.state == .abandoned }.map(\.keyID)) : []
         var summary = Summary(wrappingKeyID: wrapping.keyID, dryRun: dryRun)
         var pass = 0
         while pass < 16 {
             pass += 1
             summary.unopenable = [:]
-            let before = summary.dataKeys + summary.secrets
+            summary.untagged = 0
+            let before = summary.dataKeys + summary.records
             let (id, size) = (wrapping.keyID, batchSize)
-            try await rewrapBatches(
-                .dataKeys, pass: pass, under: wrapping, into: &summary, progress: progress,
-                read: { try await store.dataKeys(notWrappedUnder: id, after: $0, limit: size) },
-                rewrap: { try rewrap(dataKey: $0, under: wrapping) }, write: { try await store.rewrapDataKeys($0, under: id) }
-            )
-            try await rewrapBatches(
-                .secrets, pass: pass, under: wrapping, into: &summary, progress: progress,
-                read: { try await store.secrets(notWrappedUnder: id, after: $0?.keyID, limit: size) },
-                rewrap: { try rewrap(secret: $0, under: wrapping) }, write: { try await store.rewrapSecrets($0, under: id) }
-            )
+            if kinds.contains(.dataKeys) {
+                try await rewrapBatches(
+                    .dataKeys, pass: pass, under: wrapping, into: &summary, progress: progress,
+                    read: { try await store.dataKeys(notWrappedUnder: id, after: $0, limit: size) },
+                    rewrap: { try rewrap(dataKey: $0, under: wrapping) }, write: { try await store.rewrapDataKeys($0, under: id) }
+                )
+            }
+            if kinds.contains(.keyRecords) {
+                try await rewrapBatches(
+                    .keyRecords, pass: pass, under: wrapping, into: &summary, progress: progress,
+                    read: { try await store.keyRecords(notTaggedUnder: id, after: $0?.keyID, limit: size) },
+                    rewrap: { try rewrite(record: $0, under: wrapping, taggingUntagged: taggingUntagged, abandoned: abandoned) },
+                    write: { try await store.rewriteKeyRecords($0, under: id) }
+                )
+            }
             // A dry run writes nothing, so another pass would find the same rows.
-            if dryRun || summary.dataKeys + summary.secrets == before { break }
+            if dryRun || summary.dataKeys + summary.records == before { break }
         }
         let usage = try await store.masterKeyUsage()
-        summary.remaining = MasterKeyUsage(rows: usage.rows.filter { $0.key != wrapping.keyID }, secretsInClear: usage.secretsInClear)
+        summary.remaining = MasterKeyUsage(
+            rows: usage.rows.filter { $0.key != wrapping.keyID }, secretsInClear: usage.secretsInClear, untaggedRecords: usage.untaggedRecords
+        )
         return summary
     }
 
@@ -186,18 +220,30 @@ public struct MasterKeyRewrap: Sendable {
         return key
     }
 
-    /// What re-wrapping one stored row gives: its value under the wrapping key, or the label it is
-    /// counted under as unopenable (a master key id, or a description in parentheses).
-    private enum Rewrapped {
-        case replacement(String, fromClear: Bool)
+    /// What re-wrapping one stored row gives: its replacement (with what it was before), the label it
+    /// is counted under as unopenable (a master key id, or a description in parentheses), or nothing
+    /// to do (a record without a tag, left so).
+    private enum Rewrapped<Change> {
+        case replacement(Change, Marks)
         case unopenable(String)
+        case leftUntagged
+    }
+
+    /// What a replacement changed beside the row's own value, for the summary.
+    private struct Marks {
+        /// An HMAC secret was re-wrapped.
+        var secret = false
+        /// The secret was in clear.
+        var fromClear = false
+        /// The record had no tag: its key id.
+        var fromUntagged: String?
     }
 
     /// One pass over one kind of row: batches read after the previous batch's last row, each re-wrapped
     /// and written (counted only, in a dry run), then reported.
-    private func rewrapBatches<Row: Sendable & Hashable>(
+    private func rewrapBatches<Row: Sendable & Hashable, Change: Sendable>(
         _ kind: Kind, pass: Int, under wrapping: ServerMasterKey, into summary: inout Summary, progress: (Progress) throws -> Void,
-        read: (Row?) async throws -> [Row], rewrap: (Row) throws -> Rewrapped, write: ([MasterKeyRewrite<Row>]) async throws -> Int
+        read: (Row?) async throws -> [Row], rewrap: (Row) throws -> Rewrapped<Change>, write: ([Change]) async throws -> Int
     ) async throws {
         var after: Row?
         var unopenable = 0
@@ -205,50 +251,79 @@ public struct MasterKeyRewrap: Sendable {
             let rows = try await read(after)
             guard let last = rows.last else { return }
             after = last
-            var changes: [MasterKeyRewrite<Row>] = []
-            var fromClear = 0
+            var changes: [Change] = []
+            var (secrets, fromClear) = (0, 0)
+            var fromUntagged: [String] = []
             for row in rows {
                 switch try rewrap(row) {
-                case .replacement(let value, let clear):
-                    changes.append(MasterKeyRewrite(row: row, replacement: value))
-                    if clear { fromClear += 1 }
+                case .replacement(let change, let marks):
+                    changes.append(change)
+                    if marks.secret { secrets += 1 }
+                    if marks.fromClear { fromClear += 1 }
+                    if let keyID = marks.fromUntagged { fromUntagged.append(keyID) }
                 case .unopenable(let label):
                     summary.unopenable[label, default: 0] += 1
                     unopenable += 1
+                case .leftUntagged:
+                    summary.untagged += 1
                 }
             }
             let written = summary.dryRun ? changes.count : try await write(changes)
             try await confirm(written, of: changes.count, under: wrapping)
+            // A row another run changed first was counted there; this run's are those it wrote.
+            let whole = written == changes.count
             let total: Int
             switch kind {
             case .dataKeys:
                 summary.dataKeys += written
                 total = summary.dataKeys
-            case .secrets:
-                summary.secrets += written
-                // A row another run changed first was counted there; this run's clear ones are those it wrote.
-                summary.secretsFromClear += written == changes.count ? fromClear : 0
-                total = summary.secrets
+            case .keyRecords:
+                summary.records += written
+                summary.secrets += whole ? secrets : 0
+                if whole {
+                    summary.recordsFromUntagged += fromUntagged.count
+                    summary.untaggedKeyIDs += fromUntagged
+                }
+                summary.secretsFromClear += whole ? fromClear : 0
+                total = summary.records
             }
             try progress(Progress(kind: kind, rewrapped: total, unopenable: unopenable, pass: pass))
         }
     }
 
-    private func rewrap(dataKey row: StoredDataKey, under wrapping: ServerMasterKey) throws -> Rewrapped {
+    private func rewrap(dataKey row: StoredDataKey, under wrapping: ServerMasterKey) throws -> Rewrapped<MasterKeyRewrite<StoredDataKey>> {
         let context = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID)
         guard var bytes = keyring.key(id: row.masterKeyID)?.unwrap(row.wrapped, context: context) else { return .unopenable(row.masterKeyID) }
         defer { SecretBytes.wipe(&bytes) }
-        return .replacement(try wrapping.wrap(bytes, context: context), fromClear: false)
+        return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: context)), Marks())
     }
 
-    private func rewrap(secret row: StoredSecret, under wrapping: ServerMasterKey) throws -> Rewrapped {
-        let inClear = !row.stored.hasPrefix(WrappedSecret.prefix)
-        guard var secret = try? WrappedSecret.open(row.stored, keyID: row.keyID, keyring: keyring) else {
-            let wrappedUnder = try? WrappedSecret.masterKeyID(of: row.stored)
-            return .unopenable(wrappedUnder ?? (inClear ? "(in clear, not base64)" : "(unparsable)"))
+    /// A key record checked against its tag (or, without one, taken as it is when asked to), its secret
+    /// wrapped under the wrapping key, and tagged under it.
+    private func rewrite(record: RegisteredKey, under wrapping: ServerMasterKey, taggingUntagged: Bool, abandoned: Set<String>) throws -> Rewrapped<KeyRecordRewrite> {
+        let lost = record.tag.flatMap { try? KeyRecordTag.parts(of: $0, keyID: record.keyID).masterKeyID }.map(abandoned.contains) ?? false
+        if let tag = record.tag, !lost {
+            do {
+                try KeyRecordTag.check(record, keyring: keyring)
+            } catch {
+                return .unopenable((try? KeyRecordTag.parts(of: tag, keyID: record.keyID).masterKeyID).flatMap { keyring.key(id: $0) == nil ? $0 : nil } ?? "(tag does not match)")
+            }
+        } else if !taggingUntagged {
+            return .leftUntagged
         }
-        defer { SecretBytes.wipe(&secret) }
-        return .replacement(try WrappedSecret.seal(secret, keyID: row.keyID, under: wrapping), fromClear: inClear)
+        var secret = record.secret
+        var marks = Marks(fromUntagged: record.tag == nil || lost ? record.keyID : nil)
+        if let stored = record.secret, !stored.hasPrefix(WrappedSecret.marker(wrapping.keyID)) {
+            marks.secret = true
+            marks.fromClear = !stored.hasPrefix(WrappedSecret.prefix)
+            guard var bytes = try? WrappedSecret.open(stored, keyID: record.keyID, keyring: keyring) else {
+                return .unopenable((try? WrappedSecret.masterKeyID(of: stored)) ?? (marks.fromClear ? "(in clear, not base64)" : "(unparsable)"))
+            }
+            defer { SecretBytes.wipe(&bytes) }
+            secret = try WrappedSecret.seal(bytes, keyID: record.keyID, under: wrapping)
+        }
+        let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(record.replacing(secret: secret))
+        return .replacement(KeyRecordRewrite(before: record, after: after), marks)
     }
 
     /// Fewer rows changed than asked: another run moved them first (fine), or the wrapping key changed

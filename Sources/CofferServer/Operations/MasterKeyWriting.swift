@@ -30,6 +30,22 @@ struct MasterKeyWriter: Sendable {
         ProblemDetails(status: .serviceUnavailable, reason: "master-key-unavailable", detail: "the server cannot store a new key now; try again later").response()
     }
 
+    /// The tagging every change of a key record is made with (docs/SERVER.md, "Authenticated key
+    /// records"): under the fleet's wrapping key; nil for an instance without master keys, whose
+    /// records carry no tag.
+    /// - Throws: ``unavailable`` (`503 master-key-unavailable`, nothing written) when this instance lacks
+    ///   the fleet's wrapping key.
+    static func tagging(_ writer: MasterKeyWriter?, logger: Logger) async throws -> KeyRecordTagging? {
+        guard let writer else { return nil }
+        guard let key = try await writer.wrappingKey(logger: logger) else { throw unavailable }
+        return KeyRecordTagging(keyring: writer.keyring, key: key)
+    }
+
+    /// The answer to a change of a key record this instance may not make.
+    static let unavailable = ProblemDetails(
+        status: .serviceUnavailable, reason: "master-key-unavailable", detail: "the server cannot change key records now; try again later"
+    )
+
     /// An HMAC secret as the store keeps it: wrapped under the fleet's wrapping key, or base64 in clear
     /// when the instance has no master key (as Coffer always stored it); nil when the instance may not
     /// write (it lacks the wrapping key).

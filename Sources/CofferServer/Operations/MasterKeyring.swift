@@ -90,6 +90,8 @@ public struct MasterKeyUsage: Sendable, Hashable {
         public var dataKeys: Int
         /// HMAC secrets wrapped under it.
         public var secrets: Int
+        /// Key records tagged under it.
+        public var records: Int
         /// When the newest of its data keys was made, UNIX seconds; nil for none.
         public var newestDataKeyAt: Int64?
 
@@ -98,9 +100,11 @@ public struct MasterKeyUsage: Sendable, Hashable {
         ///   - dataKeys: data-key versions wrapped under the key.
         ///   - secrets: HMAC secrets wrapped under it.
         ///   - newestDataKeyAt: when its newest data key was made.
-        public init(dataKeys: Int = 0, secrets: Int = 0, newestDataKeyAt: Int64? = nil) {
+        ///   - records: key records tagged under it.
+        public init(dataKeys: Int = 0, secrets: Int = 0, newestDataKeyAt: Int64? = nil, records: Int = 0) {
             self.dataKeys = dataKeys
             self.secrets = secrets
+            self.records = records
             self.newestDataKeyAt = newestDataKeyAt
         }
     }
@@ -109,14 +113,18 @@ public struct MasterKeyUsage: Sendable, Hashable {
     public var rows: [String: Rows]
     /// HMAC secrets stored in clear (by earlier releases, or by instances without a master key).
     public var secretsInClear: Int
+    /// Key records without a tag (written by earlier releases, or by instances without a master key).
+    public var untaggedRecords: Int
 
     /// A count.
     /// - Parameters:
     ///   - rows: rows by master key id.
     ///   - secretsInClear: HMAC secrets stored in clear.
-    public init(rows: [String: Rows] = [:], secretsInClear: Int = 0) {
+    ///   - untaggedRecords: key records without a tag.
+    public init(rows: [String: Rows] = [:], secretsInClear: Int = 0, untaggedRecords: Int = 0) {
         self.rows = rows
         self.secretsInClear = secretsInClear
+        self.untaggedRecords = untaggedRecords
     }
 }
 

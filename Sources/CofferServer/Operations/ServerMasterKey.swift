@@ -9,6 +9,9 @@ import Foundation
 /// instance holds one or more of them in a ``ServerMasterKeyring`` (docs/SERVER.md, "The master keyring").
 public struct ServerMasterKey: Sendable {
     private let key: SymmetricKey
+    /// The key that authenticates key records (docs/SERVER.md, "Authenticated key records"): HKDF-SHA256
+    /// of the master key, so that no tag is ever made with the key that wraps.
+    private let recordKey: SymmetricKey
     /// A public name for this key: the first 8 bytes of SHA-256 over a label and the key, hex. Stored
     /// beside each data key; reveals nothing of the key.
     public let keyID: String
@@ -20,6 +23,7 @@ public struct ServerMasterKey: Sendable {
             throw ServerConfigurationError(.invalidMasterKey, "the master key must be 32 bytes, found \(bytes.count)", hint: "32 random bytes, kept out of the database")
         }
         key = SymmetricKey(data: bytes)
+        recordKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Array("coffer-key-record-tag v1".utf8), outputByteCount: 32)
         keyID = Hex.encode(DigestAlgorithm.sha256.hash(Array("coffer-master-key-id".utf8) + bytes).bytes.prefix(8))
     }
 
@@ -124,5 +128,15 @@ public struct ServerMasterKey: Sendable {
         guard let bytes = try? Base64.decode(wrapped), let box = try? AES.GCM.SealedBox(combined: bytes),
               let opened = try? AES.GCM.open(box, using: key, authenticating: context) else { return nil }
         return Array(opened)
+    }
+
+    /// HMAC-SHA256 of `message` under the key-record key.
+    func recordTag(_ message: [UInt8]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: message, using: recordKey))
+    }
+
+    /// Whether `tag` is the key-record tag of `message` (compared in constant time).
+    func isRecordTag(_ tag: [UInt8], of message: [UInt8]) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: message, using: recordKey)
     }
 }

@@ -148,6 +148,13 @@ final class MeasuredStore: RegistrationStore {
     func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
         try await timed("set_encryption_key") { [store] in try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit) }
     }
+    func setEncryptionKey(
+        _ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?, tagging: KeyRecordTagging?
+    ) async throws -> EncryptionKeyChangeOutcome {
+        try await timed("set_encryption_key") { [store] in
+            try await store.setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit, tagging: tagging)
+        }
+    }
     func users(email: String?, limit: Int) async throws -> [RegisteredUser] { try await timed("users") { [store] in try await store.users(email: email, limit: limit) } }
     func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] { try await timed("events") { [store] in try await store.events(ofKey: keyID, limit: limit) } }
     func recentEvents(ofKey keyID: String, kind: KeyEvent.Kind, since time: Int64) async throws -> RecentActivity {
@@ -172,6 +179,18 @@ final class MeasuredStore: RegistrationStore {
     }
     func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
         try await timed("link_key") { [store] in try await store.linkKey(keyID, toUser: userID, actor: actor, at: time) }
+    }
+    func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
+        try await timed("link_key") { [store] in try await store.linkKey(keyID, toUser: userID, actor: actor, at: time, tagging: tagging) }
+    }
+    func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
+        try await timed("set_state") { [store] in try await store.setState(state, ofKey: keyID, actor: actor, at: time, tagging: tagging) }
+    }
+    func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey] {
+        try await timed("keys") { [store] in try await store.keys(after: position, limit: limit) }
+    }
+    func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        try await timed("users") { [store] in try await store.users(after: id, limit: limit) }
     }
     func keys(limit: Int) async throws -> [RegisteredKey] { try await timed("keys") { [store] in try await store.keys(limit: limit) } }
     func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {

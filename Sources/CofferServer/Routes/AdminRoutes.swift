@@ -21,7 +21,9 @@ import HTTPTypes
 /// - `GET /admin/tokens`: `{"tokens": [{"tokenId", "uses", "usesLeft", "expiresAt", "platform", "revoked", "createdAt"}]}`.
 /// - `POST /admin/tokens/{tokenId}/revoke`: `200`, or `404` `unknown-token`.
 struct AdminRoutes: Sendable {
-    /// The most records a listing returns.
+    /// The most records a listing of tokens returns; keys and users come a page at a time, a page ending
+    /// at `Options.adminPage`'s records or bytes, whichever comes first, so that no listing is built
+    /// larger than that whatever the records hold.
     static let listLimit = 10_000
     let parts: RouteParts
 
@@ -78,9 +80,33 @@ struct AdminRoutes: Sendable {
         return (keyID, key)
     }
 
-    /// `GET /admin/keys`: the allow-list.
+    /// `GET /admin/keys?after=`: the allow-list, a page at a time.
     @Sendable func listKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
-        JSONAnswer.response(.ok, AdminKeyList(keys: try await parts.store.keys(limit: Self.listLimit).map(AdminKeyRecord.init)))
+        let after = try request.uri.queryParameters["after"].map { text throws(ProblemDetails) in
+            guard let position = KeyListPosition(String(text)) else { throw Self.invalidCursor("a key listing's next, <createdAt>.<keyId>") }
+            return position
+        }
+        let keys = try await parts.store.keys(after: after, limit: parts.options.adminPage.records + 1)
+        let (page, more) = page(keys.map(AdminKeyRecord.init))
+        return JSONAnswer.response(.ok, AdminKeyList(keys: page, next: more ? KeyListPosition(after: keys[page.count - 1]).text : nil))
+    }
+
+    /// The records of one page: as many of `records` as fit in the page's bounds (at least one), and
+    /// whether any is left for the next page.
+    func page<Record: Encodable>(_ records: [Record]) -> (page: [Record], more: Bool) {
+        let bounds = parts.options.adminPage
+        var bytes = 0
+        var count = 0
+        for record in records.prefix(bounds.records) {
+            bytes += JSONAnswer.size(of: record) + 1
+            if bytes > bounds.bytes && count > 0 { break }
+            count += 1
+        }
+        return (Array(records.prefix(count)), count < records.count)
+    }
+
+    static func invalidCursor(_ what: String) -> ProblemDetails {
+        ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "after must be \(what)")
     }
 
     /// `GET /admin/keys/{keyId}/events`: the key's history.
@@ -89,10 +115,20 @@ struct AdminRoutes: Sendable {
         return JSONAnswer.response(.ok, AdminKeyEventList(events: try await parts.store.events(ofKey: keyID, limit: 1_000).map(AdminKeyEvent.init)))
     }
 
-    /// `GET /admin/users?email=`: the users, or those with that address.
+    /// `GET /admin/users?email=`: the users with that address; `GET /admin/users?after=`: every user,
+    /// a page at a time.
     @Sendable func listUsers(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
-        let email = request.uri.queryParameters["email"].map(String.init)
-        return JSONAnswer.response(.ok, AdminUserList(users: try await parts.store.users(email: email, limit: Self.listLimit).map(AdminUserRecord.init)))
+        if let email = request.uri.queryParameters["email"].map(String.init) {
+            let (found, _) = page(try await parts.store.users(email: email, limit: 100).map(AdminUserRecord.init))
+            return JSONAnswer.response(.ok, AdminUserList(users: found))
+        }
+        let after = try request.uri.queryParameters["after"].map { text throws(ProblemDetails) in
+            guard let id = Int64(String(text)) else { throw Self.invalidCursor("a user listing's next, a user number") }
+            return id
+        }
+        let users = try await parts.store.users(after: after, limit: parts.options.adminPage.records + 1)
+        let (page, more) = page(users.map(AdminUserRecord.init))
+        return JSONAnswer.response(.ok, AdminUserList(users: page, next: more ? String(users[page.count - 1].id) : nil))
     }
 
     /// `POST /admin/keys/{keyId}/disable`, `…/enable`, `…/revoke`: the key's record afterwards.
@@ -102,7 +138,8 @@ struct AdminRoutes: Sendable {
         if before.state == .revoked && state != .revoked {
             throw ProblemDetails(status: .conflict, reason: "key-revoked", detail: "the key '\(keyID)' is revoked; revocation is final")
         }
-        guard let after = try await parts.store.setState(state, ofKey: keyID, actor: Self.actor(context), at: parts.clock.wallSeconds()) else {
+        let tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
+        guard let after = try await parts.store.setState(state, ofKey: keyID, actor: Self.actor(context), at: parts.clock.wallSeconds(), tagging: tagging) else {
             throw ProblemDetails.unknownKey(keyID)
         }
         // A revocation that landed between the read above and the change: the change was refused in
@@ -121,7 +158,8 @@ struct AdminRoutes: Sendable {
         let keyID = try context.parameters.require("keyId")
         let body = try await request.decodeStrictly(as: KeyLinkRequest.self, limit: 16 * 1024)
         guard try await parts.store.key(id: keyID) != nil else { throw ProblemDetails.unknownKey(keyID) }
-        guard let linked = try await parts.store.linkKey(keyID, toUser: body.userId, actor: Self.actor(context), at: parts.clock.wallSeconds()) else {
+        let tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
+        guard let linked = try await parts.store.linkKey(keyID, toUser: body.userId, actor: Self.actor(context), at: parts.clock.wallSeconds(), tagging: tagging) else {
             throw ProblemDetails(status: .notFound, reason: "unknown-user", detail: "no user has the id \(body.userId)")
         }
         context.logger.notice("admin linked a key to a user", metadata: [

@@ -101,7 +101,8 @@ struct DeviceRoutes: Sendable {
         // The count and the change in one transaction (serialized per key across instances): changes
         // sent at once never pass the limit together.
         let change: EncryptionKeyChange
-        switch try await parts.store.setEncryptionKey(stored, ofKey: keyID, at: now, changesPerHour: parts.options.encryptionKeyChangesPerHour) {
+        let tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
+        switch try await parts.store.setEncryptionKey(stored, ofKey: keyID, at: now, changesPerHour: parts.options.encryptionKeyChangesPerHour, tagging: tagging) {
         case .set(let made): change = made
         case .unknownKey: throw ProblemDetails.unknownKey(keyID)
         case .limited(let recent):

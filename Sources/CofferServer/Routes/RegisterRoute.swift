@@ -106,19 +106,25 @@ struct RegisterRoute: Sendable {
         let keyID = verifying.fingerprint.registeredKeyID
         if let refusal = await refusal(ofProof: request.head, body: data, keyID: keyID, key: key, context: context) { return refusal }
 
-        let record = RegisteredKey(
+        let tagging = try await MasterKeyWriter.tagging(writer, logger: context.logger)
+        let untagged = RegisteredKey(
             keyID: keyID, algorithm: key.algorithm, publicKey: Base64.encode(verifying.derRepresentation), secret: nil, createdAt: now, encryptionKey: encryptionKey
         )
+        let record = tagging?.tagged(untagged) ?? untagged
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
             throw Self.invalidToken
         case .wrappingKeyChanged:
-            // A public key has no secret to wrap.
-            throw CofferCoreError(.ioFailure, "the store refused a public key for its master key")
+            context.logger.error(
+                "this instance lacks the master key its database tags key records with (a promotion, or a keyring recorded after this instance started without one); nothing was stored"
+            )
+            return MasterKeyWriter.refusal()
         case .registered:
             context.logger.info("registered a public key", metadata: ["keyid": .string(keyID), "alg": .string(key.algorithm.rawValue)])
             return JSONAnswer.response(.created, ["keyId": .string(keyID), "algorithm": .string(key.algorithm.rawValue)])
         case .exists(let stored):
+            // What is answered comes from the record as authenticated, not as the database may have it.
+            try tagging?.check(stored)
             guard stored.state != .revoked else {
                 throw ProblemDetails(status: .conflict, reason: "key-revoked", detail: "this key is revoked, and revocation is final: register a new key")
             }
@@ -146,7 +152,8 @@ struct RegisterRoute: Sendable {
         guard let stored = try await MasterKeyWriter.storedSecret(secret, keyID: keyID, writer: writer, logger: context.logger) else {
             return MasterKeyWriter.refusal()
         }
-        let record = RegisteredKey(keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: stored, createdAt: now, encryptionKey: encryptionKey)
+        let untagged = RegisteredKey(keyID: keyID, algorithm: .hmacSHA256, publicKey: nil, secret: stored, createdAt: now, encryptionKey: encryptionKey)
+        let record = try await MasterKeyWriter.tagging(writer, logger: context.logger)?.tagged(untagged) ?? untagged
         switch try await store.registerKey(record, spending: token) {
         case .invalidToken:
             throw Self.invalidToken

@@ -148,6 +148,13 @@ enum JSONAnswer {
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// How many bytes `value` takes as an answer writes it.
+    static func size(of value: some Encodable) -> Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value).count) ?? 0
+    }
+
     /// `status` with a flat object of `fields` as the body.
     static func response(_ status: HTTPResponse.Status, _ fields: [String: FlatJSONValue]) -> Response {
         response(status, FlatJSONObject(fields))

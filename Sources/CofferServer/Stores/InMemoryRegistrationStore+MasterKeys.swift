@@ -27,25 +27,29 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         return changed
     }
 
-    /// See ``MasterKeyRewrapStore/secrets(notWrappedUnder:after:limit:)``.
-    public func secrets(notWrappedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [StoredSecret] {
+    /// See ``MasterKeyRewrapStore/keyRecords(notTaggedUnder:after:limit:)``.
+    public func keyRecords(notTaggedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [RegisteredKey] {
         try open()
-        let marker = WrappedSecret.marker(masterKeyID)
-        let rows = keyRecords.values.compactMap { key in key.secret.map { StoredSecret(keyID: key.keyID, stored: $0) } }
-            .filter { !$0.stored.hasPrefix(marker) && Self.precedes(keyID ?? "", $0.keyID) }
+        let (tagMarker, secretMarker) = (KeyRecordTag.marker(masterKeyID), WrappedSecret.marker(masterKeyID))
+        let rows = keyRecords.values.filter { key in
+            Self.precedes(keyID ?? "", key.keyID)
+                && (key.tag?.hasPrefix(tagMarker) != true || key.secret.map { !$0.hasPrefix(secretMarker) } == true)
+        }
         return Array(rows.sorted { Self.precedes($0.keyID, $1.keyID) }.prefix(max(0, limit)))
     }
 
-    /// See ``MasterKeyRewrapStore/rewrapSecrets(_:under:)``: each secret still as read, while the key is wrapping.
-    public func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int {
+    /// See ``MasterKeyRewrapStore/rewriteKeyRecords(_:under:)``: each record whose secret and tag are
+    /// still as read, while the key is wrapping.
+    public func rewriteKeyRecords(_ changes: [KeyRecordRewrite], under masterKeyID: String) async throws -> Int {
         try open()
         guard wrappingKeyID == masterKeyID else { return 0 }
         var changed = 0
         for change in changes {
-            guard let key = keyRecords[change.row.keyID], key.secret == change.row.stored else { continue }
+            guard let key = keyRecords[change.before.keyID], key.secret == change.before.secret, key.tag == change.before.tag else { continue }
+            let after = change.after
             keyRecords[key.keyID] = RegisteredKey(
-                keyID: key.keyID, algorithm: key.algorithm, publicKey: key.publicKey, secret: change.replacement, createdAt: key.createdAt,
-                state: key.state, lastUsedAt: key.lastUsedAt, encryptionKey: key.encryptionKey, userID: key.userID
+                keyID: key.keyID, algorithm: after.algorithm, publicKey: after.publicKey, secret: after.secret, createdAt: key.createdAt,
+                state: after.state, lastUsedAt: key.lastUsedAt, encryptionKey: after.encryptionKey, userID: after.userID, tag: after.tag
             )
             changed += 1
         }
@@ -58,7 +62,10 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         let dataKeys = dataKeyRecords.values.flatMap(\.values).filter { $0.masterKeyID == masterKeyID }.count
         let marker = WrappedSecret.marker(masterKeyID)
         let secrets = keyRecords.values.filter { $0.secret?.hasPrefix(marker) == true }.count
-        if let refusal = MasterKeySQL.retirement(state: keyring[masterKeyID]?.state.rawValue, dataKeys: dataKeys, secrets: secrets) { return refusal }
+        let records = keyRecords.values.filter { $0.tag?.hasPrefix(KeyRecordTag.marker(masterKeyID)) == true }.count
+        if let refusal = MasterKeySQL.retirement(state: keyring[masterKeyID]?.state.rawValue, dataKeys: dataKeys, secrets: secrets, records: records) {
+            return refusal
+        }
         keyring[masterKeyID] = MasterKeyRecord(keyID: masterKeyID, state: .retired, changedAt: time)
         return .retired
     }

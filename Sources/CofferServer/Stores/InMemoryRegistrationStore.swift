@@ -70,12 +70,10 @@ public actor InMemoryRegistrationStore: RegistrationStore {
             tokenID = valid.record.tokenID
         }
         if let existing = keyRecords[key.keyID] { return .exists(existing) }
-        if let secret = key.secret {
-            let wraps = if let masterKeyID = try WrappedSecret.masterKeyID(of: secret) { wrappingKeyID == masterKeyID } else { wrappingKeyID == nil }
-            guard wraps else { return .wrappingKeyChanged }
-        }
+        guard wrappingKeyID == (try RegistrationSQL.wrappingKeyNeeded(by: key)) else { return .wrappingKeyChanged }
         let stored = RegisteredKey(
-            keyID: key.keyID, algorithm: key.algorithm, publicKey: key.publicKey, secret: key.secret, createdAt: key.createdAt, encryptionKey: key.encryptionKey
+            keyID: key.keyID, algorithm: key.algorithm, publicKey: key.publicKey, secret: key.secret, createdAt: key.createdAt, encryptionKey: key.encryptionKey,
+            tag: key.tag
         )
         keyRecords[key.keyID] = stored
         eventLog.append(KeyEvent(keyID: key.keyID, at: key.createdAt, kind: .registered, actor: "key:" + key.keyID, detail: key.algorithm.rawValue))
@@ -91,6 +89,17 @@ public actor InMemoryRegistrationStore: RegistrationStore {
         return keyRecords[id]
     }
 
+    /// See ``RegistrationStore/keys(after:limit:)``.
+    public func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey] {
+        Array(try await keys(limit: .max).filter { position?.precedes($0) ?? true }.prefix(max(0, limit)))
+    }
+
+    /// See ``RegistrationStore/users(after:limit:)``.
+    public func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        try open()
+        return Array(userRecords.filter { $0.id > (id ?? Int64.min) }.prefix(max(0, limit)))
+    }
+
     /// See ``RegistrationStore/keys(limit:)``.
     public func keys(limit: Int) async throws -> [RegisteredKey] {
         try open()
@@ -101,19 +110,17 @@ public actor InMemoryRegistrationStore: RegistrationStore {
         return Array(ordered.prefix(max(0, limit)))
     }
 
-    /// `key` with the fields given replaced.
-    private static func key(
-        _ key: RegisteredKey, state: RegisteredKey.State? = nil, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil
-    ) -> RegisteredKey {
-        RegisteredKey(
-            keyID: key.keyID, algorithm: key.algorithm, publicKey: key.publicKey, secret: key.secret, createdAt: key.createdAt,
-            state: state ?? key.state, lastUsedAt: lastUsedAt ?? key.lastUsedAt, encryptionKey: encryptionKey ?? key.encryptionKey, userID: userID ?? key.userID
-        )
+    /// `after` tagged by `tagging` once `before` is checked against its tag (untagged without one).
+    private func retag(_ before: RegisteredKey, as after: RegisteredKey, with tagging: KeyRecordTagging?) throws -> RegisteredKey {
+        guard let tagging else { return after.untagged }
+        try tagging.check(before)
+        guard wrappingKeyID == tagging.masterKeyID else { throw RegistrationSQL.taggingKeyChanged(tagging) }
+        return tagging.tagged(after)
     }
 
     /// See ``RegistrationStore/setEncryptionKey(_:ofKey:at:)``.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
-        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil) {
+        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil, tagging: nil) {
         case .set(let change): change
         case .limited, .unknownKey: nil
         }
@@ -122,14 +129,24 @@ public actor InMemoryRegistrationStore: RegistrationStore {
     /// See ``RegistrationStore/setEncryptionKey(_:ofKey:at:changesPerHour:)``: the count and the change
     /// with no suspension between them (the actor's one task at a time).
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
+        try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit, tagging: nil)
+    }
+
+    /// See ``RegistrationStore/setEncryptionKey(_:ofKey:at:changesPerHour:tagging:)``.
+    public func setEncryptionKey(
+        _ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?, tagging: KeyRecordTagging?
+    ) async throws -> EncryptionKeyChangeOutcome {
         try open()
         guard let before = keyRecords[keyID] else { return .unknownKey }
-        guard before.encryptionKey != encryptionKey else { return .set(EncryptionKeyChange(key: before, previous: before.encryptionKey)) }
+        guard before.encryptionKey != encryptionKey else {
+            try tagging?.check(before)
+            return .set(EncryptionKeyChange(key: before, previous: before.encryptionKey))
+        }
         if let limit {
             let recent = eventLog.filter { $0.keyID == keyID && $0.kind == .encryptionKey && $0.at >= time - 3600 }
             if recent.count >= limit { return .limited(RecentActivity(count: recent.count, oldest: recent.map(\.at).min())) }
         }
-        let after = Self.key(before, encryptionKey: encryptionKey)
+        let after = try retag(before, as: before.replacing(encryptionKey: encryptionKey), with: tagging)
         keyRecords[keyID] = after
         let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
         eventLog.append(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail))
@@ -138,10 +155,18 @@ public actor InMemoryRegistrationStore: RegistrationStore {
 
     /// See ``RegistrationStore/setState(_:ofKey:actor:at:)``.
     public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await setState(state, ofKey: keyID, actor: actor, at: time, tagging: nil)
+    }
+
+    /// See ``RegistrationStore/setState(_:ofKey:actor:at:tagging:)``.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         try open()
         guard let before = keyRecords[keyID] else { return nil }
-        guard before.state != .revoked, before.state != state else { return before }
-        let after = Self.key(before, state: state)
+        guard before.state != .revoked, before.state != state else {
+            try tagging?.check(before)
+            return before
+        }
+        let after = try retag(before, as: before.replacing(state: state), with: tagging)
         keyRecords[keyID] = after
         eventLog.append(KeyEvent(keyID: keyID, at: time, kind: .state, actor: actor, detail: state.rawValue))
         return after
@@ -149,9 +174,14 @@ public actor InMemoryRegistrationStore: RegistrationStore {
 
     /// See ``RegistrationStore/linkKey(_:toUser:actor:at:)``.
     public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await linkKey(keyID, toUser: userID, actor: actor, at: time, tagging: nil)
+    }
+
+    /// See ``RegistrationStore/linkKey(_:toUser:actor:at:tagging:)``.
+    public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         try open()
         guard let before = keyRecords[keyID], userRecords.contains(where: { $0.id == userID }) else { return nil }
-        let after = Self.key(before, userID: userID)
+        let after = try retag(before, as: before.replacing(userID: userID), with: tagging)
         keyRecords[keyID] = after
         eventLog.append(KeyEvent(keyID: keyID, at: time, kind: .user, actor: actor, detail: "linked to user \(userID)"))
         return after
@@ -161,7 +191,7 @@ public actor InMemoryRegistrationStore: RegistrationStore {
     public func recordUse(ofKey keyID: String, at time: Int64) async throws {
         try open()
         guard let before = keyRecords[keyID], (before.lastUsedAt ?? Int64.min) < time else { return }
-        keyRecords[keyID] = Self.key(before, lastUsedAt: time)
+        keyRecords[keyID] = before.replacing(lastUsedAt: time)
     }
 
     /// See ``RegistrationStore/events(ofKey:limit:)``.
@@ -359,6 +389,13 @@ public actor InMemoryRegistrationStore: RegistrationStore {
                 usage.rows[id, default: .init()].secrets += 1
             } else {
                 usage.secretsInClear += 1
+            }
+        }
+        for key in keyRecords.values {
+            if let tag = key.tag, tag.hasPrefix(KeyRecordTag.prefix) {
+                usage.rows[String(tag.dropFirst(KeyRecordTag.prefix.count).prefix(WrappedSecret.masterKeyIDLength)), default: .init()].records += 1
+            } else {
+                usage.untaggedRecords += 1
             }
         }
         return usage

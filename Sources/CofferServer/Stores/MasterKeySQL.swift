@@ -18,6 +18,14 @@ enum MasterKeySQL {
         FROM coffer_keys WHERE secret IS NOT NULL GROUP BY 1
         """
 
+    /// Key records by the master key id their tag names ('' for those without a tag).
+    static let recordUsage = """
+        SELECT CASE WHEN substr(record_tag, 1, \(KeyRecordTag.prefix.count)) = '\(KeyRecordTag.prefix)'
+                    THEN substr(record_tag, \(KeyRecordTag.prefix.count + 1), \(WrappedSecret.masterKeyIDLength)) ELSE '' END,
+               COUNT(*)
+        FROM coffer_keys GROUP BY 1
+        """
+
     /// Rows after ($2, $3) in key order not wrapped under $1, at most $4.
     static let dataKeysToRewrap = """
         SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys
@@ -30,16 +38,28 @@ enum MasterKeySQL {
         """
     /// The length of ``WrappedSecret/marker(_:)``: what a secret under one key starts with.
     static let markerLength = WrappedSecret.prefix.count + WrappedSecret.masterKeyIDLength + 1
-    /// Secrets after key id $2 whose stored form does not start with the marker $1, at most $3.
-    static let secretsToRewrap = """
-        SELECT key_id, secret FROM coffer_keys
-        WHERE secret IS NOT NULL AND substr(secret, 1, \(markerLength)) <> $1 AND key_id > $2 ORDER BY key_id LIMIT $3
+    /// The length of ``KeyRecordTag/marker(_:)``: what a tag under one key starts with.
+    static let tagMarkerLength = KeyRecordTag.prefix.count + WrappedSecret.masterKeyIDLength + 1
+    /// Key records after key id $3 not tagged under the tag marker $1, or whose secret does not start
+    /// with the secret marker $2, at most $4.
+    static let keyRecordsToRewrite = """
+        SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys
+        WHERE key_id > $3 AND (record_tag IS NULL OR substr(record_tag, 1, \(tagMarkerLength)) <> $1
+                               OR (secret IS NOT NULL AND substr(secret, 1, \(markerLength)) <> $2))
+        ORDER BY key_id LIMIT $4
         """
-    static let rewrapSecret = "UPDATE coffer_keys SET secret = $1 WHERE key_id = $2 AND secret = $3 AND \(isWrapping("$4"))"
+    /// A record rewritten (secret $1, tag $2, and every field the tag covers written back, $3–$7) when
+    /// its secret ($9) and tag ($10) are still as read and $11 is still the wrapping key.
+    static let rewriteKeyRecord = """
+        UPDATE coffer_keys SET secret = $1, record_tag = $2, algorithm = $3, public_key = $4, encryption_key = $5, user_id = $6, state = $7
+        WHERE key_id = $8 AND (secret = $9 OR (secret IS NULL AND $9 IS NULL)) AND (record_tag = $10 OR (record_tag IS NULL AND $10 IS NULL))
+          AND \(isWrapping("$11"))
+        """
 
     static let state = "SELECT state FROM coffer_master_keyring WHERE key_id = $1"
     static let dataKeysUnder = "SELECT COUNT(*) FROM coffer_data_keys WHERE master_key_id = $1"
     static let secretsUnder = "SELECT COUNT(*) FROM coffer_keys WHERE substr(secret, 1, \(markerLength)) = $1"
+    static let recordsUnder = "SELECT COUNT(*) FROM coffer_keys WHERE substr(record_tag, 1, \(tagMarkerLength)) = $1"
     static let retire = "UPDATE coffer_master_keyring SET state = 'retired', changed_at = $2 WHERE key_id = $1 AND state <> 'wrapping'"
 
     /// The condition that the key named by `parameter` is the keyring's wrapping key.
@@ -48,12 +68,12 @@ enum MasterKeySQL {
     }
 
     /// What retiring a key found: its state now and the rows still under it.
-    static func retirement(state: String?, dataKeys: Int, secrets: Int) -> MasterKeyRetirement? {
+    static func retirement(state: String?, dataKeys: Int, secrets: Int, records: Int) -> MasterKeyRetirement? {
         switch state {
         case nil: .unknown
         case "wrapping": .wrapping
         case "retired": .alreadyRetired
-        default: dataKeys + secrets > 0 ? .stillWraps(dataKeys: dataKeys, secrets: secrets) : nil
+        default: dataKeys + secrets + records > 0 ? .stillWraps(dataKeys: dataKeys, secrets: secrets, records: records) : nil
         }
     }
 }

@@ -46,6 +46,10 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
         for try await (id, count) in secrets.decode((String, Int64).self) {
             if id.isEmpty { usage.secretsInClear = Int(count) } else { usage.rows[id, default: .init()].secrets = Int(count) }
         }
+        let records = try await client.query(PostgresQuery(unsafeSQL: MasterKeySQL.recordUsage), logger: logger)
+        for try await (id, count) in records.decode((String, Int64).self) {
+            if id.isEmpty { usage.untaggedRecords = Int(count) } else { usage.rows[id, default: .init()].records = Int(count) }
+        }
         return usage
     }
 
@@ -82,20 +86,22 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
         }
     }
 
-    /// A batch of secrets to rewrap.
-    public func secrets(notWrappedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [StoredSecret] {
-        let query = try Self.query(MasterKeySQL.secretsToRewrap, [WrappedSecret.marker(masterKeyID), keyID ?? "", Int64(limit)])
-        var secrets: [StoredSecret] = []
-        for try await (id, stored) in try await client.query(query, logger: logger).decode((String, String).self) {
-            secrets.append(StoredSecret(keyID: id, stored: stored))
-        }
-        return secrets
+    /// A batch of key records to tag (and their secrets to rewrap).
+    public func keyRecords(notTaggedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [RegisteredKey] {
+        let query = try Self.query(
+            MasterKeySQL.keyRecordsToRewrite, [KeyRecordTag.marker(masterKeyID), WrappedSecret.marker(masterKeyID), keyID ?? "", Int64(limit)]
+        )
+        return try await Self.keys(client.query(query, logger: logger))
     }
 
-    /// Rewraps a batch of secrets in one transaction.
-    public func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int {
+    /// Rewrites a batch of key records in one transaction.
+    public func rewriteKeyRecords(_ changes: [KeyRecordRewrite], under masterKeyID: String) async throws -> Int {
         try await changedRows(try changes.map { change in
-            try Self.query(MasterKeySQL.rewrapSecret + " RETURNING key_id", [change.replacement, change.row.keyID, change.row.stored, masterKeyID])
+            let (before, after) = (change.before, change.after)
+            return try Self.query(MasterKeySQL.rewriteKeyRecord + " RETURNING key_id", [
+                after.secret, after.tag, after.algorithm.rawValue, after.publicKey, after.encryptionKey, after.userID, after.state.rawValue,
+                before.keyID, before.secret, before.tag, masterKeyID,
+            ])
         })
     }
 
@@ -111,7 +117,8 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
             for try await found in try await connection.query(try Self.query(MasterKeySQL.state, [masterKeyID]), logger: logger).decode(String.self) { state = found }
             let dataKeys = try await count(MasterKeySQL.dataKeysUnder, masterKeyID)
             let secrets = try await count(MasterKeySQL.secretsUnder, WrappedSecret.marker(masterKeyID))
-            if let refusal = MasterKeySQL.retirement(state: state, dataKeys: dataKeys, secrets: secrets) { return refusal }
+            let records = try await count(MasterKeySQL.recordsUnder, KeyRecordTag.marker(masterKeyID))
+            if let refusal = MasterKeySQL.retirement(state: state, dataKeys: dataKeys, secrets: secrets, records: records) { return refusal }
             try await connection.query(try Self.query(MasterKeySQL.retire, [masterKeyID, time]), logger: logger)
             return .retired
         }

@@ -267,28 +267,24 @@ public final class PostgresRegistrationStore: RegistrationStore {
                 guard tokenID != nil else { return .invalidToken }
             }
             if let existing = try await Self.keys(connection.query(try Self.selectKey(key.keyID), logger: logger)).first { return .exists(existing) }
-            if let secret = key.secret {
-                if let masterKeyID = try WrappedSecret.masterKeyID(of: secret) {
-                    // Share-locked until this transaction ends: a promotion waits for it.
-                    let wrapping = try Self.query("SELECT 1 FROM coffer_master_keyring WHERE key_id = $1 AND state = 'wrapping' FOR SHARE", [masterKeyID])
-                    var holds = false
-                    for try await _ in try await connection.query(wrapping, logger: logger).decode(Int32.self) { holds = true }
-                    guard holds else { return .wrappingKeyChanged }
-                } else {
-                    // A secret in clear only while no keyring is recorded; the table's share lock makes
-                    // a keyring recorded meanwhile wait for this transaction.
-                    try await connection.query("LOCK TABLE coffer_master_keyring IN SHARE MODE", logger: logger)
-                    var recorded = false
-                    for try await _ in try await connection.query(PostgresQuery(unsafeSQL: MasterKeySQL.wrapping), logger: logger).decode(String.self) {
-                        recorded = true
-                    }
-                    guard !recorded else { return .wrappingKeyChanged }
+            if let masterKeyID = try RegistrationSQL.wrappingKeyNeeded(by: key) {
+                // Tagged (and wrapped): only under the recorded wrapping key, share-locked until this
+                // transaction ends (a promotion waits for it).
+                guard try await Self.isWrapping(masterKeyID, on: connection, logger: logger) else { return .wrappingKeyChanged }
+            } else {
+                // Untagged only while no keyring is recorded; the table's share lock makes a keyring
+                // recorded meanwhile wait for this transaction.
+                try await connection.query("LOCK TABLE coffer_master_keyring IN SHARE MODE", logger: logger)
+                var recorded = false
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: MasterKeySQL.wrapping), logger: logger).decode(String.self) {
+                    recorded = true
                 }
+                guard !recorded else { return .wrappingKeyChanged }
             }
             let inserted = try await connection.query(
                 try Self.query(
                     RegistrationSQL.insertKey + " RETURNING key_id",
-                    [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]
+                    [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey, key.tag]
                 ),
                 logger: logger
             )
@@ -316,6 +312,31 @@ public final class PostgresRegistrationStore: RegistrationStore {
         }
     }
 
+    /// Whether the keyring records `masterKeyID` as wrapping, its row share-locked until the transaction
+    /// ends (a promotion waits for it).
+    private static func isWrapping(_ masterKeyID: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let wrapping = try query("SELECT 1 FROM coffer_master_keyring WHERE key_id = $1 AND state = 'wrapping' FOR SHARE", [masterKeyID])
+        for try await _ in try await connection.query(wrapping, logger: logger).decode(Int32.self) { return true }
+        return false
+    }
+
+    /// The record as read (locked) checked against its tag, and the tag of the record to write, made
+    /// under a key the keyring still records as wrapping (nil: no tagging, written without a tag).
+    private static func retag(
+        _ before: RegisteredKey, as after: RegisteredKey, with tagging: KeyRecordTagging?, on connection: PostgresConnection, logger: Logger
+    ) async throws -> String? {
+        guard let tagging else { return nil }
+        try tagging.check(before)
+        guard try await isWrapping(tagging.masterKeyID, on: connection, logger: logger) else { throw RegistrationSQL.taggingKeyChanged(tagging) }
+        return tagging.tagged(after).tag
+    }
+
+    /// The key's row, locked until the transaction ends.
+    private static func lockedKey(_ keyID: String, on connection: PostgresConnection, logger: Logger) async throws -> RegisteredKey? {
+        let locked = try query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1 FOR UPDATE", [keyID])
+        return try await keys(connection.query(locked, logger: logger)).first
+    }
+
     private static func selectKey(_ keyID: String) throws -> PostgresQuery {
         try query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1", [keyID])
     }
@@ -326,7 +347,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
 
     /// Sets the device's encryption key and writes its event, in one transaction that locks the key's row.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
-        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil) {
+        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil, tagging: nil) {
         case .set(let change): change
         case .limited, .unknownKey: nil
         }
@@ -336,18 +357,29 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// locked first, so every change of one key waits for the one before it to commit, and the count
     /// (a statement after the lock) sees it.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
+        try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit, tagging: nil)
+    }
+
+    /// Sets a device's encryption key as ``setEncryptionKey(_:ofKey:at:changesPerHour:)`` does, the
+    /// locked record checked against its tag and tagged again in the same transaction.
+    public func setEncryptionKey(
+        _ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?, tagging: KeyRecordTagging?
+    ) async throws -> EncryptionKeyChangeOutcome {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection -> EncryptionKeyChangeOutcome in
-            let locked = try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1 FOR UPDATE", [keyID])
-            guard let before = try await Self.keys(connection.query(locked, logger: logger)).first else { return .unknownKey }
-            guard before.encryptionKey != encryptionKey else { return .set(EncryptionKeyChange(key: before, previous: before.encryptionKey)) }
+            guard let before = try await Self.lockedKey(keyID, on: connection, logger: logger) else { return .unknownKey }
+            guard before.encryptionKey != encryptionKey else {
+                try tagging?.check(before)
+                return .set(EncryptionKeyChange(key: before, previous: before.encryptionKey))
+            }
             if let limit {
                 let counted = try Self.query(RegistrationSQL.recentEvents, [keyID, KeyEvent.Kind.encryptionKey.rawValue, time - 3600])
                 for try await (count, oldest) in try await connection.query(counted, logger: logger).decode((Int64, Int64?).self) where count >= Int64(limit) {
                     return .limited(RecentActivity(count: Int(count), oldest: oldest))
                 }
             }
-            try await connection.query(try Self.query(RegistrationSQL.setEncryptionKey, [encryptionKey, keyID]), logger: logger)
+            let tag = try await Self.retag(before, as: before.replacing(encryptionKey: encryptionKey), with: tagging, on: connection, logger: logger)
+            try await connection.query(try Self.query(RegistrationSQL.setEncryptionKey, [encryptionKey, keyID, tag]), logger: logger)
             let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
             try await connection.query(try Self.event(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail)), logger: logger)
             let after = try await Self.keys(connection.query(try Self.selectKey(keyID), logger: logger)).first ?? before
@@ -398,28 +430,56 @@ public final class PostgresRegistrationStore: RegistrationStore {
         try await keys(where: "WHERE key_id = $1", [id]).first
     }
 
+    /// A page of keys, oldest first.
+    public func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey] {
+        let query = try Self.query(RegistrationSQL.keysAfter, [position?.createdAt ?? Int64.min, position?.keyID ?? "", Int64(limit)])
+        return try await Self.keys(client.query(query, logger: logger))
+    }
+
+    /// A page of users, oldest first.
+    public func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        let query = try Self.query(RegistrationSQL.usersAfter, [id ?? Int64.min, Int64(limit)])
+        var users: [RegisteredUser] = []
+        for try await (id, email, name, keyID, createdAt) in try await client.query(query, logger: logger).decode((Int64, String, String, String, Int64).self) {
+            users.append(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt))
+        }
+        return users
+    }
+
     /// Every key, oldest first.
     public func keys(limit: Int) async throws -> [RegisteredKey] {
         try await keys(where: "ORDER BY created_at, key_id LIMIT $1", [Int64(limit)])
     }
 
-    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?, Int64?)
+    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?, Int64?, String?)
 
     private func keys(where clause: String, _ values: [any PostgresEncodable & Sendable]) async throws -> [RegisteredKey] {
         try await Self.keys(client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger))
     }
 
     /// The key records of rows of ``RegistrationSQL/keyColumns``.
-    private static func keys(_ rows: PostgresRowSequence) async throws -> [RegisteredKey] {
+    static func keys(_ rows: PostgresRowSequence) async throws -> [RegisteredKey] {
         var keys: [RegisteredKey] = []
-        for try await (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey, userID) in rows.decode(KeyRow.self) {
-            guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else { continue }
-            keys.append(RegisteredKey(
-                keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt,
-                state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey, userID: userID
-            ))
+        do {
+            for try await row in rows.decode(KeyRow.self) { keys.append(try record(row)) }
+        } catch is PostgresDecodingError {
+            // Its text quotes the row, which may hold a secret.
+            throw ServerConfigurationError(.invalidRecord, "a row of coffer_keys holds a value of another type than Coffer writes: it was written outside Coffer")
         }
         return keys
+    }
+
+    /// The record of a decoded key row.
+    /// - Throws: ``ServerConfigurationError`` `.invalidRecord` for an algorithm this release does not know.
+    private static func record(_ row: KeyRow) throws(ServerConfigurationError) -> RegisteredKey {
+        let (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey, userID, tag) = row
+        guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else {
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(keyID.prefix(80))' names an algorithm this release does not know: it was written outside Coffer")
+        }
+        return RegisteredKey(
+            keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt,
+            state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey, userID: userID, tag: tag
+        )
     }
 
     /// The owner's data key at `version`, or the newest.
@@ -472,11 +532,21 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// Changes a key's state (never out of `revoked`) and writes its event, in one transaction that
     /// locks the key's row; the stored record afterwards, nil for no such key.
     public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await setState(state, ofKey: keyID, actor: actor, at: time, tagging: nil)
+    }
+
+    /// Changes a key's state as ``setState(_:ofKey:actor:at:)`` does, the locked record checked against
+    /// its tag and tagged again in the same transaction.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection -> RegisteredKey? in
-            let locked = try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys WHERE key_id = $1 FOR UPDATE", [keyID])
-            guard let before = try await Self.keys(connection.query(locked, logger: logger)).first else { return nil }
-            try await connection.query(try Self.query(RegistrationSQL.setState, [state.rawValue, keyID]), logger: logger)
+            guard let before = try await Self.lockedKey(keyID, on: connection, logger: logger) else { return nil }
+            guard before.state != .revoked, before.state != state else {
+                try tagging?.check(before)
+                return before
+            }
+            let tag = try await Self.retag(before, as: before.replacing(state: state), with: tagging, on: connection, logger: logger)
+            try await connection.query(try Self.query(RegistrationSQL.setState, [state.rawValue, keyID, tag]), logger: logger)
             let after = try await Self.keys(connection.query(try Self.selectKey(keyID), logger: logger)).first
             if let after, after.state != before.state {
                 try await connection.query(try Self.event(KeyEvent(keyID: keyID, at: time, kind: .state, actor: actor, detail: after.state.rawValue)), logger: logger)
@@ -608,10 +678,19 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// Links a key to a user and writes its event, in one transaction; the record afterwards, nil when
     /// either is unknown.
     public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await linkKey(keyID, toUser: userID, actor: actor, at: time, tagging: nil)
+    }
+
+    /// Links a key to a user as ``linkKey(_:toUser:actor:at:)`` does, the locked record checked against
+    /// its tag and tagged again in the same transaction.
+    public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection -> RegisteredKey? in
+            guard let before = try await Self.lockedKey(keyID, on: connection, logger: logger) else { return nil }
+            let tag = try await Self.retag(before, as: before.replacing(userID: userID), with: tagging, on: connection, logger: logger)
             var linked = false
-            for try await _ in try await connection.query(try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID]), logger: logger).decode(String.self) {
+            let link = try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID, tag])
+            for try await _ in try await connection.query(link, logger: logger).decode(String.self) {
                 linked = true
             }
             guard linked else { return nil }

@@ -30,6 +30,10 @@ public struct RegisteredKey: Sendable, Hashable {
     /// The user this device belongs to (docs/SERVER.md, "Data keys"): the user it signed up through
     /// `POST /register_user`, or the one an admin linked it to; nil for none.
     public let userID: Int64?
+    /// The record's authentication tag (docs/SERVER.md, "Authenticated key records"): made under the
+    /// master keyring over every field above but ``lastUsedAt``; nil where the instance that wrote it
+    /// held no master key.
+    public let tag: String?
 
     /// Whether a registered key may sign: the admin API's `KeyState` (CofferServerWire), one type on
     /// the server and its clients.
@@ -46,9 +50,10 @@ public struct RegisteredKey: Sendable, Hashable {
     ///   - lastUsedAt: the last accepted signature's time, if any.
     ///   - encryptionKey: the device's encryption public key, SPKI DER base64, if any.
     ///   - userID: the user the device belongs to, if any.
+    ///   - tag: the record's authentication tag, if any.
     public init(
         keyID: String, algorithm: HTTPSignatureAlgorithm, publicKey: String?, secret: String?, createdAt: Int64,
-        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil
+        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil, tag: String? = nil
     ) {
         self.keyID = keyID
         self.algorithm = algorithm
@@ -59,6 +64,26 @@ public struct RegisteredKey: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.encryptionKey = encryptionKey
         self.userID = userID
+        self.tag = tag
+    }
+
+    /// This record without its tag: what a change by an instance without master keys stores.
+    var untagged: RegisteredKey {
+        RegisteredKey(
+            keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt, state: state, lastUsedAt: lastUsedAt,
+            encryptionKey: encryptionKey, userID: userID
+        )
+    }
+
+    /// This record with the fields given replaced (the tag kept unless replaced: a changed record is
+    /// tagged again by ``KeyRecordTagging/tagged(_:)``).
+    func replacing(
+        secret: String? = nil, state: State? = nil, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil, tag: String? = nil
+    ) -> RegisteredKey {
+        RegisteredKey(
+            keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret ?? self.secret, createdAt: createdAt, state: state ?? self.state,
+            lastUsedAt: lastUsedAt ?? self.lastUsedAt, encryptionKey: encryptionKey ?? self.encryptionKey, userID: userID ?? self.userID, tag: tag ?? self.tag
+        )
     }
 }
 
@@ -324,6 +349,17 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     /// implementation counts and then writes (two steps, not exact under concurrency); Coffer's stores
     /// are exact.
     func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome
+    /// Sets the device's encryption key as ``setEncryptionKey(_:ofKey:at:changesPerHour:)`` does, keeping
+    /// the record authenticated (docs/SERVER.md, "Authenticated key records"): with `tagging`, the record
+    /// as read is checked against its tag and the record as written is tagged, under a master key the
+    /// keyring still records as wrapping, all in the same transaction. A default implementation, for a
+    /// custom store that keeps no tags, refuses any `tagging`.
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` or `.masterKeyUnavailable` when the
+    ///   record as read does not match its tag (nothing written); `.masterKeyringMismatch` when the
+    ///   tagging key is no longer the wrapping key.
+    func setEncryptionKey(
+        _ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?, tagging: KeyRecordTagging?
+    ) async throws -> EncryptionKeyChangeOutcome
     /// Stores a user signed up by `keyID` (its creator; no device becomes a member), under an address
     /// already normalized (NFC, domain lowercased: what `POST /register_user` stores); nil when a user with that address,
     /// compared case-insensitively, exists.
@@ -348,14 +384,27 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func users(email: String?, limit: Int) async throws -> [RegisteredUser]
     /// Every registered key, oldest first (at most `limit`).
     func keys(limit: Int) async throws -> [RegisteredKey]
+    /// The registered keys after `position` (from the first when nil), oldest first (creation time, then
+    /// key id), at most `limit`: one page of the admin listing. A default implementation reads every key
+    /// and drops those before the position.
+    func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey]
+    /// The users numbered above `id` (from the first when nil), oldest first, at most `limit`: one page
+    /// of the admin listing. A default implementation reads every user and drops those before.
+    func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser]
     /// Changes a key's state and writes a `state` event by `actor` when it changed, in one
     /// transaction; the record as stored afterwards, or nil when there is no such key. A revoked key
     /// stays revoked whatever is asked.
     func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey?
+    /// Changes a key's state as ``setState(_:ofKey:actor:at:)`` does, keeping the record authenticated
+    /// with `tagging` as ``setEncryptionKey(_:ofKey:at:changesPerHour:tagging:)`` does.
+    func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey?
     /// Makes a key (a device) a member of a user, whichever user it belonged to before, and writes a
     /// `user` event by `actor`, in one transaction; the record afterwards, or nil when there is no such
     /// key or no such user. Only an admin's link makes a device a member (docs/SERVER.md, "Users").
     func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey?
+    /// Links a key to a user as ``linkKey(_:toUser:actor:at:)`` does, keeping the record authenticated
+    /// with `tagging` as ``setEncryptionKey(_:ofKey:at:changesPerHour:tagging:)`` does.
+    func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey?
     /// The key's history, newest first (at most `limit`).
     func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent]
     /// The events of `kind` the key's history holds from `time` on (UNIX seconds): what per-key limits
@@ -408,6 +457,39 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func ping() async throws
     /// Releases connections.
     func close() async throws
+}
+
+/// Where a page of the key listing starts: after the key registered at ``createdAt`` with id ``keyID``
+/// (keys are listed by creation time, then id). As text, the admin API's `next` and `after`:
+/// `<createdAt>.<keyId>`.
+public struct KeyListPosition: Sendable, Hashable {
+    /// The last listed key's creation time, UNIX seconds.
+    public let createdAt: Int64
+    /// The last listed key's id.
+    public let keyID: String
+
+    /// The position after `key`.
+    public init(after key: RegisteredKey) {
+        createdAt = key.createdAt
+        keyID = key.keyID
+    }
+
+    /// The position `text` names (`<createdAt>.<keyId>`); nil for text of another shape.
+    public init?(_ text: String) {
+        guard let dot = text.firstIndex(of: "."), let time = Int64(text[..<dot]), text.index(after: dot) < text.endIndex, text.utf8.count <= 256 else {
+            return nil
+        }
+        createdAt = time
+        keyID = String(text[text.index(after: dot)...])
+    }
+
+    /// The text form, `<createdAt>.<keyId>`.
+    public var text: String { "\(createdAt).\(keyID)" }
+
+    /// Whether `key` comes after this position (as the databases order keys: by time, then id's bytes).
+    func precedes(_ key: RegisteredKey) -> Bool {
+        key.createdAt != createdAt ? key.createdAt > createdAt : keyID.utf8.lexicographicallyPrecedes(key.keyID.utf8)
+    }
 }
 
 /// What ``RegistrationStore/insertUser(email:name:keyID:createdAt:recordingFirstUse:)`` did.
@@ -487,6 +569,47 @@ extension RegistrationStore {
         return .set(change)
     }
 
+    /// Reads every key and keeps those after `position`: for a custom store without a page query.
+    public func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey] {
+        Array(try await keys(limit: .max).filter { position?.precedes($0) ?? true }.prefix(max(0, limit)))
+    }
+
+    /// Reads every user and keeps those numbered above `id`: for a custom store without a page query.
+    public func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        Array(try await users(email: nil, limit: .max).filter { $0.id > (id ?? Int64.min) }.prefix(max(0, limit)))
+    }
+
+    /// Refuses `tagging` and otherwise sets the key as ``setEncryptionKey(_:ofKey:at:changesPerHour:)``
+    /// does: for a custom store that keeps no authenticated key records.
+    public func setEncryptionKey(
+        _ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?, tagging: KeyRecordTagging?
+    ) async throws -> EncryptionKeyChangeOutcome {
+        try Self.refuse(tagging)
+        return try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit)
+    }
+
+    /// Refuses `tagging` and otherwise changes the state as ``setState(_:ofKey:actor:at:)`` does: for a
+    /// custom store that keeps no authenticated key records.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
+        try Self.refuse(tagging)
+        return try await setState(state, ofKey: keyID, actor: actor, at: time)
+    }
+
+    /// Refuses `tagging` and otherwise links as ``linkKey(_:toUser:actor:at:)`` does: for a custom store
+    /// that keeps no authenticated key records.
+    public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
+        try Self.refuse(tagging)
+        return try await linkKey(keyID, toUser: userID, actor: actor, at: time)
+    }
+
+    private static func refuse(_ tagging: KeyRecordTagging?) throws {
+        guard tagging == nil else {
+            throw ServerConfigurationError(
+                .invalidDatabaseLocation, "this store keeps no authenticated key records, which an instance with master keys needs: expected one of Coffer's stores (SQLite or PostgreSQL)"
+            )
+        }
+    }
+
     /// Composes ``minimumDataKeyVersion(owner:)`` and ``dataKey(owner:version:)`` (two or three reads,
     /// not one snapshot): for a custom store that has no single read for it.
     public func lookUpDataKey(owner: String, version: Int64?) async throws -> DataKeyLookup {
@@ -499,7 +622,7 @@ extension RegistrationStore {
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).
 enum RegistrationSQL {
-    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key, user_id"
+    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key, user_id, record_tag"
     static let dataKeyColumns = "owner, version, data_key_id, wrapped, master_key_id, created_at"
     static let tokenColumns = "token_id, uses, uses_left, expires_at, platform, revoked, created_at"
     /// How often (one insert in this many) expired replay records are swept.
@@ -558,6 +681,11 @@ enum RegistrationSQL {
             "ALTER TABLE coffer_keys ADD COLUMN sign_ups BIGINT NOT NULL DEFAULT 0",
             "UPDATE coffer_keys SET sign_ups = (SELECT COUNT(*) FROM coffer_users WHERE coffer_users.key_id = coffer_keys.key_id)",
         ],
+        // 9: key records authenticated under the master keyring (``KeyRecordTag``). Records from before
+        // carry no tag until `rewrap` is asked to tag them.
+        [
+            "ALTER TABLE coffer_keys ADD COLUMN record_tag TEXT",
+        ],
     ]
 
     /// What each migration does, for the log line that says it was applied: `migrationTitles[N - 1]`.
@@ -570,12 +698,16 @@ enum RegistrationSQL {
         "users and keys by what was proven, and each key's history",
         "the master keyring",
         "users signed up per key; addresses compared as mail systems compare them",
+        "key records authenticated under the master keyring",
     ]
 
     /// The migration after whose statements the user-identity step runs.
     static let userIdentityMigration = 6
     /// The migration after whose statements every user's `email_key` is made again.
     static let emailFoldingMigration = 8
+    /// The migration that gives key records their tag (records from before it carry none until an
+    /// operator's rewrap tags them).
+    static let keyRecordTagMigration = 9
 
     /// Migration 6's step, for users stored before it: which `email_key` to give each user that has none
     /// (`users`: id and stored address, oldest first), given the keys already `taken`. Of addresses that
@@ -647,20 +779,44 @@ enum RegistrationSQL {
     static let insertUser = "INSERT INTO coffer_users (email, email_key, name, key_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"
     static let usersByEmail = "SELECT \(userColumns) FROM coffer_users WHERE email_key = $1 OR email = $2 ORDER BY id LIMIT $3"
     static let allUsers = "SELECT \(userColumns) FROM coffer_users ORDER BY id LIMIT $1"
+    static let usersAfter = "SELECT \(userColumns) FROM coffer_users WHERE id > $1 ORDER BY id LIMIT $2"
+    static let keysAfter = "SELECT \(keyColumns) FROM coffer_keys WHERE created_at > $1 OR (created_at = $1 AND key_id > $2) ORDER BY created_at, key_id LIMIT $3"
     /// Links a key to a user that exists.
-    static let linkKey = "UPDATE coffer_keys SET user_id = $1 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
+    static let linkKey = "UPDATE coffer_keys SET user_id = $1, record_tag = $3 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
     /// One change in a key's history.
     static let insertEvent = "INSERT INTO coffer_key_events (key_id, at, kind, actor, detail) VALUES ($1, $2, $3, $4, $5)"
     static let events = "SELECT key_id, at, kind, actor, detail FROM coffer_key_events WHERE key_id = $1 ORDER BY id DESC LIMIT $2"
     static let recentEvents = "SELECT COUNT(*), MIN(at) FROM coffer_key_events WHERE key_id = $1 AND kind = $2 AND at >= $3"
     static let recentDataKeys = "SELECT COUNT(*), MIN(created_at) FROM coffer_data_keys WHERE owner = $1 AND created_at >= $2"
-    static let setEncryptionKey = "UPDATE coffer_keys SET encryption_key = $1 WHERE key_id = $2"
+    static let setEncryptionKey = "UPDATE coffer_keys SET encryption_key = $1, record_tag = $3 WHERE key_id = $2"
+    /// The master key a new record must be written under, which the keyring must record as wrapping in
+    /// the same transaction: the one its tag (or, untagged, its wrapped secret) names; nil for a record
+    /// with neither, written only while no keyring is recorded.
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for a tag that does not parse or
+    ///   names another key than the secret's.
+    static func wrappingKeyNeeded(by key: RegisteredKey) throws(ServerConfigurationError) -> String? {
+        let secretKey = try key.secret.flatMap { (secret) throws(ServerConfigurationError) in try WrappedSecret.masterKeyID(of: secret) }
+        guard let tag = key.tag else { return secretKey }
+        let tagKey = try KeyRecordTag.parts(of: tag, keyID: key.keyID).masterKeyID
+        guard secretKey == nil || secretKey == tagKey else {
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(key.keyID.prefix(80))' is tagged under one master key and its secret wrapped under another")
+        }
+        return tagKey
+    }
+
+    /// The refusal of a tagged change whose master key stopped being the wrapping key meanwhile.
+    static func taggingKeyChanged(_ tagging: KeyRecordTagging) -> ServerConfigurationError {
+        ServerConfigurationError(
+            .masterKeyringMismatch, "the master key \(tagging.masterKeyID) is no longer the keyring's wrapping key (a promotion happened meanwhile); nothing was written"
+        )
+    }
+
     /// A registration token that can be spent now: its id.
     static let validToken = "SELECT token_id FROM coffer_tokens WHERE secret_hash = $1 AND uses_left > 0 AND revoked = 0 AND expires_at > $2 AND (platform IS NULL OR platform = $3)"
     static let spendToken = "UPDATE coffer_tokens SET uses_left = uses_left - 1 WHERE token_id = $1 AND uses_left > 0"
-    static let insertKey = "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key_id) DO NOTHING"
+    static let insertKey = "INSERT INTO coffer_keys (key_id, algorithm, public_key, secret, created_at, encryption_key, record_tag) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key_id) DO NOTHING"
     /// A state change that never takes a key out of `revoked`.
-    static let setState = "UPDATE coffer_keys SET state = $1 WHERE key_id = $2 AND state <> 'revoked'"
+    static let setState = "UPDATE coffer_keys SET state = $1, record_tag = $3 WHERE key_id = $2 AND state <> 'revoked'"
     static let recordUse = "UPDATE coffer_keys SET last_used_at = $1 WHERE key_id = $2 AND (last_used_at IS NULL OR last_used_at < $1)"
     static let consumeToken = """
         UPDATE coffer_tokens SET uses_left = uses_left - 1

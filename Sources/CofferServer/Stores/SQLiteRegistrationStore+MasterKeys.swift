@@ -12,8 +12,9 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
 
     private static func masterKeyring(in db: Database) throws -> [MasterKeyRecord] {
         try Row.fetchAll(db, sql: MasterKeySQL.keyring).map { row in
-            let id: String = row[0]
-            return MasterKeyRecord(keyID: id, state: try MasterKeyRecord.state(row[1], of: id), changedAt: row[2])
+            let row = row.checked("coffer_master_keyring")
+            let id: String = try row(0)
+            return MasterKeyRecord(keyID: id, state: try MasterKeyRecord.state(row(1), of: id), changedAt: try row(2))
         }
     }
 
@@ -34,13 +35,18 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
     public func masterKeyUsage() async throws -> MasterKeyUsage {
         try await pool.read { db in
             var usage = MasterKeyUsage()
-            for row in try Row.fetchAll(db, sql: MasterKeySQL.dataKeyUsage) {
-                usage.rows[row[0], default: .init()].dataKeys = row[1]
-                usage.rows[row[0], default: .init()].newestDataKeyAt = row[2]
+            for row in try Row.fetchAll(db, sql: MasterKeySQL.dataKeyUsage).map({ $0.checked("coffer_data_keys") }) {
+                let id: String = try row(0)
+                usage.rows[id, default: .init()].dataKeys = try row(1)
+                usage.rows[id, default: .init()].newestDataKeyAt = try row(2)
             }
-            for row in try Row.fetchAll(db, sql: MasterKeySQL.secretUsage) {
-                let id: String = row[0]
-                if id.isEmpty { usage.secretsInClear = row[1] } else { usage.rows[id, default: .init()].secrets = row[1] }
+            for row in try Row.fetchAll(db, sql: MasterKeySQL.secretUsage).map({ $0.checked("coffer_keys") }) {
+                let id: String = try row(0)
+                if id.isEmpty { usage.secretsInClear = try row(1) } else { usage.rows[id, default: .init()].secrets = try row(1) }
+            }
+            for row in try Row.fetchAll(db, sql: MasterKeySQL.recordUsage).map({ $0.checked("coffer_keys") }) {
+                let id: String = try row(0)
+                if id.isEmpty { usage.untaggedRecords = try row(1) } else { usage.rows[id, default: .init()].records = try row(1) }
             }
             return usage
         }
@@ -76,17 +82,25 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
         }
     }
 
-    /// A batch of secrets to rewrap.
-    public func secrets(notWrappedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [StoredSecret] {
+    /// A batch of key records to tag (and their secrets to rewrap).
+    public func keyRecords(notTaggedUnder masterKeyID: String, after keyID: String?, limit: Int) async throws -> [RegisteredKey] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: Self.sqlite(MasterKeySQL.secretsToRewrap), arguments: [WrappedSecret.marker(masterKeyID), keyID ?? "", limit])
-                .map { StoredSecret(keyID: $0[0], stored: $0[1]) }
+            try Row.fetchAll(
+                db, sql: Self.sqlite(MasterKeySQL.keyRecordsToRewrite),
+                arguments: [KeyRecordTag.marker(masterKeyID), WrappedSecret.marker(masterKeyID), keyID ?? "", limit]
+            ).map(Self.record)
         }
     }
 
-    /// Rewraps a batch of secrets in one transaction.
-    public func rewrapSecrets(_ changes: [MasterKeyRewrite<StoredSecret>], under masterKeyID: String) async throws -> Int {
-        try await changedRows(MasterKeySQL.rewrapSecret, changes.map { [$0.replacement, $0.row.keyID, $0.row.stored, masterKeyID] })
+    /// Rewrites a batch of key records in one transaction.
+    public func rewriteKeyRecords(_ changes: [KeyRecordRewrite], under masterKeyID: String) async throws -> Int {
+        try await changedRows(MasterKeySQL.rewriteKeyRecord, changes.map { change in
+            let (before, after) = (change.before, change.after)
+            return [
+                after.secret, after.tag, after.algorithm.rawValue, after.publicKey, after.encryptionKey, after.userID, after.state.rawValue,
+                before.keyID, before.secret, before.tag, masterKeyID,
+            ]
+        })
     }
 
     /// Retires a key no row is wrapped under, in one transaction.
@@ -95,7 +109,8 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
             let state = try String.fetchOne(db, sql: Self.sqlite(MasterKeySQL.state), arguments: [masterKeyID])
             let dataKeys = try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.dataKeysUnder), arguments: [masterKeyID]) ?? 0
             let secrets = try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.secretsUnder), arguments: [WrappedSecret.marker(masterKeyID)]) ?? 0
-            if let refusal = MasterKeySQL.retirement(state: state, dataKeys: dataKeys, secrets: secrets) { return refusal }
+            let records = try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.recordsUnder), arguments: [KeyRecordTag.marker(masterKeyID)]) ?? 0
+            if let refusal = MasterKeySQL.retirement(state: state, dataKeys: dataKeys, secrets: secrets, records: records) { return refusal }
             try db.execute(sql: Self.sqlite(MasterKeySQL.retire), arguments: [masterKeyID, time])
             return .retired
         }

@@ -96,21 +96,20 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                     outcome = .exists(existing)
                     return .commit
                 }
-                if let secret = key.secret {
-                    // Wrapped: only under the recorded wrapping key. In clear: only while no keyring is recorded.
-                    let wraps = if let masterKeyID = try WrappedSecret.masterKeyID(of: secret) {
-                        try Row.fetchOne(db, sql: "SELECT 1 WHERE " + Self.sqlite(MasterKeySQL.isWrapping("$1")), arguments: [masterKeyID]) != nil
-                    } else {
-                        try String.fetchOne(db, sql: MasterKeySQL.wrapping) == nil
-                    }
-                    guard wraps else {
-                        outcome = .wrappingKeyChanged
-                        return .commit
-                    }
+                // Tagged (and wrapped): only under the recorded wrapping key. Untagged: only while no
+                // keyring is recorded.
+                let wraps = if let masterKeyID = try RegistrationSQL.wrappingKeyNeeded(by: key) {
+                    try Self.isWrapping(masterKeyID, in: db)
+                } else {
+                    try String.fetchOne(db, sql: MasterKeySQL.wrapping) == nil
+                }
+                guard wraps else {
+                    outcome = .wrappingKeyChanged
+                    return .commit
                 }
                 try db.execute(
                     sql: Self.sqlite(RegistrationSQL.insertKey),
-                    arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey]
+                    arguments: [key.keyID, key.algorithm.rawValue, key.publicKey, key.secret, key.createdAt, key.encryptionKey, key.tag]
                 )
                 try Self.insertEvent(KeyEvent(keyID: key.keyID, at: key.createdAt, kind: .registered, actor: "key:" + key.keyID, detail: key.algorithm.rawValue), in: db)
                 if let tokenID {
@@ -124,13 +123,26 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
+    private static func isWrapping(_ masterKeyID: String, in db: Database) throws -> Bool {
+        try Row.fetchOne(db, sql: "SELECT 1 WHERE " + sqlite(MasterKeySQL.isWrapping("$1")), arguments: [masterKeyID]) != nil
+    }
+
+    /// The record as read checked against its tag, and the tag of the record to write, made under a key
+    /// the keyring still records as wrapping (nil: no tagging, the record is written without a tag).
+    private static func retag(_ before: RegisteredKey, as after: RegisteredKey, with tagging: KeyRecordTagging?, in db: Database) throws -> String? {
+        guard let tagging else { return nil }
+        try tagging.check(before)
+        guard try isWrapping(tagging.masterKeyID, in: db) else { throw RegistrationSQL.taggingKeyChanged(tagging) }
+        return tagging.tagged(after).tag
+    }
+
     private static func insertEvent(_ event: KeyEvent, in db: Database) throws {
         try db.execute(sql: sqlite(RegistrationSQL.insertEvent), arguments: [event.keyID, event.at, event.kind.rawValue, event.actor, event.detail])
     }
 
     /// Sets the device's encryption key and writes its event, in one savepoint.
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64) async throws -> EncryptionKeyChange? {
-        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil) {
+        switch try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: nil, tagging: nil) {
         case .set(let change): change
         case .limited, .unknownKey: nil
         }
@@ -139,11 +151,20 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Sets a device's encryption key unless it changed `limit` times in the last hour: the count and the
     /// write in one write transaction (SQLite's one writer, across processes sharing the file).
     public func setEncryptionKey(_ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?) async throws -> EncryptionKeyChangeOutcome {
+        try await setEncryptionKey(encryptionKey, ofKey: keyID, at: time, changesPerHour: limit, tagging: nil)
+    }
+
+    /// Sets a device's encryption key as ``setEncryptionKey(_:ofKey:at:changesPerHour:)`` does, the
+    /// record checked against its tag and tagged again in the same write transaction.
+    public func setEncryptionKey(
+        _ encryptionKey: String, ofKey keyID: String, at time: Int64, changesPerHour limit: Int?, tagging: KeyRecordTagging?
+    ) async throws -> EncryptionKeyChangeOutcome {
         try await write { db in
             var outcome = EncryptionKeyChangeOutcome.unknownKey
             try db.inSavepoint {
                 guard let before = try Self.key(id: keyID, in: db) else { return .commit }
                 guard before.encryptionKey != encryptionKey else {
+                    try tagging?.check(before)
                     outcome = .set(EncryptionKeyChange(key: before, previous: before.encryptionKey))
                     return .commit
                 }
@@ -154,7 +175,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                         return .commit
                     }
                 }
-                try db.execute(sql: Self.sqlite(RegistrationSQL.setEncryptionKey), arguments: [encryptionKey, keyID])
+                let tag = try Self.retag(before, as: before.replacing(encryptionKey: encryptionKey), with: tagging, in: db)
+                try db.execute(sql: Self.sqlite(RegistrationSQL.setEncryptionKey), arguments: [encryptionKey, keyID, tag])
                 let detail = EncryptionKeyIdentity.change(from: before.encryptionKey, to: encryptionKey)
                 try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .encryptionKey, actor: "key:" + keyID, detail: detail), in: db)
                 outcome = .set(EncryptionKeyChange(key: try Self.key(id: keyID, in: db) ?? before, previous: before.encryptionKey))
@@ -168,7 +190,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     public func events(ofKey keyID: String, limit: Int) async throws -> [KeyEvent] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.events), arguments: [keyID, limit]).compactMap { row in
-                KeyEvent.Kind(rawValue: row[2]).map { KeyEvent(keyID: row[0], at: row[1], kind: $0, actor: row[3], detail: row[4]) }
+                let row = row.checked("coffer_key_events")
+                return try KeyEvent.Kind(rawValue: row(2)).map { KeyEvent(keyID: try row(0), at: try row(1), kind: $0, actor: try row(3), detail: try row(4)) }
             }
         }
     }
@@ -196,7 +219,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             } else {
                 try Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.allUsers), arguments: [limit])
             }
-            return rows.map { RegisteredUser(id: $0[0], email: $0[1], name: $0[2], keyID: $0[3], createdAt: $0[4]) }
+            return try rows.map(Self.user)
         }
     }
 
@@ -206,18 +229,31 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     }
 
     private static func key(id: String, in db: Database) throws -> RegisteredKey? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: selectKey), arguments: [id]),
-              let algorithm = HTTPSignatureAlgorithm(rawValue: row["algorithm"]) else { return nil }
-        return record(row, algorithm: algorithm)
+        try Row.fetchOne(db.cachedStatement(sql: selectKey), arguments: [id]).map(record)
     }
 
-    private static func record(_ row: Row, algorithm: HTTPSignatureAlgorithm) -> RegisteredKey {
-        RegisteredKey(
-            keyID: row["key_id"], algorithm: algorithm, publicKey: row["public_key"], secret: row["secret"], createdAt: row["created_at"],
-            state: RegisteredKey.State(rawValue: row["state"]) ?? .revoked, lastUsedAt: row["last_used_at"], encryptionKey: row["encryption_key"],
-            userID: row["user_id"]
+    /// The record a row of ``RegistrationSQL/keyColumns`` holds.
+    /// - Throws: ``ServerConfigurationError`` `.invalidRecord` for an algorithm this release does not
+    ///   know or a value of another type than Coffer writes (a row written outside Coffer: refused, `503`).
+    static func record(_ row: Row) throws(ServerConfigurationError) -> RegisteredKey {
+        let row = row.checked("coffer_keys")
+        let keyID: String = try row("key_id")
+        guard let algorithm = HTTPSignatureAlgorithm(rawValue: try row("algorithm")) else {
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(keyID.prefix(80))' names an algorithm this release does not know: it was written outside Coffer")
+        }
+        return RegisteredKey(
+            keyID: keyID, algorithm: algorithm, publicKey: try row("public_key"), secret: try row("secret"), createdAt: try row("created_at"),
+            state: RegisteredKey.State(rawValue: try row("state")) ?? .revoked, lastUsedAt: try row("last_used_at"), encryptionKey: try row("encryption_key"),
+            userID: try row("user_id"), tag: try row("record_tag")
         )
     }
+
+    /// The user a row of ``RegistrationSQL/userColumns`` holds.
+    static func user(_ row: Row) throws(ServerConfigurationError) -> RegisteredUser {
+        let row = row.checked("coffer_users")
+        return RegisteredUser(id: try row(0), email: try row(1), name: try row(2), keyID: try row(3), createdAt: try row(4))
+    }
+
 
     /// The owner's data key at `version`, or the newest.
     public func dataKey(owner: String, version: Int64?) async throws -> StoredDataKey? {
@@ -239,7 +275,7 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             let row = try Row.fetchOne(
                 db, sql: "SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys WHERE owner = ? AND version = ?", arguments: [key.owner, key.version]
             )
-            return row.map(Self.dataKey)
+            return try row.map(Self.dataKey)
         }
     }
 
@@ -256,10 +292,14 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.lookUpDataKey), arguments: [owner, version]) else {
                 return DataKeyLookup(minimumVersion: 1, newestVersion: nil, key: nil)
             }
-            let stored: Int64? = row[3]
+            let checked = row.checked("coffer_data_keys")
+            let stored: Int64? = try checked(3)
             return DataKeyLookup(
-                minimumVersion: row[0] ?? 1, newestVersion: row[1],
-                key: stored == nil ? nil : StoredDataKey(owner: row[2], version: row[3], dataKeyID: row[4], wrapped: row[5], masterKeyID: row[6], createdAt: row[7])
+                minimumVersion: try checked(0, as: Int64?.self) ?? 1, newestVersion: try checked(1),
+                key: stored == nil ? nil : StoredDataKey(
+                    owner: try checked(2), version: try checked(3), dataKeyID: try checked(4), wrapped: try checked(5), masterKeyID: try checked(6),
+                    createdAt: try checked(7)
+                )
             )
         }
     }
@@ -269,29 +309,59 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         try await write { db in try db.execute(sql: Self.sqlite(RegistrationSQL.raiseFloor), arguments: [owner, version]) }
     }
 
-    static func dataKey(_ row: Row) -> StoredDataKey {
-        StoredDataKey(
-            owner: row["owner"], version: row["version"], dataKeyID: row["data_key_id"], wrapped: row["wrapped"],
-            masterKeyID: row["master_key_id"], createdAt: row["created_at"]
+    static func dataKey(_ row: Row) throws(ServerConfigurationError) -> StoredDataKey {
+        let row = row.checked("coffer_data_keys")
+        return StoredDataKey(
+            owner: try row("owner"), version: try row("version"), dataKeyID: try row("data_key_id"), wrapped: try row("wrapped"),
+            masterKeyID: try row("master_key_id"), createdAt: try row("created_at")
         )
+    }
+
+    /// A page of keys, oldest first.
+    public func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: Self.sqlite(RegistrationSQL.keysAfter), arguments: [position?.createdAt ?? Int64.min, position?.keyID ?? "", limit]
+            ).compactMap(Self.record)
+        }
+    }
+
+    /// A page of users, oldest first.
+    public func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.usersAfter), arguments: [id ?? Int64.min, limit])
+                .map(Self.user)
+        }
     }
 
     /// Every key, oldest first.
     public func keys(limit: Int) async throws -> [RegisteredKey] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys ORDER BY created_at, key_id LIMIT ?", arguments: [limit])
-                .compactMap { row in HTTPSignatureAlgorithm(rawValue: row["algorithm"]).map { Self.record(row, algorithm: $0) } }
+                .map(Self.record)
         }
     }
 
     /// Changes a key's state (never out of `revoked`) and writes its event, in one savepoint; the
     /// stored record afterwards, nil for no such key.
     public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await setState(state, ofKey: keyID, actor: actor, at: time, tagging: nil)
+    }
+
+    /// Changes a key's state as ``setState(_:ofKey:actor:at:)`` does, the record checked against its
+    /// tag and tagged again in the same savepoint.
+    public func setState(_ state: RegisteredKey.State, ofKey keyID: String, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         try await write { db in
             var after: RegisteredKey?
             try db.inSavepoint {
                 guard let before = try Self.key(id: keyID, in: db) else { return .commit }
-                try db.execute(sql: Self.sqlite(RegistrationSQL.setState), arguments: [state.rawValue, keyID])
+                guard before.state != .revoked, before.state != state else {
+                    try tagging?.check(before)
+                    after = before
+                    return .commit
+                }
+                let tag = try Self.retag(before, as: before.replacing(state: state), with: tagging, in: db)
+                try db.execute(sql: Self.sqlite(RegistrationSQL.setState), arguments: [state.rawValue, keyID, tag])
                 after = try Self.key(id: keyID, in: db)
                 if let after, after.state != before.state {
                     try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .state, actor: actor, detail: after.state.rawValue), in: db)
@@ -340,10 +410,11 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         }
     }
 
-    private static func token(_ row: Row) -> RegistrationToken {
-        RegistrationToken(
-            tokenID: row["token_id"], uses: row["uses"], usesLeft: row["uses_left"], expiresAt: row["expires_at"],
-            platform: row["platform"], revoked: (row["revoked"] as Int64) != 0, createdAt: row["created_at"]
+    private static func token(_ row: Row) throws(ServerConfigurationError) -> RegistrationToken {
+        let row = row.checked("coffer_tokens")
+        return RegistrationToken(
+            tokenID: try row("token_id"), uses: try row("uses"), usesLeft: try row("uses_left"), expiresAt: try row("expires_at"),
+            platform: try row("platform"), revoked: try row("revoked", as: Int64.self) != 0, createdAt: try row("created_at")
         )
     }
 
@@ -410,10 +481,18 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// Links a key to a user and writes its event, in one savepoint; the record afterwards, nil when
     /// either is unknown.
     public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64) async throws -> RegisteredKey? {
+        try await linkKey(keyID, toUser: userID, actor: actor, at: time, tagging: nil)
+    }
+
+    /// Links a key to a user as ``linkKey(_:toUser:actor:at:)`` does, the record checked against its
+    /// tag and tagged again in the same savepoint.
+    public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         try await write { db in
             var linked: RegisteredKey?
             try db.inSavepoint {
-                try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID])
+                guard let before = try Self.key(id: keyID, in: db) else { return .commit }
+                let tag = try Self.retag(before, as: before.replacing(userID: userID), with: tagging, in: db)
+                try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID, tag])
                 guard db.changesCount > 0 else { return .commit }
                 try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .user, actor: actor, detail: "linked to user \(userID)"), in: db)
                 linked = try Self.key(id: keyID, in: db)

@@ -171,9 +171,10 @@ final class SQLiteReplayLedger: @unchecked Sendable {
         }
         let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.since), arguments: [lastSeen])
         while let row = try rows.next() {
-            let seq: Int64 = row[0]
-            let identity = ReplayIdentity(row[1] as String)
-            let expiry: Int64 = row[2]
+            let checked = row.checked("coffer_replay_log")
+            let seq: Int64 = try checked(0)
+            let identity = ReplayIdentity(try checked(1, as: String.self))
+            let expiry: Int64 = try checked(2)
             lastSeen = max(lastSeen, seq)
             // A later record of the same identity (a renewal after expiry) replaces an earlier one.
             if let known = records[identity], known.seq > seq { continue }

@@ -74,9 +74,10 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
         let key: HTTPVerificationKey
         do {
             key = try Self.verificationKey(of: record, masterKeys: masterKeys)
-        } catch let error as ServerConfigurationError where error.code == .masterKeyUnavailable {
-            // `unavailable` keeps its reason in the server's log (which master key is missing) and out
-            // of the answer: 503, not 401, since the key is registered and may be fine.
+        } catch let error as ServerConfigurationError where [.masterKeyUnavailable, .unauthenticRecord, .invalidRecord].contains(error.code) {
+            // `unavailable` keeps its reason in the server's log (which master key is missing, which
+            // record was changed outside Coffer) and out of the answer: 503, not 401, since the key is
+            // registered and its owner may be fine.
             throw HTTPSignatureError(.unavailable, error.reason, underlying: error)
         }
         let entry = Entry(record: record, key: key, fetched: now)
@@ -87,9 +88,16 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
         return entry
     }
 
-    /// The verification key a stored record describes; an HMAC secret is opened with the master key
-    /// that wraps it (or read in clear, as earlier releases stored it).
+    /// The verification key a stored record describes, once the record is shown to be Coffer's
+    /// (docs/SERVER.md, "Authenticated key records"): with master keys, its tag must match (and a secret
+    /// be wrapped); with or without, a `k_` key id must be the one its public key gives. An HMAC secret
+    /// is opened with the master key that wraps it (or read in clear where no keyring is held, as
+    /// earlier releases stored it).
     static func verificationKey(of record: RegisteredKey, masterKeys: ServerMasterKeyring?) throws -> HTTPVerificationKey {
+        if let masterKeys { try KeyRecordTag.check(record, keyring: masterKeys) }
+        if record.publicKey != nil && record.secret != nil {
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID.prefix(80))' has both a public key and a secret")
+        }
         if let stored = record.secret {
             var secret = try WrappedSecret.open(stored, keyID: record.keyID, keyring: masterKeys)
             defer { SecretBytes.wipe(&secret) }
@@ -98,7 +106,14 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
         guard let publicKey = record.publicKey else {
             throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID)' has neither a public key nor a secret")
         }
-        return try HTTPVerificationKey(VerifyingKey(derRepresentation: Base64.decode(publicKey)), algorithm: record.algorithm)
+        let verifying = try VerifyingKey(derRepresentation: Base64.decode(publicKey))
+        // The id a public key is registered under is its own fingerprint: a row whose public key was
+        // swapped for another keeps an id that no longer names it. (Ids of other shapes were given by
+        // 1.0.0, before ids were fingerprints.)
+        if record.keyID.hasPrefix("k_"), verifying.fingerprint.registeredKeyID != record.keyID {
+            throw ServerConfigurationError(.unauthenticRecord, "the stored key '\(record.keyID.prefix(80))' holds a public key whose id is \(verifying.fingerprint.registeredKeyID): it was changed outside Coffer")
+        }
+        return try HTTPVerificationKey(verifying, algorithm: record.algorithm)
     }
 }
 

@@ -32,9 +32,9 @@ struct MasterKeyRetire: ParsableCommand {
         case .alreadyRetired: Terminal.writeLine("\(keyID) was already retired")
         case .unknown: throw CommandFailure("the database's keyring does not record \(keyID)", hint: "'coffer server master-key status' lists the recorded keys")
         case .wrapping: throw CommandFailure("\(keyID) is the key new rows are wrapped with", hint: "promote another key first (coffer server master-key promote)")
-        case .stillWraps(let dataKeys, let secrets):
+        case .stillWraps(let dataKeys, let secrets, let records):
             throw CommandFailure(
-                "\(dataKeys) data key\(dataKeys == 1 ? "" : "s") and \(secrets) HMAC secret\(secrets == 1 ? "" : "s") are still wrapped under \(keyID)",
+                "\(dataKeys) data key\(dataKeys == 1 ? "" : "s") and \(secrets) HMAC secret\(secrets == 1 ? "" : "s") are still wrapped, and \(records) key record\(records == 1 ? "" : "s") tagged, under \(keyID)",
                 hint: "run 'coffer server master-key rewrap' with its key first", exitCode: ExitStatus.checkFailed
             )
         }

@@ -7,7 +7,7 @@ import Logging
 struct MasterKeyRewrapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewrap",
-        abstract: "Re-wrap every data key and HMAC secret under the key the fleet wraps with.",
+        abstract: "Re-wrap every data key and HMAC secret, and tag every key record, under the key the fleet wraps with.",
         discussion: """
             Reads rows not yet under the wrapping key in batches, opens each with the key that \
             wraps it (give every such key with --master-key-file), wraps it under the wrapping \
@@ -16,6 +16,16 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             beside live instances and beside another rewrap (a row changes only if it is still as \
             read). HMAC secrets stored in clear are wrapped. Rows whose key is not given are \
             counted and left; a key with no rows left can be retired.
+
+            Each key record (a registered key: its public key or secret, encryption key, user \
+            and state) carries a tag made under the master keyring, checked on every use and \
+            made anew here under the wrapping key once the old one is checked. A record whose tag \
+            does not match was changed outside Coffer: it is counted and left as it is. A record \
+            without a tag is left too, unless --tag-untagged is given: for the records an earlier \
+            release wrote (the upgrade to this release: stop the fleet, run this, start it again), \
+            those a fleet wrote before it had master keys, and after a new keyring was started. \
+            Such records are tagged as they are, unchecked: each one's key id is printed on \
+            standard error; run with --dry-run first and compare them with the keys you expect.
 
             Examples:
               coffer server master-key rewrap --dry-run --master-key-file old.key \\
@@ -34,6 +44,9 @@ struct MasterKeyRewrapCommand: ParsableCommand {
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Rows per committed batch (1 to 10000).", valueName: "n"))
     var batchSize = 500
 
+    @Flag(name: .customLong("tag-untagged"), help: "Also tag key records that carry no tag, as they are (only for records an earlier release wrote).")
+    var tagUntagged = false
+
     @Flag(help: "Print the summary as JSON (one object).")
     var json = false
 
@@ -45,10 +58,10 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         guard let keyring = try keys.keyring() else {
             throw CommandFailure("rewrap needs the master keys", hint: "give --master-key-file for the wrapping key and for every key rows are still wrapped under")
         }
-        let (batchSize, dryRun) = (batchSize, dryRun)
+        let (batchSize, dryRun, tagUntagged) = (batchSize, dryRun, tagUntagged)
         let summary = try keys.withStore { store in
             let rewrap = try MasterKeyRewrap(store: store, keyring: keyring, batchSize: batchSize)
-            return try await rewrap.run(dryRun: dryRun) { progress in
+            return try await rewrap.run(dryRun: dryRun, taggingUntagged: tagUntagged) { progress in
                 let verb = dryRun ? "would rewrap" : "rewrapped"
                 Terminal.writeError("pass \(progress.pass): \(progress.kind.rawValue): \(progress.rewrapped) \(verb)\(progress.unopenable > 0 ? ", \(progress.unopenable) cannot be opened" : "")\n")
             }
@@ -59,10 +72,18 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         }
         let verb = summary.dryRun ? "would be re-wrapped" : "re-wrapped"
         Terminal.writeLine("\(summary.dataKeys) data key\(summary.dataKeys == 1 ? "" : "s") and \(summary.secrets) HMAC secret\(summary.secrets == 1 ? "" : "s") (\(summary.secretsFromClear) from clear) \(verb) under \(summary.wrappingKeyID)")
+        let tagged = summary.dryRun ? "would be tagged" : "tagged"
+        Terminal.writeLine("\(summary.records) key record\(summary.records == 1 ? "" : "s") (\(summary.recordsFromUntagged) without a tag before) \(tagged) under \(summary.wrappingKeyID)")
         for (id, count) in summary.unopenable.sorted(by: { $0.key < $1.key }) {
             Terminal.writeLine("\(count) row\(count == 1 ? "" : "s") under \(id) cannot be opened with the keys given")
         }
-        let left = summary.remaining.rows.filter { $0.value.dataKeys + $0.value.secrets > 0 }
+        for keyID in summary.untaggedKeyIDs {
+            Terminal.writeError("\(summary.dryRun ? "would tag" : "tagged") without a check (as it was): \(keyID)\n")
+        }
+        if summary.untagged > 0 {
+            Terminal.writeLine("\(summary.untagged) key record\(summary.untagged == 1 ? "" : "s") without a tag left as they are (refused until tagged: --tag-untagged, if an earlier release wrote them)")
+        }
+        let left = summary.remaining.rows.filter { $0.value.dataKeys + $0.value.secrets + $0.value.records > 0 }
         if left.isEmpty && summary.remaining.secretsInClear == 0 {
             Terminal.writeLine("no row is wrapped under another key: a previous key can be retired (coffer server master-key retire ID)")
         }
@@ -75,6 +96,10 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         let dataKeys: Int
         let secrets: Int
         let secretsFromClear: Int
+        let records: Int
+        let recordsFromUntagged: Int
+        let untaggedKeyIds: [String]
+        let untagged: Int
         let unopenable: [String: Int]
         let remaining: [String: Int]
         let secretsInClear: Int
@@ -85,8 +110,12 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             dataKeys = summary.dataKeys
             secrets = summary.secrets
             secretsFromClear = summary.secretsFromClear
+            records = summary.records
+            recordsFromUntagged = summary.recordsFromUntagged
+            untaggedKeyIds = summary.untaggedKeyIDs
+            untagged = summary.untagged
             unopenable = summary.unopenable
-            remaining = summary.remaining.rows.mapValues { $0.dataKeys + $0.secrets }
+            remaining = summary.remaining.rows.mapValues { $0.dataKeys + $0.secrets + $0.records }
             secretsInClear = summary.remaining.secretsInClear
         }
     }

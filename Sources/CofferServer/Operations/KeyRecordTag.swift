@@ -1,0 +1,124 @@
+import CofferCore
+import CofferCrypto
+import Foundation
+
+/// A key record's authentication tag (docs/SERVER.md, "Authenticated key records"):
+/// `tag-v1:<master key id>:<base64 of HMAC-SHA256>`, made under a key derived from a master key, over
+/// every field a decision reads. The database stores it and cannot make it: a row whose public key,
+/// encryption key, owner, state or secret was changed outside Coffer no longer matches its tag.
+enum KeyRecordTag {
+    static let prefix = "tag-v1:"
+    /// What the authenticated bytes start with, so that they mean a key record and nothing else.
+    static let label = "coffer-key-record v1"
+
+    /// The bytes a tag authenticates: the label, a zero byte, then each field in order (key id,
+    /// algorithm, public key, secret, encryption key, user id, state, creation time), 0x00 when absent,
+    /// else 0x01, its UTF-8 length as 4 bytes big-endian and its UTF-8 (numbers in decimal).
+    static func message(of record: RegisteredKey) -> [UInt8] {
+        var bytes = Array(label.utf8) + [0]
+        let fields: [String?] = [
+            record.keyID, record.algorithm.rawValue, record.publicKey, record.secret, record.encryptionKey,
+            record.userID.map(String.init), record.state.rawValue, String(record.createdAt),
+        ]
+        for field in fields {
+            guard let field else {
+                bytes.append(0)
+                continue
+            }
+            let utf8 = Array(field.utf8)
+            bytes.append(1)
+            bytes += BigEndian.bytes(UInt32(truncatingIfNeeded: utf8.count))
+            bytes += utf8
+        }
+        return bytes
+    }
+
+    /// `record`'s tag under `key`.
+    static func make(_ record: RegisteredKey, under key: ServerMasterKey) -> String {
+        prefix + key.keyID + ":" + Base64.encode(key.recordTag(message(of: record)))
+    }
+
+    /// What every tag made under `masterKeyID` starts with.
+    static func marker(_ masterKeyID: String) -> String { prefix + masterKeyID + ":" }
+
+    /// The master key id a stored tag names.
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for a value that is not a tag.
+    static func parts(of tag: String, keyID: String) throws(ServerConfigurationError) -> (masterKeyID: String, mac: [UInt8]) {
+        let rest = tag.hasPrefix(prefix) ? tag.dropFirst(prefix.count) : ""
+        let id = rest.prefix(WrappedSecret.masterKeyIDLength)
+        guard id.count == WrappedSecret.masterKeyIDLength, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+              rest.dropFirst(id.count).first == ":",
+              let mac = try? Base64.decode(String(rest.dropFirst(id.count + 1))), mac.count == 32 else {
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(keyID.prefix(80))' carries a tag that does not parse: it was written outside Coffer")
+        }
+        return (String(id), mac)
+    }
+
+    /// Checks `record` against its tag under `keyring` (an instance with master keys): the tag must be
+    /// present, made under a key the keyring holds, and match every field; a secret must be wrapped.
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for a record without a tag, with a
+    ///   tag that does not match, or with a secret in clear; `.masterKeyUnavailable` for a tag made
+    ///   under a master key the keyring lacks.
+    static func check(_ record: RegisteredKey, keyring: ServerMasterKeyring) throws(ServerConfigurationError) {
+        let name = record.keyID.prefix(80)
+        guard let tag = record.tag else {
+            throw ServerConfigurationError(
+                .unauthenticRecord, "the record of key '\(name)' carries no tag, and the database records a master keyring: it was written outside Coffer, or before the upgrade",
+                hint: "if an earlier release wrote it, a rewrap asked to tag records without a tag tags it (docs/SERVER.md, \"Authenticated key records\")"
+            )
+        }
+        let (masterKeyID, mac) = try parts(of: tag, keyID: record.keyID)
+        guard let key = keyring.key(id: masterKeyID) else {
+            throw ServerConfigurationError(
+                .masterKeyUnavailable, "the record of key '\(name)' is tagged under master key \(masterKeyID), which this instance does not hold"
+            )
+        }
+        guard key.isRecordTag(mac, of: message(of: record)) else {
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(name)' does not match its tag: it was changed outside Coffer")
+        }
+        if let secret = record.secret, !secret.hasPrefix(WrappedSecret.prefix) {
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(name)' holds its secret in clear, and the database records a master keyring")
+        }
+    }
+}
+
+/// How a store keeps key records authenticated while it changes them (docs/SERVER.md, "Authenticated
+/// key records"): the record as read is checked against its tag, and the record as written is tagged
+/// under the keyring's wrapping key, in the same transaction. Routes of an instance with master keys
+/// pass one to every change of a key record; an instance without master keys passes none, and its
+/// records carry no tag.
+public struct KeyRecordTagging: Sendable {
+    /// The master keys whose tags are accepted.
+    let keyring: ServerMasterKeyring
+    /// The key new tags are made under: the keyring's wrapping key as recorded when this was made.
+    let key: ServerMasterKey
+
+    /// Tagging under `keyring`'s key `wrappingKeyID`.
+    /// - Throws: ``ServerConfigurationError`` `.masterKeyringMismatch` when the keyring lacks that key.
+    public init(keyring: ServerMasterKeyring, wrappingKeyID: String) throws(ServerConfigurationError) {
+        guard let key = keyring.key(id: wrappingKeyID) else { throw ServerMasterKeyring.mismatch(keyring, recorded: []) }
+        self.init(keyring: keyring, key: key)
+    }
+
+    init(keyring: ServerMasterKeyring, key: ServerMasterKey) {
+        self.keyring = keyring
+        self.key = key
+    }
+
+    /// The id of the master key new tags are made under; a store writes a tagged record only while the
+    /// keyring records it as wrapping.
+    public var masterKeyID: String { key.keyID }
+
+    /// Checks a record as read from the store.
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` (no tag, a tag that does not match,
+    ///   a secret in clear) or `.masterKeyUnavailable` (a tag under a key the keyring lacks): the record
+    ///   must not be used, nor its change tagged.
+    public func check(_ record: RegisteredKey) throws(ServerConfigurationError) {
+        try KeyRecordTag.check(record, keyring: keyring)
+    }
+
+    /// `record` with its tag made under ``masterKeyID``.
+    public func tagged(_ record: RegisteredKey) -> RegisteredKey {
+        record.replacing(tag: KeyRecordTag.make(record, under: key))
+    }
+}
