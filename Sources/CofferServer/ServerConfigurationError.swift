@@ -1,4 +1,5 @@
 public import CofferCore
+public import CofferHummingbird
 
 /// The error the registration server's setup and stores throw: a stable ``Code``, a reason that never
 /// shows a database password, what to do about it when there is something to say, the throw site and
@@ -113,4 +114,9 @@ extension ServerConfigurationError {
 
     /// An error of code ``Code/invalidTLSCertificate`` (`invalid-tls-certificate`), for comparing with a thrown one.
     public static var invalidTLSCertificate: ServerConfigurationError { matching(.invalidTLSCertificate) }
+}
+
+extension ServerConfigurationError: LoggableFailure {
+    /// The code and the reason, which never holds a password, a key or a row's values.
+    public var logDescription: String { "\(code): \(reason)" }
 }

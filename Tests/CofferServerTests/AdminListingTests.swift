@@ -21,7 +21,7 @@ struct AdminListingTests {
 
     @Test(arguments: KeyRecordTagTests.Backend.allCases)
     func listingsComeInPagesBoundedInBytes(backend: KeyRecordTagTests.Backend) async throws {
-        try await KeyRecordTagTests.withDatabase(backend) { location, _ in
+        try await KeyRecordTagTests.withDatabase(backend) { location, tamper in
             let store = try await location.openForTest()
             let admin = try SigningKey.generate(.ed25519)
             var keyIDs: [String] = []
@@ -63,10 +63,18 @@ struct AdminListingTests {
                 let first = try await AllowList.admin(.get, base, "/admin/keys", as: admin).decoded(AdminKeyList.self)
                 #expect(first.keys.count == 4 && first.next != nil)
 
-                for bad in ["/admin/users?after=x", "/admin/keys?after=nodot", "/admin/keys?after=1."] {
+                for bad in [
+                    "/admin/users?after=x", "/admin/users?after=%2B1", "/admin/users?after=-1", "/admin/users?email=a%00@example.com",
+                    "/admin/keys?after=nodot", "/admin/keys?after=1.", "/admin/keys?after=1.k%00x", "/admin/keys?after=1.k%20x", "/admin/keys?after=.k_1",
+                ] {
                     let refused = try await AllowList.admin(.get, base, bad, as: admin)
                     #expect(refused.status == 400 && refused.problem?.reason == "invalid-request", "\(bad): \(refused.text)")
                 }
+
+                // A record larger than a page, which only a database writer can store, builds no page.
+                try await tamper("UPDATE coffer_users SET name = '\(String(repeating: "x", count: 5_000))' WHERE id = (SELECT MAX(id) FROM coffer_users)")
+                let tooLarge = try await AllowList.admin(.get, base, "/admin/users?after=\(seen[seen.count - 2])", as: admin)
+                #expect(tooLarge.status == 503, "\(tooLarge.status) \(tooLarge.text.utf8.count) bytes")
             }
             try await store.close()
         }

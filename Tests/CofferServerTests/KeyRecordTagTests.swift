@@ -261,6 +261,7 @@ struct KeyRecordTagTests {
                     try await tamper(statement)
                 }
                 _ = try await Server.send(HTTPClientRequest(url: base + "/ready"))
+                #expect(try await store.masterKeyring().isEmpty, "a probe records nothing")
                 for statement in ["INSERT INTO coffer_data_keys SELECT * FROM stash", "DROP TABLE stash"] { try await tamper(statement) }
                 #expect(try await store.key(id: victim.keyID)?.tag == nil, "nothing was tagged")
                 let client = try DataKeyClient(server: base, signer: victim, identity: victimIdentity)
@@ -279,7 +280,7 @@ struct KeyRecordTagTests {
             let store = try await location.openForTest()
             try await Server.withServer(store: store, options: Self.options(admin: try SigningKey.generate(.ed25519), keyring: nil)) { base in
                 let changes = backend == .sqlite
-                    ? ["last_used_at = 'x'", "user_id = 'u'", "created_at = 'then'", "algorithm = 'Ed25519'", "public_key = x'00'"]
+                    ? ["last_used_at = 'x'", "user_id = 'u'", "created_at = 'then'", "created_at = created_at + 0.5", "algorithm = 'Ed25519'", "public_key = x'00'"]
                     : ["algorithm = 'Ed25519'", "algorithm = ''"]
                 for change in changes {
                     let key = try SigningKey.generate(.ed25519)

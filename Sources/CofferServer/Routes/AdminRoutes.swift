@@ -87,7 +87,7 @@ struct AdminRoutes: Sendable {
             return position
         }
         let keys = try await parts.store.keys(after: after, limit: parts.options.adminPage.records + 1)
-        let (page, more) = page(keys.map(AdminKeyRecord.init))
+        let (page, more) = try boundedPage(keys.map(AdminKeyRecord.init))
         return JSONAnswer.response(.ok, AdminKeyList(keys: page, next: more ? KeyListPosition(after: keys[page.count - 1]).text : nil))
     }
 
@@ -105,6 +105,15 @@ struct AdminRoutes: Sendable {
         return (Array(records.prefix(count)), count < records.count)
     }
 
+    /// `page`, refusing a first record larger than a whole page: no record Coffer writes comes near it,
+    /// so it was written outside Coffer (answered `503`, the listing not built).
+    func boundedPage<Record: Encodable>(_ records: [Record]) throws(ServerConfigurationError) -> (page: [Record], more: Bool) {
+        if let first = records.first, JSONAnswer.size(of: first) > parts.options.adminPage.bytes {
+            throw ServerConfigurationError(.invalidRecord, "a stored record is larger than a listing's page (\(parts.options.adminPage.bytes) bytes): it was written outside Coffer")
+        }
+        return page(records)
+    }
+
     static func invalidCursor(_ what: String) -> ProblemDetails {
         ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "after must be \(what)")
     }
@@ -119,15 +128,20 @@ struct AdminRoutes: Sendable {
     /// a page at a time.
     @Sendable func listUsers(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         if let email = request.uri.queryParameters["email"].map(String.init) {
-            let (found, _) = page(try await parts.store.users(email: email, limit: 100).map(AdminUserRecord.init))
+            guard email.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), email.utf8.count <= 1024 else {
+                throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "email must be an address, without control characters")
+            }
+            let (found, _) = try boundedPage(try await parts.store.users(email: email, limit: 100).map(AdminUserRecord.init))
             return JSONAnswer.response(.ok, AdminUserList(users: found))
         }
         let after = try request.uri.queryParameters["after"].map { text throws(ProblemDetails) in
-            guard let id = Int64(String(text)) else { throw Self.invalidCursor("a user listing's next, a user number") }
+            guard (1...19).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(String(text)) else {
+                throw Self.invalidCursor("a user listing's next, a user number")
+            }
             return id
         }
         let users = try await parts.store.users(after: after, limit: parts.options.adminPage.records + 1)
-        let (page, more) = page(users.map(AdminUserRecord.init))
+        let (page, more) = try boundedPage(users.map(AdminUserRecord.init))
         return JSONAnswer.response(.ok, AdminUserList(users: page, next: more ? String(users[page.count - 1].id) : nil))
     }
 

@@ -61,19 +61,21 @@ struct PublicRoutes: Sendable {
             return notReady(["status": "migrating", "schema": .integer(Int64(version))])
         }
         if let keyring {
-            let unavailable = notReady(["status": "master-key-unavailable", "schema": .integer(Int64(version))])
-            let check: MasterKeyringCheck
+            // A read, never a write: an unauthenticated probe records nothing. A keyring the database
+            // does not record (yet, or any more) is recorded by the instance's next write.
+            let recorded: [MasterKeyRecord]
             do {
-                check = try await ServerMasterKeyring.check(keyring, against: store)
-            } catch let error as ServerConfigurationError where error.code == .masterKeyringMismatch || error.code == .masterKeyGivenUp {
-                // The database answered: what is missing is the key it wraps with, not the database.
-                return unavailable
+                recorded = try await store.masterKeyring()
+            } catch let error as ServerConfigurationError where error.code == .invalidRecord {
+                return notReady(["status": "master-key-unavailable", "schema": .integer(Int64(version))])
             }
-            guard let wrapping = check.wrappingKeyID, keyring.key(id: wrapping) != nil else { return unavailable }
+            if let wrapping = recorded.first(where: { $0.state == .wrapping })?.keyID, keyring.key(id: wrapping) == nil {
+                // The database answered: what is missing is the key it wraps with, not the database.
+                return notReady(["status": "master-key-unavailable", "schema": .integer(Int64(version))])
+            }
         }
         return JSONAnswer.response(.ok, ["status": "ready", "schema": .integer(Int64(version))])
     }
-
 
     static func notReady(_ fields: [String: FlatJSONValue]) -> Response {
         var response = JSONAnswer.response(.serviceUnavailable, fields)

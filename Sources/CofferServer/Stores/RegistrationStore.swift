@@ -474,13 +474,17 @@ public struct KeyListPosition: Sendable, Hashable {
         keyID = key.keyID
     }
 
-    /// The position `text` names (`<createdAt>.<keyId>`); nil for text of another shape.
+    /// The position `text` names (`<createdAt>.<keyId>`: decimal digits, a dot, then 1 to 256 bytes of
+    /// printable ASCII without spaces); nil for text of another shape.
     public init?(_ text: String) {
-        guard let dot = text.firstIndex(of: "."), let time = Int64(text[..<dot]), text.index(after: dot) < text.endIndex, text.utf8.count <= 256 else {
+        let bytes = Array(text.utf8)
+        guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")), (1...19).contains(dot), bytes[..<dot].allSatisfy({ (0x30...0x39).contains($0) }),
+              (1...256).contains(bytes.count - dot - 1), bytes[(dot + 1)...].allSatisfy({ (0x21...0x7E).contains($0) }),
+              let time = Int64(String(decoding: bytes[..<dot], as: UTF8.self)) else {
             return nil
         }
         createdAt = time
-        keyID = String(text[text.index(after: dot)...])
+        keyID = String(decoding: bytes[(dot + 1)...], as: UTF8.self)
     }
 
     /// The text form, `<createdAt>.<keyId>`.

@@ -69,10 +69,12 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
     private func entry(forKeyID keyID: String) async throws -> Entry? {
         let now = clock()
         if let cached = lock.withLock({ cache[keyID] }), now - cached.fetched < maximumAge { return cached }
-        // An unknown id is not remembered: a key registered a moment ago must work at once.
-        guard let record = try await store.key(id: keyID) else { return nil }
         let key: HTTPVerificationKey
+        let record: RegisteredKey
         do {
+            // An unknown id is not remembered: a key registered a moment ago must work at once.
+            guard let stored = try await store.key(id: keyID) else { return nil }
+            record = stored
             key = try Self.verificationKey(of: record, masterKeys: masterKeys)
         } catch let error as ServerConfigurationError where [.masterKeyUnavailable, .unauthenticRecord, .invalidRecord].contains(error.code) {
             // `unavailable` keeps its reason in the server's log (which master key is missing, which

@@ -14,7 +14,8 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             key and commits the batch; a line on standard error after each batch, a summary on \
             standard output. Interrupted, it loses nothing: run it again and it continues. Safe \
             beside live instances and beside another rewrap (a row changes only if it is still as \
-            read). HMAC secrets stored in clear are wrapped. Rows whose key is not given are \
+            read). HMAC secrets stored in clear are wrapped when their record is tagged. Rows \
+            whose key is not given are \
             counted and left; a key with no rows left can be retired.
 
             Each key record (a registered key: its public key or secret, encryption key, user \
