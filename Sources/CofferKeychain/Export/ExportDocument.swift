@@ -26,12 +26,15 @@ struct ExportProof: Sendable {
 
 /// The plaintext of a keychain export (docs/KEYCHAIN.md, "Export file"). Encrypting it is the Coffer
 /// encrypted format's job; this is only the list of items, in a layout a reader checks field by field.
-/// Version 1 is the list alone; version 2 adds the exporter's signature and the recipients it was for.
+/// Version 1 is the list alone; version 2 adds the exporter's signature and the recipients it was for;
+/// version 3, what Coffer writes when it signs, adds the time the export was made, under the signature.
 enum ExportDocument {
     static let magic = Array("COFFERKC".utf8)
     static let version: UInt8 = 1
-    /// The version that carries the exporter's proof.
+    /// The version that carries the exporter's proof (read; written by Coffer 2.0.0).
     static let signedVersion: UInt8 = 2
+    /// The version that carries the exporter's proof and the time the export was made.
+    static let datedVersion: UInt8 = 3
     /// Most items a reader accepts (the count is read before any item).
     static let maximumItems = 10_000_000
     /// Largest secret field: a 1 MiB secret plus the application-password layer's 45 bytes.
@@ -45,11 +48,15 @@ enum ExportDocument {
     static let maximumAudience = 32
     /// What a version 2 signature covers first, so that it can be taken for nothing else.
     static let signatureDomain = Array("coffer-keychain-export v2".utf8) + [0]
+    /// What a version 3 signature covers first.
+    static let datedSignatureDomain = Array("coffer-keychain-export v3".utf8) + [0]
 
-    /// What a reader found: the items, and the exporter's proof for a version 2 document.
+    /// What a reader found: the items, the exporter's proof for a version 2 or 3 document, and when a
+    /// version 3 document was made.
     struct Contents {
         var items: [ExportedItem]
         var proof: ExportProof?
+        var madeAt: Date?
     }
 
     // MARK: Writing
@@ -62,20 +69,32 @@ enum ExportDocument {
         return out
     }
 
-    /// A version 2 document: the items, signed by `signer` for `audience` (the recipients' fingerprints).
+    /// A version 3 document: the items, made at `madeAt`, signed by `signer` for `audience` (the
+    /// recipients' fingerprints).
     /// - Throws: what `signer` throws when it cannot sign.
+    static func encode(_ items: [ExportedItem], signedBy signer: SigningKey, audience: [[UInt8]], madeAt: Date) throws -> [UInt8] {
+        try encode(items, signedBy: signer, audience: audience, dated: madeAt)
+    }
+
+    /// A version 2 document (no time), as Coffer 2.0.0 wrote it: for the tests that hold the reader to
+    /// 2.0.0's files.
     static func encode(_ items: [ExportedItem], signedBy signer: SigningKey, audience: [[UInt8]]) throws -> [UInt8] {
+        try encode(items, signedBy: signer, audience: audience, dated: nil)
+    }
+
+    private static func encode(_ items: [ExportedItem], signedBy signer: SigningKey, audience: [[UInt8]], dated madeAt: Date?) throws -> [UInt8] {
         let key = signer.verifyingKey.derRepresentation
         guard key.count <= maximumSignerKey, audience.count <= maximumAudience else {
             throw KeychainError(.badParameter, "expected a signer key of at most \(maximumSignerKey) bytes and at most \(maximumAudience) recipients; found \(key.count) bytes and \(audience.count)")
         }
         var out = magic
-        out.append(signedVersion)
+        out.append(madeAt == nil ? signedVersion : datedVersion)
         out += twoBytes(key.count) + key
         out.append(UInt8(truncatingIfNeeded: audience.count))
         for fingerprint in audience { out += fingerprint }
+        if let madeAt { appendDate(madeAt, to: &out) }
         appendItems(items, to: &out)
-        let signature = try signer.signature(forLabelled: signatureDomain + out, options: SignatureOptions())
+        let signature = try signer.signature(forLabelled: (madeAt == nil ? signatureDomain : datedSignatureDomain) + out, options: SignatureOptions())
         guard signature.count <= maximumSignature else {
             throw KeychainError(.badParameter, "expected a signature of at most \(maximumSignature) bytes, found \(signature.count)")
         }
@@ -132,7 +151,7 @@ enum ExportDocument {
 
     // MARK: Reading
 
-    /// Parses an export's plaintext, version 1 or 2, and returns its items.
+    /// Parses an export's plaintext, version 1, 2 or 3, and returns its items.
     static func decode(_ bytes: [UInt8]) throws(KeychainError) -> [ExportedItem] {
         try read(bytes).items
     }
@@ -147,12 +166,13 @@ enum ExportDocument {
             throw malformed("it does not start with COFFERKC: not a Coffer keychain export")
         }
         let version = try reader.byte()
-        guard version == Self.version || version == signedVersion else {
-            throw malformed("export version \(version) is not supported (this Coffer reads versions 1 and 2); upgrade coffer")
+        guard version == Self.version || version == signedVersion || version == datedVersion else {
+            throw malformed("export version \(version) is not supported (this Coffer reads versions 1 to 3); upgrade coffer")
         }
         var signer: VerifyingKey?
         var audience: [[UInt8]] = []
-        if version == signedVersion {
+        var madeAt: Date?
+        if version != Self.version {
             let keyBytes = try reader.take(try reader.shortLength(limit: maximumSignerKey, what: "signer key length"))
             do {
                 signer = try VerifyingKey(derRepresentation: keyBytes)
@@ -162,6 +182,7 @@ enum ExportDocument {
             let count = Int(try reader.byte())
             guard count <= maximumAudience else { throw malformed("it names \(count) recipients, above the limit \(maximumAudience)") }
             for _ in 0..<count { audience.append(try reader.take(32)) }
+            if version == datedVersion { madeAt = try reader.date() }
         }
         let count = try reader.length(limit: maximumItems, what: "item count")
         var items: [ExportedItem] = []
@@ -177,10 +198,11 @@ enum ExportDocument {
         if let signer {
             let signedEnd = reader.offset
             let signature = try reader.take(try reader.shortLength(limit: maximumSignature, what: "signature length"))
-            proof = ExportProof(signer: signer, audience: audience, signature: signature, signedBytes: signatureDomain + bytes[0..<signedEnd])
+            let domain = version == datedVersion ? datedSignatureDomain : signatureDomain
+            proof = ExportProof(signer: signer, audience: audience, signature: signature, signedBytes: domain + bytes[0..<signedEnd])
         }
         guard reader.isAtEnd else { throw malformed("\(reader.remaining) bytes follow the \(proof == nil ? "last item" : "signature")") }
-        return Contents(items: items, proof: proof)
+        return Contents(items: items, proof: proof, madeAt: madeAt)
     }
 
     private static func readItem(_ reader: inout Reader) throws(KeychainError) -> ExportedItem {

@@ -19,6 +19,9 @@ public struct KeychainImportSummary: Sendable, Hashable {
     /// Items left out because the keychain already had an item with the same identity
     /// (only with ``KeychainImportConflict/skipExisting``).
     public var skippedExisting: Int
+    /// Items left out because this keychain deleted an item of the same identity after the export was
+    /// made, or the export does not say when it was made (only with ``KeychainImportConflict/skipExisting``).
+    public var skippedDeleted: Int = 0
 }
 
 /// Whose export an import accepts (docs/KEYCHAIN.md, "Who wrote an export"). Opening an export proves
@@ -43,12 +46,13 @@ public enum KeychainExportAuthor: Sendable, Hashable {
 public enum KeychainImportConflict: Sendable, Hashable {
     /// Import nothing and throw `.duplicateItem` (the default: an import never half-happens).
     case fail
-    /// Keep the keychain's item and import the others.
+    /// Keep the keychain's item and import the others; leave out, too, items this keychain deleted
+    /// after the export was made.
     case skipExisting
 }
 
 extension Keychain {
-    /// Largest export file ``importItems(fromPath:credential:author:limits:ifExists:)`` reads (1 GiB).
+    /// Largest export file ``importItems(fromPath:credential:author:limits:ifExists:restoringDeleted:)`` reads (1 GiB).
     public static let maximumExportFileSize = 1 << 30
 
     /// Exports every item that may leave this device into one file in the Coffer encrypted format
@@ -108,7 +112,7 @@ extension Keychain {
         var document: [UInt8]
         if let signer {
             do {
-                document = try ExportDocument.encode(exported, signedBy: signer, audience: audience)
+                document = try ExportDocument.encode(exported, signedBy: signer, audience: audience, madeAt: Date())
             } catch let error as KeychainError {
                 throw error
             } catch {
@@ -157,17 +161,23 @@ extension Keychain {
     ///   - author: whose exports to accept: the holder of the password or key (the default), the
     ///     holder of a signing key, or, insecurely, anyone.
     ///   - limits: the most key-derivation work to do before knowing whether the password is right.
-    ///   - ifExists: what to do with items the keychain already has.
+    ///   - ifExists: what to do with items the keychain already has (and, skipping, with items it
+    ///     deleted after the export was made).
+    ///   - restoringDeleted: import items this keychain deleted after the export was made (or, for an
+    ///     export that does not say when it was made, ever deleted). Without it, such an item refuses
+    ///     the import (docs/KEYCHAIN.md, "Deleted items"): an old export must not bring back a secret
+    ///     that was deleted.
     /// - Throws: `.authenticationFailed` when `credential` does not open the export (or it was
     ///   changed), `.untrustedExport` when its author is not the one `author` accepts (unsigned, signed
-    ///   by another key or for other recipients, or a signature that does not verify), `.dataCorrupted`
+    ///   by another key or for other recipients, or a signature that does not verify) or when it would
+    ///   bring back a deleted item, `.dataCorrupted`
     ///   for a damaged or foreign file, `.badParameter` when the export's KDF cost is above `limits`,
     ///   `.duplicateItem` on a clash with ``KeychainImportConflict/fail``, `.interactionNotAllowed` while
     ///   locked. Nothing is imported when it throws.
     @discardableResult
     public func importItems(
         _ file: [UInt8], credential: DecryptionCredential, author: KeychainExportAuthor = .credentialHolder,
-        limits: PasswordKDFLimits = PasswordKDFLimits(), ifExists: KeychainImportConflict = .fail
+        limits: PasswordKDFLimits = PasswordKDFLimits(), ifExists: KeychainImportConflict = .fail, restoringDeleted: Bool = false
     ) throws(KeychainError) -> KeychainImportSummary {
         var document: [UInt8]
         do {
@@ -190,15 +200,18 @@ extension Keychain {
             let sealed = try KeychainCrypto.seal(exported.secret, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: exported.item))
             rows.append((exported.item, sealed))
         }
-        let inserted = try storage.insertAll(rows, skippingExisting: ifExists == .skipExisting)
-        return KeychainImportSummary(imported: inserted, skippedExisting: rows.count - inserted)
+        let check = restoringDeleted ? nil : DeletionCheck(madeAt: contents.madeAt, skipping: ifExists == .skipExisting)
+        let count = try storage.insertAll(rows, skippingExisting: ifExists == .skipExisting, deletions: check)
+        return KeychainImportSummary(
+            imported: count.inserted, skippedExisting: rows.count - count.inserted - count.skippedDeleted, skippedDeleted: count.skippedDeleted
+        )
     }
 
-    /// ``importItems(_:credential:author:limits:ifExists:)`` from a file (at most ``maximumExportFileSize``).
+    /// ``importItems(_:credential:author:limits:ifExists:restoringDeleted:)`` from a file (at most ``maximumExportFileSize``).
     @discardableResult
     public func importItems(
         fromPath path: String, credential: DecryptionCredential, author: KeychainExportAuthor = .credentialHolder,
-        limits: PasswordKDFLimits = PasswordKDFLimits(), ifExists: KeychainImportConflict = .fail
+        limits: PasswordKDFLimits = PasswordKDFLimits(), ifExists: KeychainImportConflict = .fail, restoringDeleted: Bool = false
     ) throws(KeychainError) -> KeychainImportSummary {
         let file: [UInt8]
         do {
@@ -211,7 +224,7 @@ extension Keychain {
         } catch {
             throw KeychainError(.ioFailure, "cannot read '\(path)': \(error)", underlying: error)
         }
-        return try importItems(file, credential: credential, author: author, limits: limits, ifExists: ifExists)
+        return try importItems(file, credential: credential, author: author, limits: limits, ifExists: ifExists, restoringDeleted: restoringDeleted)
     }
 
     private static func importError(_ error: CofferFormatsError) -> KeychainError {

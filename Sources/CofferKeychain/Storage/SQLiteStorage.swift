@@ -65,6 +65,7 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
                     CREATE INDEX IF NOT EXISTS items_by_service ON items(class, service, account);
                     CREATE INDEX IF NOT EXISTS items_by_tag ON items(class, application_tag);
                     CREATE INDEX IF NOT EXISTS items_by_server ON items(class, server, account);
+                    CREATE TABLE IF NOT EXISTS deletions (identity BLOB PRIMARY KEY, deleted REAL NOT NULL);
                     """)
                 let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if version == 0 {
@@ -159,17 +160,28 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
     }
 
     func insertAll(_ rows: [(KeychainItem, [UInt8])], skippingExisting: Bool) throws(KeychainError) -> Int {
+        try insertAll(rows, skippingExisting: skippingExisting, deletions: nil).inserted
+    }
+
+    func insertAll(_ rows: [(KeychainItem, [UInt8])], skippingExisting: Bool, deletions check: DeletionCheck?) throws(KeychainError) -> InsertCount {
         try write { db in
-            var inserted = 0
+            var count = InsertCount()
             for (item, sealed) in rows {
+                let identity = Data(item.identity)
                 if skippingExisting {
                     let existing = try db.cachedStatement(sql: "SELECT 1 FROM items WHERE identity = ?")
-                    if try Int.fetchOne(existing, arguments: [Data(item.identity)]) != nil { continue }
+                    if try Int.fetchOne(existing, arguments: [identity]) != nil { continue }
+                }
+                if let check, let deletedAt = try Double.fetchOne(db.cachedStatement(sql: "SELECT deleted FROM deletions WHERE identity = ?"), arguments: [identity]),
+                   check.isLater(deletedAt) {
+                    guard check.skipping else { throw check.refusal(item, deletedAt: deletedAt) }
+                    count.skippedDeleted += 1
+                    continue
                 }
                 try Self.insert(db, item, sealed: sealed, id: nil)
-                inserted += 1
+                count.inserted += 1
             }
-            return inserted
+            return count
         }
     }
 
@@ -182,6 +194,14 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [id] + arguments(item, sealed: sealed))
+        // The identity exists again: its deletion no longer keeps an import from bringing it back.
+        try db.cachedStatement(sql: "DELETE FROM deletions WHERE identity = ?").execute(arguments: [Data(item.identity)])
+    }
+
+    /// Remembers that `identity` was deleted now.
+    private static func recordDeletion(_ db: Database, identity: [UInt8]) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO deletions (identity, deleted) VALUES (?, ?)")
+            .execute(arguments: [Data(identity), Date().timeIntervalSince1970])
     }
 
     private static func arguments(_ item: KeychainItem, sealed: [UInt8]) -> StatementArguments {
@@ -337,6 +357,9 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
             var changed: [ItemRow] = []
             for row in rows { changed.append(try transform(row)) }
             for row in changed { try db.execute(sql: "DELETE FROM items WHERE id = ?", arguments: [row.id]) }
+            // An identity an update gave up is gone as a deletion would have made it.
+            let kept = Set(changed.map(\.item.identity))
+            for row in rows where !kept.contains(row.item.identity) { try Self.recordDeletion(db, identity: row.item.identity) }
             for row in changed { try Self.insert(db, row.item, sealed: row.sealed, id: row.id) }
             return changed.count
         }
@@ -345,7 +368,12 @@ final class SQLiteStorage: ItemStorage, @unchecked Sendable {
     func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
         try write { db in
             let (sql, values) = Self.filter(query)
-            try db.execute(sql: "DELETE FROM items WHERE \(sql.clause)", arguments: StatementArguments(values.map(\.databaseValue)))
+            let arguments = StatementArguments(values.map(\.databaseValue))
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO deletions (identity, deleted) SELECT identity, \(Date().timeIntervalSince1970) FROM items WHERE \(sql.clause)",
+                arguments: arguments
+            )
+            try db.execute(sql: "DELETE FROM items WHERE \(sql.clause)", arguments: arguments)
             return db.changesCount
         }
     }

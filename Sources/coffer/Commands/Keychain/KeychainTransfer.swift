@@ -139,6 +139,11 @@ struct KeychainImport: ParsableCommand {
             are not signed: --insecure-accept-unsigned imports one anyway, only for a file whose origin \
             you checked another way.
 
+            Deleted items stay deleted: a signed export carries the time it was made, and an item this \
+            keychain deleted after that time (or, for an export that does not say when it was made, at \
+            all) stops the import (exit 1), so an old export cannot bring back a secret you removed. \
+            --skip-existing leaves such items out; --restore-deleted imports them.
+
             Examples:
               coffer keychain import backup.coffer
               coffer keychain import -i me.key -p alice.pub from-alice.coffer
@@ -166,8 +171,11 @@ struct KeychainImport: ParsableCommand {
     @Flag(name: .customLong("insecure-accept-unsigned"), help: "With -i, import an unsigned export (Coffer 1.0.0's): anyone with your public key can write one.")
     var insecureAcceptUnsigned = false
 
-    @Flag(name: .customLong("skip-existing"), help: "Keep items the keychain already has and import the rest.")
+    @Flag(name: .customLong("skip-existing"), help: "Keep items the keychain already has (or deleted after the export was made) and import the rest.")
     var skipExisting = false
+
+    @Flag(name: .customLong("restore-deleted"), help: "Import items this keychain deleted after the export was made (refused by default: an old export would bring back a deleted secret).")
+    var restoreDeleted = false
 
     @Argument(help: "The export file ('-': standard input).")
     var input: String
@@ -207,11 +215,18 @@ struct KeychainImport: ParsableCommand {
         let limits = options.limits
         let summary: KeychainImportSummary
         do {
-            summary = try keychain.importItems(bytes, credential: credential, author: author, limits: limits, ifExists: skipExisting ? .skipExisting : .fail)
+            summary = try keychain.importItems(
+                bytes, credential: credential, author: author, limits: limits, ifExists: skipExisting ? .skipExisting : .fail, restoringDeleted: restoreDeleted
+            )
         } catch {
             switch error.code {
             case KeychainError.Code.duplicateItem:
                 throw CommandFailure("the keychain already has an item of the export; nothing was imported", hint: "pass --skip-existing to keep yours and import the rest")
+            case KeychainError.Code.untrustedExport where error.reason.contains("was deleted from this keychain"):
+                throw CommandFailure(
+                    "\(error.reason); nothing was imported",
+                    hint: "pass --restore-deleted to bring back what was deleted, or --skip-existing to import the rest", exitCode: ExitStatus.checkFailed
+                )
             case KeychainError.Code.untrustedExport:
                 throw CommandFailure("\(error.reason); nothing was imported", hint: untrustedHint, exitCode: ExitStatus.checkFailed)
             case KeychainError.Code.badParameter where (error.underlying as? CofferFormatsError)?.code == .costTooHigh:
@@ -222,6 +237,7 @@ struct KeychainImport: ParsableCommand {
         }
         var message = "imported \(summary.imported) item\(summary.imported == 1 ? "" : "s")"
         if summary.skippedExisting > 0 { message += "; \(summary.skippedExisting) already present, kept as they were" }
+        if summary.skippedDeleted > 0 { message += "; \(summary.skippedDeleted) deleted here after the export was made, left out" }
         Terminal.writeError(message + "\n")
     }
 
