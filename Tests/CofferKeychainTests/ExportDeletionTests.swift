@@ -98,6 +98,26 @@ struct ExportDeletionTests {
         #expect(try target.keychain.secret(matching: Self.query(service: "vpn.example")) == bytes("second"))
     }
 
+    /// An export dated more than a day ahead of this machine's clock counts as undated: it would
+    /// otherwise override every later deletion of its items.
+    @Test func anExportFromTheFutureIsNotBelieved() throws {
+        let fixture = try Fixture(.memory)
+        defer { withExtendedLifetime(fixture) {} }
+        let item = KeychainItem.genericPassword(service: "db.example", account: "root")
+        try fixture.keychain.add(item, secret: bytes("pw"))
+        try fixture.keychain.delete(matching: Self.query(service: "db.example"))
+        let protection = EncryptionProtection.password(Self.exportPassword, .scrypt(logN: 10, r: 8, p: 1))
+        for (days, restores) in [(10.0, false), (0.5, true)] {
+            let document = try ExportDocument.encode(
+                [ExportedItem(item: item, secret: bytes("pw"))], signedBy: try SigningKey.generate(.ed25519), audience: [],
+                madeAt: Date().addingTimeInterval(days * 86_400)
+            )
+            let file = try CofferEncryption.encrypt(document, to: protection)
+            let summary = try fixture.keychain.importItems(file, credential: .password(Self.exportPassword), ifExists: .skipExisting)
+            #expect(summary.imported == (restores ? 1 : 0) && summary.skippedDeleted == (restores ? 0 : 1), "\(days) days ahead: \(summary)")
+        }
+    }
+
     /// An update that changes an item's identity gives the old identity up as a deletion would.
     @Test(arguments: StoreKind.allCases)
     func anUpdateThatRenamesAnItemRemembersTheOldName(kind: StoreKind) throws {

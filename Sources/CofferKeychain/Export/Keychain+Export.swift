@@ -52,6 +52,9 @@ public enum KeychainImportConflict: Sendable, Hashable {
 }
 
 extension Keychain {
+    /// How far ahead of this machine's clock an export's time may be and still be believed (a day).
+    static let exportTimeTolerance: TimeInterval = 86_400
+
     /// Largest export file ``importItems(fromPath:credential:author:limits:ifExists:restoringDeleted:)`` reads (1 GiB).
     public static let maximumExportFileSize = 1 << 30
 
@@ -200,7 +203,10 @@ extension Keychain {
             let sealed = try KeychainCrypto.seal(exported.secret, key: key, ad: KeychainCrypto.itemAD(keychainID: header.keychainID, item: exported.item))
             rows.append((exported.item, sealed))
         }
-        let check = restoringDeleted ? nil : DeletionCheck(madeAt: contents.madeAt, skipping: ifExists == .skipExisting)
+        // A time more than a day ahead of this machine's clock is not believed: such an export would
+        // override every later deletion of its items. It counts as undated.
+        let madeAt = contents.madeAt.flatMap { $0 <= Date().addingTimeInterval(Self.exportTimeTolerance) ? $0 : nil }
+        let check = restoringDeleted ? nil : DeletionCheck(madeAt: madeAt, skipping: ifExists == .skipExisting)
         let count = try storage.insertAll(rows, skippingExisting: ifExists == .skipExisting, deletions: check)
         return KeychainImportSummary(
             imported: count.inserted, skippedExisting: rows.count - count.inserted - count.skippedDeleted, skippedDeleted: count.skippedDeleted

@@ -22,7 +22,8 @@ struct DeletionCheck: Sendable {
     /// The refusal of an insert that would bring back a deleted item.
     func refusal(_ item: KeychainItem, deletedAt: Double) -> KeychainError {
         let when = Date(timeIntervalSince1970: deletedAt).formatted(.iso8601)
-        let what = [item.service, item.account, item.server, item.label].compactMap { $0 }.first.map { " ('\($0.prefix(80))')" } ?? ""
+        let names = [item.server ?? item.service, item.account, item.label].compactMap { $0 }.map { String($0.prefix(80)) }
+        let what = names.isEmpty ? "" : " ('\(names.joined(separator: "', '"))')"
         let made = madeAt.map { "made \($0.formatted(.iso8601))" } ?? "that does not say when it was made"
         return KeychainError(
             .untrustedExport,
