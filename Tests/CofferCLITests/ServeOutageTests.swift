@@ -131,7 +131,7 @@ struct ServeOutageTests {
         #expect(dry.status == 0 && dry.output.contains("would apply migration 1: ") && dry.output.contains("would apply migration 9: "), "\(dry.output)\(dry.standardError)")
         let migrated = try await coffer(["serve", "--database", database.url, "--migrate-only", "--database-connect-timeout", "10"], in: folder)
         #expect(migrated.status == 0 && migrated.output.contains("schema at version 9"), "\(migrated.output)\(migrated.standardError)")
-        #expect(migrated.standardError.contains("applied migration 9: key records authenticated under the master keyring"), "\(migrated.standardError)")
+        #expect(migrated.standardError.contains("applied migration 9: key and user records authenticated under the master keyring"), "\(migrated.standardError)")
         let again = try await coffer(["serve", "--database", database.url, "--migrate-only", "--dry-run", "--database-connect-timeout", "10"], in: folder)
         #expect(again.output.contains("no migration to apply"), "\(again.output)")
 

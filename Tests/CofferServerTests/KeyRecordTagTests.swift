@@ -5,6 +5,7 @@ import CofferFormats
 import CofferHTTPClient
 import CofferHTTPSignatures
 @testable import CofferServer
+import CofferServerWire
 import CofferTestSupport
 import CofferTesting
 import Foundation
@@ -214,7 +215,9 @@ struct KeyRecordTagTests {
             let identity = RecipientPrivateKey.generateX25519()
             let store = try await location.openForTest()
             let device: HTTPMessageSigner = try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: keyring)) { base in
-                try await DataKeyTests.device(at: base, identity: identity)
+                let device = try await DataKeyTests.device(at: base, identity: identity)
+                _ = try await UserIdentityTests.signUp(base, json: #"{"email": "ada@example.com", "name": "Ada"}"#, signer: device)
+                return device
             }
             let first: DataKeyClient.DataKey = try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: keyring)) { base in
                 try await DataKeyClient(server: base, signer: device, identity: identity).fetch()
@@ -222,7 +225,7 @@ struct KeyRecordTagTests {
             try await store.close()
             for statement in [
                 "UPDATE coffer_keys SET record_tag = NULL", "DELETE FROM coffer_schema WHERE version = \(RegistrationSQL.keyRecordTagMigration)",
-                "ALTER TABLE coffer_keys DROP COLUMN record_tag",
+                "ALTER TABLE coffer_keys DROP COLUMN record_tag", "ALTER TABLE coffer_users DROP COLUMN record_tag",
             ] {
                 try await tamper(statement)
             }
@@ -232,8 +235,10 @@ struct KeyRecordTagTests {
             try await Server.withServer(store: upgraded, options: Self.options(admin: admin, keyring: keyring)) { base in
                 let client = try DataKeyClient(server: base, signer: device, identity: identity)
                 #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
+                #expect(try await AllowList.admin(.get, base, "/admin/users?email=ada@example.com", as: admin).status == 503)
                 let tagged = try await MasterKeyRewrap(store: upgraded, keyring: keyring).run(taggingUntagged: true)
-                #expect(tagged.untaggedKeyIDs == [device.keyID], "\(tagged)")
+                #expect(tagged.untaggedRecordIDs == ["user 1", device.keyID], "\(tagged)")
+                #expect(try await AllowList.admin(.get, base, "/admin/users?email=ada@example.com", as: admin).status == 200)
                 let fetched = try await client.fetch()
                 #expect(fetched.dataKeyID == first.dataKeyID && DataKeyTests.bytes(fetched.key) == DataKeyTests.bytes(first.key))
             }
@@ -292,6 +297,48 @@ struct KeyRecordTagTests {
                 let healthy = try SigningKey.generate(.ed25519)
                 let healthyID = try #require(try await RegistrationProofTests.register(healthy, at: base).registration?.keyId)
                 #expect(try await AllowList.userRequest(base, key: healthy, keyID: healthyID).status == 201, "still serving")
+            }
+            try await store.close()
+        }
+    }
+
+    /// Found from outside: users carried no tag, so a writer who swapped two users' addresses steered
+    /// the user an admin's look-up by address found, and the link the admin then made (with per-user
+    /// data keys, the attacker's device got the victim user's key). Now the look-up and the link check
+    /// each user's record; without master keys, the address the record holds must be the one asked for.
+    @Test(arguments: Backend.allCases, [true, false])
+    func swappedAddressesSteerNoLink(backend: Backend, keyed: Bool) async throws {
+        try await Self.withDatabase(backend) { location, tamper in
+            let store = try await location.openForTest()
+            let admin = try SigningKey.generate(.ed25519)
+            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: keyed ? try Self.keyring() : nil)) { base in
+                let victim = try await DataKeyTests.device(at: base, identity: RecipientPrivateKey.generateX25519())
+                let attacker = try await DataKeyTests.device(at: base, identity: RecipientPrivateKey.generateX25519())
+                let victimUser = try #require(try await UserIdentityTests.signUp(base, json: #"{"email": "victim@example.com", "name": "V"}"#, signer: victim).json["id"] as? Int)
+                let attackerUser = try #require(try await UserIdentityTests.signUp(base, json: #"{"email": "mallory@example.com", "name": "M"}"#, signer: attacker).json["id"] as? Int)
+                if keyed {
+                    let found = try await AllowList.admin(.get, base, "/admin/users?email=mallory@example.com", as: admin)
+                    let ids = try found.decoded(AdminUserList.self).users.map(\.id)
+                    #expect(found.status == 200 && ids == [Int64(attackerUser)], "\(found.text)")
+                }
+                let swap = keyed
+                    ? [
+                        "UPDATE coffer_users SET email = 'x', email_key = 'x' WHERE id = \(attackerUser)",
+                        "UPDATE coffer_users SET email = 'mallory@example.com', email_key = 'mallory@example.com' WHERE id = \(victimUser)",
+                        "UPDATE coffer_users SET email = 'victim@example.com', email_key = 'victim@example.com' WHERE id = \(attackerUser)",
+                    ]
+                    : [
+                        "UPDATE coffer_users SET email_key = 'x' WHERE id = \(attackerUser)",
+                        "UPDATE coffer_users SET email_key = 'mallory@example.com' WHERE id = \(victimUser)",
+                    ]
+                for statement in swap { try await tamper(statement) }
+                let lookedUp = try await AllowList.admin(.get, base, "/admin/users?email=mallory@example.com", as: admin)
+                #expect(lookedUp.status == 503, "the look-up finds no one it cannot vouch for: \(lookedUp.status) \(lookedUp.text)")
+                if keyed {
+                    let linked = try await AllowList.admin(.post, base, "/admin/keys/\(attacker.keyID)/user", json: #"{"userId": \#(victimUser)}"#, as: admin)
+                    #expect(linked.status == 503, "\(linked.status) \(linked.text)")
+                    #expect(try await store.key(id: attacker.keyID)?.userID == nil, "not linked")
+                }
             }
             try await store.close()
         }

@@ -214,7 +214,7 @@ extension MasterKeyringTests {
             // The earlier release's record carries no tag: the operator takes it as it is, as the
             // upgrade documents (its secret is wrapped then).
             let adopted = try await MasterKeyRewrap(store: first, keyring: try ServerMasterKeyring([old])).run(taggingUntagged: true)
-            #expect(adopted.untaggedKeyIDs == ["h_legacy"] && adopted.secretsFromClear == 1, "\(adopted)")
+            #expect(adopted.untaggedRecordIDs == ["h_legacy"] && adopted.secretsFromClear == 1, "\(adopted)")
 
             // Every instance gets both keys; then the operator promotes the new one.
             let both = try ServerMasterKeyring([old, new])

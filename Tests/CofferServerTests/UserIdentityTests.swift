@@ -130,6 +130,7 @@ struct UserIdentityTests {
             try db.execute(sql: "DELETE FROM coffer_schema WHERE version >= 8")
             try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN sign_ups")
             try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN record_tag")
+            try db.execute(sql: "ALTER TABLE coffer_users DROP COLUMN record_tag")
         }
         try queue.close()
         let migrated = try await DatabaseLocation.sqlite(path: path).openForTest()

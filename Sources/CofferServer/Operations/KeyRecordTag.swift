@@ -15,11 +15,23 @@ enum KeyRecordTag {
     /// algorithm, public key, secret, encryption key, user id, state, creation time), 0x00 when absent,
     /// else 0x01, its UTF-8 length as 4 bytes big-endian and its UTF-8 (numbers in decimal).
     static func message(of record: RegisteredKey) -> [UInt8] {
-        var bytes = Array(label.utf8) + [0]
-        let fields: [String?] = [
+        message(label, [
             record.keyID, record.algorithm.rawValue, record.publicKey, record.secret, record.encryptionKey,
             record.userID.map(String.init), record.state.rawValue, String(record.createdAt),
-        ]
+        ])
+    }
+
+    /// What a user record's tag covers first.
+    static let userLabel = "coffer-user-record v1"
+
+    /// The bytes a user record's tag authenticates: ``userLabel``, a zero byte, then its number, address,
+    /// name, creator key id and creation time, encoded as a key record's fields.
+    static func message(of user: RegisteredUser) -> [UInt8] {
+        message(userLabel, [String(user.id), user.email, user.name, user.keyID, String(user.createdAt)])
+    }
+
+    private static func message(_ label: String, _ fields: [String?]) -> [UInt8] {
+        var bytes = Array(label.utf8) + [0]
         for field in fields {
             guard let field else {
                 bytes.append(0)
@@ -35,7 +47,16 @@ enum KeyRecordTag {
 
     /// `record`'s tag under `key`.
     static func make(_ record: RegisteredKey, under key: ServerMasterKey) -> String {
-        prefix + key.keyID + ":" + Base64.encode(key.recordTag(message(of: record)))
+        make(message(of: record), under: key)
+    }
+
+    /// `user`'s tag under `key`.
+    static func make(_ user: RegisteredUser, under key: ServerMasterKey) -> String {
+        make(message(of: user), under: key)
+    }
+
+    private static func make(_ message: [UInt8], under key: ServerMasterKey) -> String {
+        prefix + key.keyID + ":" + Base64.encode(key.recordTag(message))
     }
 
     /// What every tag made under `masterKeyID` starts with.
@@ -44,12 +65,16 @@ enum KeyRecordTag {
     /// The master key id a stored tag names.
     /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for a value that is not a tag.
     static func parts(of tag: String, keyID: String) throws(ServerConfigurationError) -> (masterKeyID: String, mac: [UInt8]) {
+        try parts(of: tag, name: "key '\(keyID.prefix(80))'")
+    }
+
+    static func parts(of tag: String, name: String) throws(ServerConfigurationError) -> (masterKeyID: String, mac: [UInt8]) {
         let rest = tag.hasPrefix(prefix) ? tag.dropFirst(prefix.count) : ""
         let id = rest.prefix(WrappedSecret.masterKeyIDLength)
         guard id.count == WrappedSecret.masterKeyIDLength, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
               rest.dropFirst(id.count).first == ":",
               let mac = try? Base64.decode(String(rest.dropFirst(id.count + 1))), mac.count == 32 else {
-            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(keyID.prefix(80))' carries a tag that does not parse: it was written outside Coffer")
+            throw ServerConfigurationError(.unauthenticRecord, "the record of \(name) carries a tag that does not parse: it was written outside Coffer")
         }
         return (String(id), mac)
     }
@@ -60,24 +85,30 @@ enum KeyRecordTag {
     ///   tag that does not match, or with a secret in clear; `.masterKeyUnavailable` for a tag made
     ///   under a master key the keyring lacks.
     static func check(_ record: RegisteredKey, keyring: ServerMasterKeyring) throws(ServerConfigurationError) {
-        let name = record.keyID.prefix(80)
-        guard let tag = record.tag else {
+        try check(record.tag, of: message(of: record), named: "key '\(record.keyID.prefix(80))'", keyring: keyring)
+        if let secret = record.secret, !secret.hasPrefix(WrappedSecret.prefix) {
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(record.keyID.prefix(80))' holds its secret in clear, and the database records a master keyring")
+        }
+    }
+
+    /// Checks `user` against its tag under `keyring`, as a key record is checked.
+    static func check(_ user: RegisteredUser, keyring: ServerMasterKeyring) throws(ServerConfigurationError) {
+        try check(user.tag, of: message(of: user), named: "user \(user.id)", keyring: keyring)
+    }
+
+    private static func check(_ tag: String?, of message: [UInt8], named name: String, keyring: ServerMasterKeyring) throws(ServerConfigurationError) {
+        guard let tag else {
             throw ServerConfigurationError(
-                .unauthenticRecord, "the record of key '\(name)' carries no tag, and the database records a master keyring: it was written outside Coffer, or before the upgrade",
+                .unauthenticRecord, "the record of \(name) carries no tag, and the database records a master keyring: it was written outside Coffer, or before the upgrade",
                 hint: "if an earlier release wrote it, a rewrap asked to tag records without a tag tags it (docs/SERVER.md, \"Authenticated key records\")"
             )
         }
-        let (masterKeyID, mac) = try parts(of: tag, keyID: record.keyID)
+        let (masterKeyID, mac) = try parts(of: tag, name: name)
         guard let key = keyring.key(id: masterKeyID) else {
-            throw ServerConfigurationError(
-                .masterKeyUnavailable, "the record of key '\(name)' is tagged under master key \(masterKeyID), which this instance does not hold"
-            )
+            throw ServerConfigurationError(.masterKeyUnavailable, "the record of \(name) is tagged under master key \(masterKeyID), which this instance does not hold")
         }
-        guard key.isRecordTag(mac, of: message(of: record)) else {
-            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(name)' does not match its tag: it was changed outside Coffer")
-        }
-        if let secret = record.secret, !secret.hasPrefix(WrappedSecret.prefix) {
-            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(name)' holds its secret in clear, and the database records a master keyring")
+        guard key.isRecordTag(mac, of: message) else {
+            throw ServerConfigurationError(.unauthenticRecord, "the record of \(name) does not match its tag: it was changed outside Coffer")
         }
     }
 }
@@ -120,5 +151,18 @@ public struct KeyRecordTagging: Sendable {
     /// `record` with its tag made under ``masterKeyID``.
     public func tagged(_ record: RegisteredKey) -> RegisteredKey {
         record.replacing(tag: KeyRecordTag.make(record, under: key))
+    }
+
+    /// Checks a user record as read from the store.
+    /// - Throws: as ``check(_:)-(RegisteredKey)``.
+    public func check(_ user: RegisteredUser) throws(ServerConfigurationError) {
+        try KeyRecordTag.check(user, keyring: keyring)
+    }
+
+    /// `user` with its tag made under ``masterKeyID``.
+    public func tagged(_ user: RegisteredUser) -> RegisteredUser {
+        var tagged = user
+        tagged.tag = KeyRecordTag.make(user, under: key)
+        return tagged
     }
 }

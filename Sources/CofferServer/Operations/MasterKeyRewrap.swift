@@ -20,27 +20,39 @@ public protocol MasterKeyRewrapStore: RegistrationStore {
     /// field its tag covers written from the rewrite, while `masterKeyID` is the wrapping key, in one
     /// transaction; how many rows changed.
     func rewriteKeyRecords(_ changes: [KeyRecordRewrite], under masterKeyID: String) async throws -> Int
+    /// User records not tagged under `masterKeyID`, by number after `id` (from the first when nil), at
+    /// most `limit`.
+    func users(notTaggedUnder masterKeyID: String, after id: Int64?, limit: Int) async throws -> [RegisteredUser]
+    /// Replaces each user record whose tag is still as read with its rewrite (its fields written from
+    /// the rewrite), while `masterKeyID` is the wrapping key, in one transaction; how many rows changed.
+    func rewriteUsers(_ changes: [UserRecordRewrite], under masterKeyID: String) async throws -> Int
     /// Marks `masterKeyID` retired when no row is wrapped under it and it is not the wrapping key (one
     /// transaction, serialized with every keyring change).
     func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement
 }
 
-/// A key record as read and what replaces it: its secret wrapped and its tag made under the wrapping key.
-public struct KeyRecordRewrite: Sendable, Hashable {
+/// A record as read and what replaces it, tagged under the wrapping key (a key record's secret wrapped
+/// under it too).
+public struct RecordRewrite<Record: Sendable & Hashable>: Sendable, Hashable {
     /// The record as read.
-    public let before: RegisteredKey
+    public let before: Record
     /// The record to write.
-    public let after: RegisteredKey
+    public let after: Record
 
     /// A rewrite.
     /// - Parameters:
     ///   - before: the record as read.
     ///   - after: the record to write.
-    public init(before: RegisteredKey, after: RegisteredKey) {
+    public init(before: Record, after: Record) {
         self.before = before
         self.after = after
     }
 }
+
+/// A key record's rewrite.
+public typealias KeyRecordRewrite = RecordRewrite<RegisteredKey>
+/// A user record's rewrite.
+public typealias UserRecordRewrite = RecordRewrite<RegisteredUser>
 
 /// A stored row and what replaces its wrapped value.
 public struct MasterKeyRewrite<Row: Sendable & Hashable>: Sendable, Hashable {
@@ -87,6 +99,8 @@ public struct MasterKeyRewrap: Sendable {
         case dataKeys = "data keys"
         /// Key records (`coffer_keys`): their tags, and their HMAC secrets.
         case keyRecords = "key records"
+        /// User records (`coffer_users`): their tags.
+        case users = "users"
     }
 
     /// The work done so far, reported after each committed batch.
@@ -114,14 +128,15 @@ public struct MasterKeyRewrap: Sendable {
         public var secrets = 0
         /// Of ``secrets``, those that were in clear.
         public var secretsFromClear = 0
-        /// Key records tagged under the wrapping key (their secret, if any, re-wrapped: ``secrets``).
+        /// Key and user records tagged under the wrapping key (a key's secret, if any, re-wrapped:
+        /// ``secrets``).
         public var records = 0
         /// Of ``records``, those that had no tag (written by an earlier release), tagged because the
         /// run was asked to.
         public var recordsFromUntagged = 0
-        /// The key ids of those records, in key-id order: what the operator accepted as it was (in a
-        /// dry run, what would be), to compare with the keys they expect.
-        public var untaggedKeyIDs: [String] = []
+        /// Those records, as key ids (and `user <number>` for users), in order: what the operator
+        /// accepted as it was (in a dry run, what would be), to compare with what they expect.
+        public var untaggedRecordIDs: [String] = []
         /// Key records without a tag that were left so (the run was not asked to tag them): they are
         /// refused until they are.
         public var untagged = 0
@@ -188,6 +203,14 @@ public struct MasterKeyRewrap: Sendable {
                     .dataKeys, pass: pass, under: wrapping, into: &summary, progress: progress,
                     read: { try await store.dataKeys(notWrappedUnder: id, after: $0, limit: size) },
                     rewrap: { try rewrap(dataKey: $0, under: wrapping) }, write: { try await store.rewrapDataKeys($0, under: id) }
+                )
+            }
+            if kinds.contains(.users) {
+                try await rewrapBatches(
+                    .users, pass: pass, under: wrapping, into: &summary, progress: progress,
+                    read: { try await store.users(notTaggedUnder: id, after: $0?.id, limit: size) },
+                    rewrap: { try rewrite(user: $0, under: wrapping, taggingUntagged: taggingUntagged, abandoned: abandoned) },
+                    write: { try await store.rewriteUsers($0, under: id) }
                 )
             }
             if kinds.contains(.keyRecords) {
@@ -277,12 +300,12 @@ public struct MasterKeyRewrap: Sendable {
             case .dataKeys:
                 summary.dataKeys += written
                 total = summary.dataKeys
-            case .keyRecords:
+            case .keyRecords, .users:
                 summary.records += written
                 summary.secrets += whole ? secrets : 0
                 if whole {
                     summary.recordsFromUntagged += fromUntagged.count
-                    summary.untaggedKeyIDs += fromUntagged
+                    summary.untaggedRecordIDs += fromUntagged
                 }
                 summary.secretsFromClear += whole ? fromClear : 0
                 total = summary.records
@@ -324,6 +347,24 @@ public struct MasterKeyRewrap: Sendable {
         }
         let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(record.replacing(secret: secret))
         return .replacement(KeyRecordRewrite(before: record, after: after), marks)
+    }
+
+    /// A user record checked against its tag (or, without one, taken as it is when asked to), and
+    /// tagged under the wrapping key.
+    private func rewrite(user: RegisteredUser, under wrapping: ServerMasterKey, taggingUntagged: Bool, abandoned: Set<String>) throws -> Rewrapped<UserRecordRewrite> {
+        let name = "user \(user.id)"
+        let lost = user.tag.flatMap { try? KeyRecordTag.parts(of: $0, name: name).masterKeyID }.map(abandoned.contains) ?? false
+        if let tag = user.tag, !lost {
+            do {
+                try KeyRecordTag.check(user, keyring: keyring)
+            } catch {
+                return .unopenable((try? KeyRecordTag.parts(of: tag, name: name).masterKeyID).flatMap { keyring.key(id: $0) == nil ? $0 : nil } ?? "(tag does not match)")
+            }
+        } else if !taggingUntagged {
+            return .leftUntagged
+        }
+        let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(user)
+        return .replacement(UserRecordRewrite(before: user, after: after), Marks(fromUntagged: user.tag == nil || lost ? name : nil))
     }
 
     /// Fewer rows changed than asked: another run moved them first (fine), or the wrapping key changed

@@ -174,6 +174,15 @@ final class MeasuredStore: RegistrationStore {
             try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit)
         }
     }
+    func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        tagging: KeyRecordTagging?
+    ) async throws -> UserInsertion {
+        try await timed("insert_user") { [store] in
+            try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, tagging: tagging)
+        }
+    }
+    func user(id: Int64) async throws -> RegisteredUser? { try await timed("user") { [store] in try await store.user(id: id) } }
     func insertUser(email: String, name: String, keyID: String, createdAt: Int64) async throws -> RegisteredUser? {
         try await timed("insert_user") { [store] in try await store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt) }
     }

@@ -131,7 +131,17 @@ struct AdminRoutes: Sendable {
             guard email.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), email.utf8.count <= 1024 else {
                 throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "email must be an address, without control characters")
             }
-            let (found, _) = try boundedPage(try await parts.store.users(email: email, limit: 100).map(AdminUserRecord.init))
+            // The look-up a link is decided on: each user found is checked against its tag, and its
+            // address, as tagged, must be the one asked for (the comparison column is not tagged).
+            let key = UserFields.emailKey(email)
+            let users = try await parts.store.users(email: email, limit: 100)
+            for user in users {
+                try parts.options.masterKeys.map { keyring throws(ServerConfigurationError) in try KeyRecordTag.check(user, keyring: keyring) }
+                guard user.email == email || UserFields.emailKey(user.email) == key else {
+                    throw ServerConfigurationError(.unauthenticRecord, "user \(user.id) was found by an address its record does not hold: it was changed outside Coffer")
+                }
+            }
+            let (found, _) = try boundedPage(users.map(AdminUserRecord.init))
             return JSONAnswer.response(.ok, AdminUserList(users: found))
         }
         let after = try request.uri.queryParameters["after"].map { text throws(ProblemDetails) in
@@ -172,6 +182,10 @@ struct AdminRoutes: Sendable {
         let keyID = try context.parameters.require("keyId")
         let body = try await request.decodeStrictly(as: KeyLinkRequest.self, limit: 16 * 1024)
         guard try await parts.store.key(id: keyID) != nil else { throw ProblemDetails.unknownKey(keyID) }
+        // The user linked to is the one the admin looked up: its record checked against its tag.
+        if let keyring = parts.options.masterKeys, let user = try await parts.store.user(id: body.userId) {
+            try KeyRecordTag.check(user, keyring: keyring)
+        }
         let tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
         guard let linked = try await parts.store.linkKey(keyID, toUser: body.userId, actor: Self.actor(context), at: parts.clock.wallSeconds(), tagging: tagging) else {
             throw ProblemDetails(status: .notFound, reason: "unknown-user", detail: "no user has the id \(body.userId)")

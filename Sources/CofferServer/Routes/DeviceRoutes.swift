@@ -65,7 +65,10 @@ struct DeviceRoutes: Sendable {
         // its strings); its label is read again only for a replay.
         let replay = context.verifiedSignature?.replayObligation?.take()
         let user: RegisteredUser
-        switch try await parts.store.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit) {
+        let tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
+        switch try await parts.store.insertUser(
+            email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, tagging: tagging
+        ) {
         case .inserted(let inserted): user = inserted
         case .emailExists: throw ProblemDetails(status: .conflict, reason: "email-exists", detail: "this email address is already registered")
         case .replayed: throw HTTPMessageVerifier.replayed(label: context.verifiedSignature?.label ?? "")

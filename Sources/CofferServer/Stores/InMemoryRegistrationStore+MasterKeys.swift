@@ -56,6 +56,26 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         return changed
     }
 
+    /// See ``MasterKeyRewrapStore/users(notTaggedUnder:after:limit:)``.
+    public func users(notTaggedUnder masterKeyID: String, after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        try open()
+        let marker = KeyRecordTag.marker(masterKeyID)
+        return Array(userRecords.filter { $0.id > (id ?? Int64.min) && $0.tag?.hasPrefix(marker) != true }.prefix(max(0, limit)))
+    }
+
+    /// See ``MasterKeyRewrapStore/rewriteUsers(_:under:)``: each record whose tag is still as read.
+    public func rewriteUsers(_ changes: [UserRecordRewrite], under masterKeyID: String) async throws -> Int {
+        try open()
+        guard wrappingKeyID == masterKeyID else { return 0 }
+        var changed = 0
+        for change in changes {
+            guard let index = userRecords.firstIndex(where: { $0.id == change.before.id }), userRecords[index].tag == change.before.tag else { continue }
+            userRecords[index] = change.after
+            changed += 1
+        }
+        return changed
+    }
+
     /// See ``MasterKeyRewrapStore/retireMasterKey(_:at:)``.
     public func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement {
         try open()
@@ -63,6 +83,7 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         let marker = WrappedSecret.marker(masterKeyID)
         let secrets = keyRecords.values.filter { $0.secret?.hasPrefix(marker) == true }.count
         let records = keyRecords.values.filter { $0.tag?.hasPrefix(KeyRecordTag.marker(masterKeyID)) == true }.count
+            + userRecords.filter { $0.tag?.hasPrefix(KeyRecordTag.marker(masterKeyID)) == true }.count
         if let refusal = MasterKeySQL.retirement(state: keyring[masterKeyID]?.state.rawValue, dataKeys: dataKeys, secrets: secrets, records: records) {
             return refusal
         }

@@ -234,7 +234,16 @@ public actor InMemoryRegistrationStore: RegistrationStore {
     public func insertUser(
         email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
     ) async throws -> UserInsertion {
+        try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, tagging: nil)
+    }
+
+    /// See ``RegistrationStore/insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:tagging:)``.
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        tagging: KeyRecordTagging?
+    ) async throws -> UserInsertion {
         try open()
+        if let tagging, wrappingKeyID != tagging.masterKeyID { throw RegistrationSQL.taggingKeyChanged(tagging) }
         if let replay {
             guard recordReplay(replay.identifier, expiringAt: replay.expiry, now: replay.now) else { return .replayed }
         }
@@ -242,7 +251,16 @@ public actor InMemoryRegistrationStore: RegistrationStore {
         if let limit, count >= limit { return .limited }
         signUps[keyID] = count + 1
         guard let user = newUser(email: email, name: name, keyID: keyID, createdAt: createdAt) else { return .emailExists }
-        return .inserted(user)
+        guard let tagging else { return .inserted(user) }
+        let tagged = tagging.tagged(user)
+        userRecords[userRecords.count - 1] = tagged
+        return .inserted(tagged)
+    }
+
+    /// See ``RegistrationStore/user(id:)``.
+    public func user(id: Int64) async throws -> RegisteredUser? {
+        try open()
+        return userRecords.first { $0.id == id }
     }
 
     /// See ``RegistrationStore/users(email:limit:)``.
@@ -391,8 +409,8 @@ public actor InMemoryRegistrationStore: RegistrationStore {
                 usage.secretsInClear += 1
             }
         }
-        for key in keyRecords.values {
-            if let tag = key.tag, tag.hasPrefix(KeyRecordTag.prefix) {
+        for tag in keyRecords.values.map(\.tag) + userRecords.map(\.tag) {
+            if let tag, tag.hasPrefix(KeyRecordTag.prefix) {
                 usage.rows[String(tag.dropFirst(KeyRecordTag.prefix.count).prefix(WrappedSecret.masterKeyIDLength)), default: .init()].records += 1
             } else {
                 usage.untaggedRecords += 1

@@ -26,6 +26,26 @@ enum MasterKeySQL {
         FROM coffer_keys GROUP BY 1
         """
 
+    /// User records by the master key id their tag names ('' for those without a tag).
+    static let userRecordUsage = """
+        SELECT CASE WHEN substr(record_tag, 1, \(KeyRecordTag.prefix.count)) = '\(KeyRecordTag.prefix)'
+                    THEN substr(record_tag, \(KeyRecordTag.prefix.count + 1), \(WrappedSecret.masterKeyIDLength)) ELSE '' END,
+               COUNT(*)
+        FROM coffer_users GROUP BY 1
+        """
+    /// Users numbered above $2 not tagged under the tag marker $1, at most $3.
+    static let usersToRewrite = """
+        SELECT \(RegistrationSQL.userColumns) FROM coffer_users
+        WHERE id > $2 AND (record_tag IS NULL OR substr(record_tag, 1, \(tagMarkerLength)) <> $1) ORDER BY id LIMIT $3
+        """
+    /// A user record tagged anew ($1; its fields written back, $2–$5) when its tag ($7) is still as read
+    /// and $8 is still the wrapping key.
+    static let rewriteUser = """
+        UPDATE coffer_users SET record_tag = $1, email = $2, name = $3, key_id = $4, created_at = $5
+        WHERE id = $6 AND (record_tag = $7 OR (record_tag IS NULL AND $7 IS NULL)) AND \(isWrapping("$8"))
+        """
+    static let usersUnder = "SELECT COUNT(*) FROM coffer_users WHERE substr(record_tag, 1, \(tagMarkerLength)) = $1"
+
     /// Rows after ($2, $3) in key order not wrapped under $1, at most $4.
     static let dataKeysToRewrap = """
         SELECT \(RegistrationSQL.dataKeyColumns) FROM coffer_data_keys

@@ -46,9 +46,11 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
         for try await (id, count) in secrets.decode((String, Int64).self) {
             if id.isEmpty { usage.secretsInClear = Int(count) } else { usage.rows[id, default: .init()].secrets = Int(count) }
         }
-        let records = try await client.query(PostgresQuery(unsafeSQL: MasterKeySQL.recordUsage), logger: logger)
-        for try await (id, count) in records.decode((String, Int64).self) {
-            if id.isEmpty { usage.untaggedRecords = Int(count) } else { usage.rows[id, default: .init()].records = Int(count) }
+        for sql in [MasterKeySQL.recordUsage, MasterKeySQL.userRecordUsage] {
+            let records = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            for try await (id, count) in records.decode((String, Int64).self) {
+                if id.isEmpty { usage.untaggedRecords += Int(count) } else { usage.rows[id, default: .init()].records += Int(count) }
+            }
         }
         return usage
     }
@@ -105,6 +107,22 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
         })
     }
 
+    /// A batch of user records to tag.
+    public func users(notTaggedUnder masterKeyID: String, after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        let query = try Self.query(MasterKeySQL.usersToRewrite, [KeyRecordTag.marker(masterKeyID), id ?? Int64.min, Int64(limit)])
+        return try await Self.users(client.query(query, logger: logger))
+    }
+
+    /// Rewrites a batch of user records in one transaction.
+    public func rewriteUsers(_ changes: [UserRecordRewrite], under masterKeyID: String) async throws -> Int {
+        try await changedRows(try changes.map { change in
+            let (before, after) = (change.before, change.after)
+            return try Self.query(MasterKeySQL.rewriteUser + " RETURNING email", [
+                after.tag, after.email, after.name, after.keyID, after.createdAt, before.id, before.tag, masterKeyID,
+            ])
+        })
+    }
+
     /// Retires a key no row is wrapped under, in one transaction under the keyring's lock.
     public func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement {
         try await client.withTransaction(logger: logger) { connection in
@@ -118,6 +136,7 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
             let dataKeys = try await count(MasterKeySQL.dataKeysUnder, masterKeyID)
             let secrets = try await count(MasterKeySQL.secretsUnder, WrappedSecret.marker(masterKeyID))
             let records = try await count(MasterKeySQL.recordsUnder, KeyRecordTag.marker(masterKeyID))
+                + count(MasterKeySQL.usersUnder, KeyRecordTag.marker(masterKeyID))
             if let refusal = MasterKeySQL.retirement(state: state, dataKeys: dataKeys, secrets: secrets, records: records) { return refusal }
             try await connection.query(try Self.query(MasterKeySQL.retire, [masterKeyID, time]), logger: logger)
             return .retired

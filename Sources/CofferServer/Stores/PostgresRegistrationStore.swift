@@ -419,10 +419,25 @@ public final class PostgresRegistrationStore: RegistrationStore {
         let query = try email.map { try Self.query(RegistrationSQL.usersByEmail, [UserFields.emailKey($0), $0, Int64(limit)]) }
             ?? Self.query(RegistrationSQL.allUsers, [Int64(limit)])
         var users: [RegisteredUser] = []
-        for try await (id, email, name, keyID, createdAt) in try await client.query(query, logger: logger).decode((Int64, String, String, String, Int64).self) {
-            users.append(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt))
+        return try await Self.users(client.query(query, logger: logger))
+    }
+
+    /// The users of rows of ``RegistrationSQL/userColumns``.
+    static func users(_ rows: PostgresRowSequence) async throws -> [RegisteredUser] {
+        var users: [RegisteredUser] = []
+        do {
+            for try await (id, email, name, keyID, createdAt, tag) in rows.decode((Int64, String, String, String, Int64, String?).self) {
+                users.append(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt, tag: tag))
+            }
+        } catch is PostgresDecodingError {
+            throw ServerConfigurationError(.invalidRecord, "a row of coffer_users holds a value of another type than Coffer writes: it was written outside Coffer")
         }
         return users
+    }
+
+    /// The user numbered `id`.
+    public func user(id: Int64) async throws -> RegisteredUser? {
+        try await Self.users(client.query(try Self.query(RegistrationSQL.userByID, [id]), logger: logger)).first
     }
 
     /// The key registered under `id`, or nil.
@@ -439,11 +454,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// A page of users, oldest first.
     public func users(after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
         let query = try Self.query(RegistrationSQL.usersAfter, [id ?? Int64.min, Int64(limit)])
-        var users: [RegisteredUser] = []
-        for try await (id, email, name, keyID, createdAt) in try await client.query(query, logger: logger).decode((Int64, String, String, String, Int64).self) {
-            users.append(RegisteredUser(id: id, email: email, name: name, keyID: keyID, createdAt: createdAt))
-        }
-        return users
+        return try await Self.users(client.query(query, logger: logger))
     }
 
     /// Every key, oldest first.
@@ -629,13 +640,53 @@ public final class PostgresRegistrationStore: RegistrationStore {
     public func insertUser(
         email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
     ) async throws -> UserInsertion {
+        try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, tagging: nil)
+    }
+
+    /// Stores the user as ``insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:)`` does;
+    /// with `tagging`, that statement and the user's tag (under a key still recorded as wrapping) run in
+    /// one transaction.
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        tagging: KeyRecordTagging?
+    ) async throws -> UserInsertion {
+        guard let tagging else {
+            let (client, logger) = (client, logger)
+            return try await Self.insertUser(
+                email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, sweeping: inserts,
+                running: { try await client.query($0, logger: logger) }
+            )
+        }
+        let (logger, inserts) = (logger, inserts)
+        return try await client.withTransaction(logger: logger) { connection -> UserInsertion in
+            let outcome = try await Self.insertUser(
+                email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, sweeping: inserts,
+                running: { try await connection.query($0, logger: logger) }
+            )
+            guard case .inserted(let user) = outcome else { return outcome }
+            let tagged = tagging.tagged(user)
+            var done = false
+            let update = try Self.query(RegistrationSQL.tagUser + " RETURNING id", [tagged.tag, tagged.id, tagging.masterKeyID])
+            for try await _ in try await connection.query(update, logger: logger).decode(Int64.self) { done = true }
+            // Thrown, the transaction is rolled back: no user, no count, no replay record.
+            guard done else { throw RegistrationSQL.taggingKeyChanged(tagging) }
+            return .inserted(tagged)
+        }
+    }
+
+    /// The statement of ``insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:)``, on
+    /// the client or on a transaction's connection.
+    private static func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        sweeping inserts: Counter, running run: (PostgresQuery) async throws -> PostgresRowSequence
+    ) async throws -> UserInsertion {
         let limit = Int64(limit ?? -1)
         let rows: PostgresRowSequence
         if let replay {
             if inserts.next() % RegistrationSQL.sweepInterval == 0 {
-                try await client.query("DELETE FROM coffer_replay WHERE expires_at <= \(replay.now)", logger: logger)
+                _ = try await run("DELETE FROM coffer_replay WHERE expires_at <= \(replay.now)")
             }
-            rows = try await client.query("""
+            rows = try await run("""
                 WITH replay AS (
                     INSERT INTO coffer_replay (id, expires_at) SELECT \(replay.identifier), \(replay.expiry)
                     WHERE NOT EXISTS (SELECT 1 FROM coffer_replay WHERE id = \(replay.earlierIdentifier ?? replay.identifier) AND expires_at > \(replay.now))
@@ -651,9 +702,9 @@ public final class PostgresRegistrationStore: RegistrationStore {
                     ON CONFLICT DO NOTHING RETURNING id
                 )
                 SELECT (SELECT COUNT(*) FROM replay), (SELECT COUNT(*) FROM counted), (SELECT id FROM inserted)
-                """, logger: logger)
+                """)
         } else {
-            rows = try await client.query("""
+            rows = try await run("""
                 WITH counted AS (
                     UPDATE coffer_keys SET sign_ups = sign_ups + 1
                     WHERE key_id = \(keyID) AND (\(limit) < 0 OR sign_ups < \(limit))
@@ -664,7 +715,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
                     ON CONFLICT DO NOTHING RETURNING id
                 )
                 SELECT CAST(1 AS BIGINT), (SELECT COUNT(*) FROM counted), (SELECT id FROM inserted)
-                """, logger: logger)
+                """)
         }
         for try await (recorded, counted, id) in rows.decode((Int64, Int64, Int64?).self) {
             guard recorded > 0 else { return .replayed }

@@ -195,6 +195,9 @@ public struct RegisteredUser: Sendable, Hashable, Codable {
     public let keyID: String
     /// When the user was signed up, UNIX seconds.
     public let createdAt: Int64
+    /// The record's authentication tag (docs/SERVER.md, "Authenticated key records"): made under the
+    /// master keyring over the fields above; nil where the instance that wrote it held no master key.
+    public var tag: String?
 }
 
 /// A registration token offered with a key's registration: what ``RegistrationStore/registerKey(_:spending:)``
@@ -379,6 +382,16 @@ public protocol RegistrationStore: HTTPSignatureReplayCache {
     func insertUser(
         email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
     ) async throws -> UserInsertion
+    /// Stores a user as ``insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:)`` does and,
+    /// with `tagging`, tags the user's record (its number included) under a master key the keyring still
+    /// records as wrapping, in the same transaction: the user is stored tagged, or not at all. A default
+    /// implementation, for a custom store that keeps no tags, refuses any `tagging`.
+    func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        tagging: KeyRecordTagging?
+    ) async throws -> UserInsertion
+    /// The user numbered `id`, nil for none.
+    func user(id: Int64) async throws -> RegisteredUser?
     /// The user whose address is `email` (compared as sign-up compares them), or every user when nil;
     /// oldest first, at most `limit`.
     func users(email: String?, limit: Int) async throws -> [RegisteredUser]
@@ -573,6 +586,22 @@ extension RegistrationStore {
         return .set(change)
     }
 
+    /// Refuses `tagging` and otherwise stores the user as
+    /// ``insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:)`` does: for a custom
+    /// store that keeps no authenticated records.
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        tagging: KeyRecordTagging?
+    ) async throws -> UserInsertion {
+        try Self.refuse(tagging)
+        return try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit)
+    }
+
+    /// The user numbered `id`, read through the page query.
+    public func user(id: Int64) async throws -> RegisteredUser? {
+        try await users(after: id - 1, limit: 1).first { $0.id == id }
+    }
+
     /// Reads every key and keeps those after `position`: for a custom store without a page query.
     public func keys(after position: KeyListPosition?, limit: Int) async throws -> [RegisteredKey] {
         Array(try await keys(limit: .max).filter { position?.precedes($0) ?? true }.prefix(max(0, limit)))
@@ -685,10 +714,11 @@ enum RegistrationSQL {
             "ALTER TABLE coffer_keys ADD COLUMN sign_ups BIGINT NOT NULL DEFAULT 0",
             "UPDATE coffer_keys SET sign_ups = (SELECT COUNT(*) FROM coffer_users WHERE coffer_users.key_id = coffer_keys.key_id)",
         ],
-        // 9: key records authenticated under the master keyring (``KeyRecordTag``). Records from before
-        // carry no tag until `rewrap` is asked to tag them.
+        // 9: key and user records authenticated under the master keyring (``KeyRecordTag``). Records
+        // from before carry no tag until `rewrap` is asked to tag them.
         [
             "ALTER TABLE coffer_keys ADD COLUMN record_tag TEXT",
+            "ALTER TABLE coffer_users ADD COLUMN record_tag TEXT",
         ],
     ]
 
@@ -702,7 +732,7 @@ enum RegistrationSQL {
         "users and keys by what was proven, and each key's history",
         "the master keyring",
         "users signed up per key; addresses compared as mail systems compare them",
-        "key records authenticated under the master keyring",
+        "key and user records authenticated under the master keyring",
     ]
 
     /// The migration after whose statements the user-identity step runs.
@@ -777,7 +807,7 @@ enum RegistrationSQL {
         """
 
     /// A user, unless one with the same address (byte for byte, or compared case-insensitively) exists.
-    static let userColumns = "id, email, name, key_id, created_at"
+    static let userColumns = "id, email, name, key_id, created_at, record_tag"
     /// One more sign-up by a key, unless it reached the limit ($2; below 0: none).
     static let countSignUp = "UPDATE coffer_keys SET sign_ups = sign_ups + 1 WHERE key_id = $1 AND ($2 < 0 OR sign_ups < $2)"
     static let insertUser = "INSERT INTO coffer_users (email, email_key, name, key_id, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING"
@@ -786,6 +816,9 @@ enum RegistrationSQL {
     static let usersAfter = "SELECT \(userColumns) FROM coffer_users WHERE id > $1 ORDER BY id LIMIT $2"
     static let keysAfter = "SELECT \(keyColumns) FROM coffer_keys WHERE created_at > $1 OR (created_at = $1 AND key_id > $2) ORDER BY created_at, key_id LIMIT $3"
     /// Links a key to a user that exists.
+    /// A new user's tag, while $3 is the wrapping key.
+    static let tagUser = "UPDATE coffer_users SET record_tag = $1 WHERE id = $2 AND \(MasterKeySQL.isWrapping("$3"))"
+    static let userByID = "SELECT \(userColumns) FROM coffer_users WHERE id = $1"
     static let linkKey = "UPDATE coffer_keys SET user_id = $1, record_tag = $3 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
     /// One change in a key's history.
     static let insertEvent = "INSERT INTO coffer_key_events (key_id, at, kind, actor, detail) VALUES ($1, $2, $3, $4, $5)"

@@ -44,9 +44,12 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
                 let id: String = try row(0)
                 if id.isEmpty { usage.secretsInClear = try row(1) } else { usage.rows[id, default: .init()].secrets = try row(1) }
             }
-            for row in try Row.fetchAll(db, sql: MasterKeySQL.recordUsage).map({ $0.checked("coffer_keys") }) {
-                let id: String = try row(0)
-                if id.isEmpty { usage.untaggedRecords = try row(1) } else { usage.rows[id, default: .init()].records = try row(1) }
+            for (sql, table) in [(MasterKeySQL.recordUsage, "coffer_keys"), (MasterKeySQL.userRecordUsage, "coffer_users")] {
+                for row in try Row.fetchAll(db, sql: sql).map({ $0.checked(table) }) {
+                    let id: String = try row(0)
+                    let count: Int = try row(1)
+                    if id.isEmpty { usage.untaggedRecords += count } else { usage.rows[id, default: .init()].records += count }
+                }
             }
             return usage
         }
@@ -103,13 +106,29 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
         })
     }
 
+    /// A batch of user records to tag.
+    public func users(notTaggedUnder masterKeyID: String, after id: Int64?, limit: Int) async throws -> [RegisteredUser] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: Self.sqlite(MasterKeySQL.usersToRewrite), arguments: [KeyRecordTag.marker(masterKeyID), id ?? Int64.min, limit]).map(Self.user)
+        }
+    }
+
+    /// Rewrites a batch of user records in one transaction.
+    public func rewriteUsers(_ changes: [UserRecordRewrite], under masterKeyID: String) async throws -> Int {
+        try await changedRows(MasterKeySQL.rewriteUser, changes.map { change in
+            let (before, after) = (change.before, change.after)
+            return [after.tag, after.email, after.name, after.keyID, after.createdAt, before.id, before.tag, masterKeyID]
+        })
+    }
+
     /// Retires a key no row is wrapped under, in one transaction.
     public func retireMasterKey(_ masterKeyID: String, at time: Int64) async throws -> MasterKeyRetirement {
         try await pool.write { db in
             let state = try String.fetchOne(db, sql: Self.sqlite(MasterKeySQL.state), arguments: [masterKeyID])
             let dataKeys = try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.dataKeysUnder), arguments: [masterKeyID]) ?? 0
             let secrets = try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.secretsUnder), arguments: [WrappedSecret.marker(masterKeyID)]) ?? 0
-            let records = try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.recordsUnder), arguments: [KeyRecordTag.marker(masterKeyID)]) ?? 0
+            let records = (try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.recordsUnder), arguments: [KeyRecordTag.marker(masterKeyID)]) ?? 0)
+                + (try Int.fetchOne(db, sql: Self.sqlite(MasterKeySQL.usersUnder), arguments: [KeyRecordTag.marker(masterKeyID)]) ?? 0)
             if let refusal = MasterKeySQL.retirement(state: state, dataKeys: dataKeys, secrets: secrets, records: records) { return refusal }
             try db.execute(sql: Self.sqlite(MasterKeySQL.retire), arguments: [masterKeyID, time])
             return .retired

@@ -19,10 +19,15 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CofferCoreError(.ioFailure, "cannot create the database file \(path)")
-            }
+        // Created only if absent (O_EXCL), 0600: FileManager.createFile replaces a file that appeared
+        // meanwhile, so of two instances starting at once on a new file, the second emptied the file
+        // under the first, which went on writing to a file no longer in the folder.
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            fchmod(descriptor, 0o600)
+            closeDescriptor(descriptor)
+        } else if errno != EEXIST {
+            throw CofferCoreError(.ioFailure, "cannot create the database file \(path): \(String(cString: strerror(errno)))")
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -251,7 +256,15 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     /// The user a row of ``RegistrationSQL/userColumns`` holds.
     static func user(_ row: Row) throws(ServerConfigurationError) -> RegisteredUser {
         let row = row.checked("coffer_users")
-        return RegisteredUser(id: try row(0), email: try row(1), name: try row(2), keyID: try row(3), createdAt: try row(4))
+        return RegisteredUser(
+            id: try row("id"), email: try row("email"), name: try row("name"), keyID: try row("key_id"), createdAt: try row("created_at"),
+            tag: try row("record_tag")
+        )
+    }
+
+    /// The user numbered `id`.
+    public func user(id: Int64) async throws -> RegisteredUser? {
+        try await pool.read { db in try Row.fetchOne(db, sql: Self.sqlite(RegistrationSQL.userByID), arguments: [id]).map(Self.user) }
     }
 
 
@@ -454,6 +467,15 @@ public final class SQLiteRegistrationStore: RegistrationStore {
     public func insertUser(
         email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?
     ) async throws -> UserInsertion {
+        try await insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, recordingFirstUse: replay, signUpsPerKey: limit, tagging: nil)
+    }
+
+    /// Stores the user as ``insertUser(email:name:keyID:createdAt:recordingFirstUse:signUpsPerKey:)`` does
+    /// and tags it in the same job, under a key the keyring still records as wrapping.
+    public func insertUser(
+        email: String, name: String, keyID: String, createdAt: Int64, recordingFirstUse replay: HTTPReplayRecord?, signUpsPerKey limit: Int?,
+        tagging: KeyRecordTagging?
+    ) async throws -> UserInsertion {
         let sweep = inserts.next() % RegistrationSQL.sweepInterval == 0
         return try await write { [replays] db in
             if let replay {
@@ -462,16 +484,24 @@ public final class SQLiteRegistrationStore: RegistrationStore {
                 }
             }
             var counted = false
+            var inserted: Int64?
             do {
                 try db.cachedStatement(sql: Self.countSignUp).execute(arguments: [keyID, Int64(limit ?? -1)])
                 guard db.changesCount == 1 else { return .limited }
                 counted = true
-                guard let user = try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) else { return .emailExists }
+                guard var user = try Self.insertUser(email: email, name: name, keyID: keyID, createdAt: createdAt, in: db) else { return .emailExists }
+                inserted = user.id
+                if let tagging {
+                    user = tagging.tagged(user)
+                    try db.execute(sql: Self.sqlite(RegistrationSQL.tagUser), arguments: [user.tag, user.id, tagging.masterKeyID])
+                    guard db.changesCount == 1 else { throw RegistrationSQL.taggingKeyChanged(tagging) }
+                }
                 return .inserted(user)
             } catch {
                 // This job must leave nothing (it shares its transaction with others): its record goes
-                // too (it was new or expired, so taking it back forgets nothing live), and its count.
+                // too (it was new or expired, so taking it back forgets nothing live), its count and its user.
                 if let replay { try? replays.forget(replay.identifier, in: db) }
+                if let inserted { try? db.execute(sql: "DELETE FROM coffer_users WHERE id = ?", arguments: [inserted]) }
                 if counted { try? db.execute(sql: "UPDATE coffer_keys SET sign_ups = sign_ups - 1 WHERE key_id = ?", arguments: [keyID]) }
                 throw error
             }
@@ -559,4 +589,9 @@ final class Counter: @unchecked Sendable {
         value += 1
         return value
     }
+}
+
+/// Closes a descriptor (the store's own `close()` hides the C function inside the class).
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
 }

@@ -78,7 +78,7 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         for (id, count) in summary.unopenable.sorted(by: { $0.key < $1.key }) {
             Terminal.writeLine("\(count) row\(count == 1 ? "" : "s") under \(id) cannot be opened with the keys given")
         }
-        for keyID in summary.untaggedKeyIDs {
+        for keyID in summary.untaggedRecordIDs {
             Terminal.writeError("\(summary.dryRun ? "would tag" : "tagged") without a check (as it was): \(keyID)\n")
         }
         if summary.untagged > 0 {
@@ -99,7 +99,7 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         let secretsFromClear: Int
         let records: Int
         let recordsFromUntagged: Int
-        let untaggedKeyIds: [String]
+        let untaggedRecordIds: [String]
         let untagged: Int
         let unopenable: [String: Int]
         let remaining: [String: Int]
@@ -113,7 +113,7 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             secretsFromClear = summary.secretsFromClear
             records = summary.records
             recordsFromUntagged = summary.recordsFromUntagged
-            untaggedKeyIds = summary.untaggedKeyIDs
+            untaggedRecordIds = summary.untaggedRecordIDs
             untagged = summary.untagged
             unopenable = summary.unopenable
             remaining = summary.remaining.rows.mapValues { $0.dataKeys + $0.secrets + $0.records }
