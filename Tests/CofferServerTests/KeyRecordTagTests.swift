@@ -237,7 +237,7 @@ struct KeyRecordTagTests {
                 #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
                 #expect(try await AllowList.admin(.get, base, "/admin/users?email=ada@example.com", as: admin).status == 503)
                 let tagged = try await MasterKeyRewrap(store: upgraded, keyring: keyring).run(taggingUntagged: true)
-                #expect(tagged.untaggedRecordIDs == ["user 1", device.keyID], "\(tagged)")
+                #expect(tagged.untaggedRecordIDs == ["user 1 (ada@example.com, signed up by \(device.keyID))", device.keyID], "\(tagged)")
                 #expect(try await AllowList.admin(.get, base, "/admin/users?email=ada@example.com", as: admin).status == 200)
                 let fetched = try await client.fetch()
                 #expect(fetched.dataKeyID == first.dataKeyID && DataKeyTests.bytes(fetched.key) == DataKeyTests.bytes(first.key))

@@ -134,7 +134,8 @@ public struct MasterKeyRewrap: Sendable {
         /// Of ``records``, those that had no tag (written by an earlier release), tagged because the
         /// run was asked to.
         public var recordsFromUntagged = 0
-        /// Those records, as key ids (and `user <number>` for users), in order: what the operator
+        /// Those records, as key ids (and `user <number> (<address>, signed up by <key id>)` for users),
+        /// in order: what the operator
         /// accepted as it was (in a dry run, what would be), to compare with what they expect.
         public var untaggedRecordIDs: [String] = []
         /// Key records without a tag that were left so (the run was not asked to tag them): they are
@@ -364,7 +365,9 @@ public struct MasterKeyRewrap: Sendable {
             return .leftUntagged
         }
         let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(user)
-        return .replacement(UserRecordRewrite(before: user, after: after), Marks(fromUntagged: user.tag == nil || lost ? name : nil))
+        // Named with what the operator can compare: the address and the key that signed it up.
+        let named = "\(name) (\(user.email.prefix(254)), signed up by \(user.keyID.prefix(80)))"
+        return .replacement(UserRecordRewrite(before: user, after: after), Marks(fromUntagged: user.tag == nil || lost ? named : nil))
     }
 
     /// Fewer rows changed than asked: another run moved them first (fine), or the wrapping key changed
