@@ -418,7 +418,6 @@ public final class PostgresRegistrationStore: RegistrationStore {
     public func users(email: String?, limit: Int) async throws -> [RegisteredUser] {
         let query = try email.map { try Self.query(RegistrationSQL.usersByEmail, [UserFields.emailKey($0), $0, Int64(limit)]) }
             ?? Self.query(RegistrationSQL.allUsers, [Int64(limit)])
-        var users: [RegisteredUser] = []
         return try await Self.users(client.query(query, logger: logger))
     }
 
