@@ -1,3 +1,4 @@
+import CofferCore
 import Foundation
 
 extension InMemoryRegistrationStore: MasterKeyRewrapStore {
@@ -45,7 +46,7 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         guard wrappingKeyID == masterKeyID else { return 0 }
         var changed = 0
         for change in changes {
-            guard let key = keyRecords[change.before.keyID], key.secret == change.before.secret, key.tag == change.before.tag else { continue }
+            guard let key = keyRecords[change.before.keyID], Self.same(key.secret, change.before.secret), Self.same(key.tag, change.before.tag) else { continue }
             let after = change.after
             keyRecords[key.keyID] = RegisteredKey(
                 keyID: key.keyID, algorithm: after.algorithm, publicKey: after.publicKey, secret: after.secret, createdAt: key.createdAt,
@@ -69,7 +70,7 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         guard wrappingKeyID == masterKeyID else { return 0 }
         var changed = 0
         for change in changes {
-            guard let index = userRecords.firstIndex(where: { $0.id == change.before.id }), userRecords[index].tag == change.before.tag else { continue }
+            guard let index = userRecords.firstIndex(where: { $0.id == change.before.id }), Self.same(userRecords[index].tag, change.before.tag) else { continue }
             userRecords[index] = change.after
             changed += 1
         }
@@ -89,6 +90,12 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
         }
         keyring[masterKeyID] = MasterKeyRecord(keyID: masterKeyID, state: .retired, changedAt: time)
         return .retired
+    }
+
+    /// Whether two stored secrets or tags (either absent) are the same, compared in constant time.
+    private static func same(_ first: String?, _ second: String?) -> Bool {
+        guard let first, let second else { return first == nil && second == nil }
+        return ConstantTime.equals(Array(first.utf8), Array(second.utf8))
     }
 
     /// Whether `first` sorts before `second` as the databases compare text: by their bytes.

@@ -1,3 +1,6 @@
+// One file on purpose: the in-memory store answers every requirement as the SQL stores do, and is read
+// beside them requirement by requirement; its keyring and rewrap are in +MasterKeys.swift.
+
 public import CofferHTTPSignatures
 import CofferCore
 import Foundation
