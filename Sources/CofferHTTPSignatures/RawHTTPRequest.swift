@@ -62,10 +62,10 @@ public enum RawHTTPRequest {
         var host: String?
         var contentLength: Int?
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { throw malformed("the header line '\(line.prefix(40))' has no colon") }
+            guard let colon = line.firstIndex(of: ":") else { throw malformed("the header line '\(line.clipped(toUTF8: 40))' has no colon") }
             guard line.first != " " && line.first != "\t" else { throw malformed("folded header lines (obs-fold) are not accepted") }
             let rawName = String(line[..<colon])
-            guard let name = HTTPField.Name(rawName) else { throw malformed("'\(rawName.prefix(40))' is not a field name") }
+            guard let name = HTTPField.Name(rawName) else { throw malformed("'\(rawName.clipped(toUTF8: 40))' is not a field name") }
             let value = String(line[line.index(after: colon)...]).trimmingWhitespace()
             guard HTTPField.isValidValue(value) else { throw malformed("the \(rawName) field's value has characters a field cannot carry") }
             switch name.canonicalName {
@@ -74,7 +74,7 @@ public enum RawHTTPRequest {
                 host = value
             case "content-length":
                 guard let length = Int(value), length >= 0, contentLength == nil || contentLength == length else {
-                    throw malformed("Content-Length '\(value.prefix(20))' is not one non-negative number")
+                    throw malformed("Content-Length '\(value.clipped(toUTF8: 20))' is not one non-negative number")
                 }
                 contentLength = length
             case "transfer-encoding":
@@ -96,7 +96,7 @@ public enum RawHTTPRequest {
             target = rest[slash...].isEmpty ? "/" : String(rest[slash...])
         }
         guard target.hasPrefix("/") || (target == "*" && method == .options) else {
-            throw malformed("the target '\(target.prefix(40))' is neither a path nor an absolute URL")
+            throw malformed("the target '\(target.clipped(toUTF8: 40))' is neither a path nor an absolute URL")
         }
 
         let available = bytes.count - headerEnd

@@ -64,7 +64,7 @@ public struct Pin: Hashable, Sendable, CustomStringConvertible {
             throw PinningError(.malformedPin, "unknown pin prefix '\(body[..<slash])/'; use a bare base64 SPKI pin, 'sha256/…' or 'cert-sha256/…'")
         }
         guard body.count == 44, let digest = try? Base64.decode(body), digest.count == 32 else {
-            throw PinningError(.malformedPin, "'\(text.prefix(80))' is not a pin: expected the base64 of the SHA-256 digest of a public key (44 characters, ending in '=')")
+            throw PinningError(.malformedPin, "'\(text.clipped(toUTF8: 80))' is not a pin: expected the base64 of the SHA-256 digest of a public key (44 characters, ending in '=')")
         }
         self.kind = kind
         self.sha256 = digest

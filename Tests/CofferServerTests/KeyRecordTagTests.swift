@@ -226,6 +226,7 @@ struct KeyRecordTagTests {
             for statement in [
                 "UPDATE coffer_keys SET record_tag = NULL", "DELETE FROM coffer_schema WHERE version = \(RegistrationSQL.keyRecordTagMigration)",
                 "ALTER TABLE coffer_keys DROP COLUMN record_tag", "ALTER TABLE coffer_users DROP COLUMN record_tag",
+                "ALTER TABLE coffer_keys DROP COLUMN user_binding",
             ] {
                 try await tamper(statement)
             }

@@ -131,6 +131,7 @@ struct UserIdentityTests {
             try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN sign_ups")
             try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN record_tag")
             try db.execute(sql: "ALTER TABLE coffer_users DROP COLUMN record_tag")
+            try db.execute(sql: "ALTER TABLE coffer_keys DROP COLUMN user_binding")
         }
         try queue.close()
         let migrated = try await DatabaseLocation.sqlite(path: path).openForTest()

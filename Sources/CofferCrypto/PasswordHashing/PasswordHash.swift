@@ -80,7 +80,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible, CustomR
         default:
             throw CofferCryptoError(
                 .unknownAlgorithm,
-                "unknown password hash algorithm '\(identifier.prefix(32))'; expected scrypt or pbkdf2-sha256"
+                "unknown password hash algorithm '\(identifier.clipped(toUTF8: 32))'; expected scrypt or pbkdf2-sha256"
             )
         }
         try Self.checkShape(kdf)
@@ -128,13 +128,13 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible, CustomR
     private static func parameters(_ text: String, names: [String]) throws(CofferCryptoError) -> [Int] {
         let pairs = text.split(separator: ",", omittingEmptySubsequences: false)
         guard pairs.count == names.count else {
-            throw CofferCryptoError(.invalidArgument, "expected the parameters \(names.joined(separator: ",")), found '\(text.prefix(64))'")
+            throw CofferCryptoError(.invalidArgument, "expected the parameters \(names.joined(separator: ",")), found '\(text.clipped(toUTF8: 64))'")
         }
         var values: [Int] = []
         for (pair, name) in zip(pairs, names) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0] == name, let value = decimal(parts[1]) else {
-                throw CofferCryptoError(.invalidArgument, "expected the parameter '\(name)=<number>', found '\(pair.prefix(32))'")
+                throw CofferCryptoError(.invalidArgument, "expected the parameter '\(name)=<number>', found '\(pair.clipped(toUTF8: 32))'")
             }
             values.append(value)
         }

@@ -1,3 +1,4 @@
+import CofferCore
 import Foundation
 
 /// One stored item: its attributes and its sealed secret.
@@ -22,7 +23,7 @@ struct DeletionCheck: Sendable {
     /// The refusal of an insert that would bring back a deleted item.
     func refusal(_ item: KeychainItem, deletedAt: Double) -> KeychainError {
         let when = Date(timeIntervalSince1970: deletedAt).formatted(.iso8601)
-        let names = [item.server ?? item.service, item.account, item.label].compactMap { $0 }.map { String($0.prefix(80)) }
+        let names = [item.server ?? item.service, item.account, item.label].compactMap { $0 }.map { $0.clipped(toUTF8: 80) }
         let what = names.isEmpty ? "" : " ('\(names.joined(separator: "', '"))')"
         let made = madeAt.map { "made \($0.formatted(.iso8601))" } ?? "that does not say when it was made"
         return KeychainError(

@@ -30,7 +30,7 @@ enum DatabaseFailure {
             // A TLS error's text ends in the TLS library's source file ("… at /path/handshake.cc:393").
             let text = String(describing: error)
             let cut = text.replacingOccurrences(of: #" at /[^\]\s]*"#, with: "", options: .regularExpression)
-            return String(cut.prefix(300))
+            return cut.clipped(toUTF8: 300)
         }
     }
 

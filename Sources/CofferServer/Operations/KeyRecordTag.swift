@@ -13,12 +13,21 @@ enum KeyRecordTag {
 
     /// The bytes a tag authenticates: the label, a zero byte, then each field in order (key id,
     /// algorithm, public key, secret, encryption key, user id, state, creation time), 0x00 when absent,
-    /// else 0x01, its UTF-8 length as 4 bytes big-endian and its UTF-8 (numbers in decimal).
+    /// else 0x01, its UTF-8 length as 4 bytes big-endian and its UTF-8 (numbers in decimal); then, for
+    /// a link that names the user's record, that record's binding as a ninth field.
     static func message(of record: RegisteredKey) -> [UInt8] {
         message(label, [
             record.keyID, record.algorithm.rawValue, record.publicKey, record.secret, record.encryptionKey,
             record.userID.map(String.init), record.state.rawValue, String(record.createdAt),
-        ])
+        ] + (record.userBinding.map { [$0] } ?? []))
+    }
+
+    /// Which record of a user a device is linked to and a per-user data key was made for: the
+    /// SHA-256, hex, of the bytes the user record's tag authenticates (its number, address, name,
+    /// creator and creation time). A user number given again (users deleted and the sequence wound
+    /// back outside Coffer) makes another record, and another binding.
+    static func binding(of user: RegisteredUser) -> String {
+        Hex.encode(DigestAlgorithm.sha256.hash(message(of: user)).bytes)
     }
 
     /// What a user record's tag covers first.
@@ -65,7 +74,7 @@ enum KeyRecordTag {
     /// The master key id a stored tag names.
     /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for a value that is not a tag.
     static func parts(of tag: String, keyID: String) throws(ServerConfigurationError) -> (masterKeyID: String, mac: [UInt8]) {
-        try parts(of: tag, name: "key '\(keyID.prefix(80))'")
+        try parts(of: tag, name: "key '\(keyID.clipped(toUTF8: 80))'")
     }
 
     static func parts(of tag: String, name: String) throws(ServerConfigurationError) -> (masterKeyID: String, mac: [UInt8]) {
@@ -85,9 +94,9 @@ enum KeyRecordTag {
     ///   tag that does not match, or with a secret in clear; `.masterKeyUnavailable` for a tag made
     ///   under a master key the keyring lacks.
     static func check(_ record: RegisteredKey, keyring: ServerMasterKeyring) throws(ServerConfigurationError) {
-        try check(record.tag, of: message(of: record), named: "key '\(record.keyID.prefix(80))'", keyring: keyring)
+        try check(record.tag, of: message(of: record), named: "key '\(record.keyID.clipped(toUTF8: 80))'", keyring: keyring)
         if let secret = record.secret, !secret.hasPrefix(WrappedSecret.prefix) {
-            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(record.keyID.prefix(80))' holds its secret in clear, and the database records a master keyring")
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(record.keyID.clipped(toUTF8: 80))' holds its secret in clear, and the database records a master keyring")
         }
     }
 
@@ -157,6 +166,15 @@ public struct KeyRecordTagging: Sendable {
     /// - Throws: as ``check(_:)-(RegisteredKey)``.
     public func check(_ user: RegisteredUser) throws(ServerConfigurationError) {
         try KeyRecordTag.check(user, keyring: keyring)
+    }
+
+    /// Which record of a user a link to it names (``KeyRecordTag/binding(of:)``), `user` checked first;
+    /// nil for no user (the link then changes nothing).
+    /// - Throws: as ``check(_:)-(RegisteredUser)``.
+    func binding(of user: RegisteredUser?) throws(ServerConfigurationError) -> String? {
+        guard let user else { return nil }
+        try check(user)
+        return KeyRecordTag.binding(of: user)
     }
 
     /// `user` with its tag made under ``masterKeyID``.

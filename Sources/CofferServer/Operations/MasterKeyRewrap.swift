@@ -134,13 +134,21 @@ public struct MasterKeyRewrap: Sendable {
         /// Of ``records``, those that had no tag (written by an earlier release), tagged because the
         /// run was asked to.
         public var recordsFromUntagged = 0
-        /// Those records, as key ids (and `user <number> (<address>, signed up by <key id>)` for users),
-        /// in order: what the operator
-        /// accepted as it was (in a dry run, what would be), to compare with what they expect.
+        /// Those records in order, as key ids (`<key id> linked to user <number> (…)` for a key whose
+        /// link was bound to the user's record, `user <number> (<address>, signed up by <key id>)` for
+        /// users): what the operator accepted as it was (in a dry run, what would be), to compare with
+        /// what they expect.
         public var untaggedRecordIDs: [String] = []
         /// Key records without a tag that were left so (the run was not asked to tag them): they are
         /// refused until they are.
         public var untagged = 0
+        /// Versions of users' data keys bound to no user record (an earlier release made them) that were
+        /// bound to the user's record as it is now, because the run was asked to (``run(dryRun:kinds:taggingUntagged:progress:)``),
+        /// each as `data key <id> version <n> of user <number> (<address>, signed up by <key id>)`: what
+        /// the operator accepted (in a dry run, would).
+        public var boundDataKeys: [String] = []
+        /// Versions of users' data keys bound to no user record left so: they are refused until bound.
+        public var unboundDataKeys = 0
         /// Rows this keyring cannot open, by the master key id they are wrapped or tagged under: rows
         /// under a key it lacks, rows that do not open with the key they name, key records that do not
         /// match their tag (all changed in the database).
@@ -178,7 +186,8 @@ public struct MasterKeyRewrap: Sendable {
     ///   - dryRun: count what would be done, write nothing.
     ///   - kinds: the rows to visit (all by default).
     ///   - taggingUntagged: tag key records that carry no tag (or one under a master key the keyring
-    ///     records abandoned, which can never be checked again), as they are. Only for records an
+    ///     records abandoned, which can never be checked again), as they are, and bind versions of
+    ///     users' data keys that an earlier release made to the user's record as it is now. Only for records an
     ///     earlier release wrote, or after a new keyring was started: a record without a tag in a
     ///     database that records a keyring is otherwise one written outside Coffer, and tagging it makes
     ///     the server trust it.
@@ -197,13 +206,20 @@ public struct MasterKeyRewrap: Sendable {
             pass += 1
             summary.unopenable = [:]
             summary.untagged = 0
+            summary.unboundDataKeys = 0
             let before = summary.dataKeys + summary.records
             let (id, size) = (wrapping.keyID, batchSize)
+            // Binding visits every version, those already under the wrapping key included.
             if kinds.contains(.dataKeys) {
+                // Users this pass has yet to tag are bound to in the next (a dry run tags none, and
+                // binds to each user as the run would tag it).
+                let users = UserBindings(store: store, keyring: keyring, acceptingUntagged: dryRun && taggingUntagged)
+                let visited = taggingUntagged ? Self.noMasterKeyID : id
                 try await rewrapBatches(
                     .dataKeys, pass: pass, under: wrapping, into: &summary, progress: progress,
-                    read: { try await store.dataKeys(notWrappedUnder: id, after: $0, limit: size) },
-                    rewrap: { try rewrap(dataKey: $0, under: wrapping) }, write: { try await store.rewrapDataKeys($0, under: id) }
+                    read: { try await store.dataKeys(notWrappedUnder: visited, after: $0, limit: size) },
+                    rewrap: { try await rewrap(dataKey: $0, under: wrapping, binding: taggingUntagged, users: users) },
+                    write: { try await store.rewrapDataKeys($0, under: id) }
                 )
             }
             if kinds.contains(.users) {
@@ -215,10 +231,12 @@ public struct MasterKeyRewrap: Sendable {
                 )
             }
             if kinds.contains(.keyRecords) {
+                // The users as this pass left them, which links are bound to.
+                let users = UserBindings(store: store, keyring: keyring, acceptingUntagged: dryRun && taggingUntagged)
                 try await rewrapBatches(
                     .keyRecords, pass: pass, under: wrapping, into: &summary, progress: progress,
                     read: { try await store.keyRecords(notTaggedUnder: id, after: $0?.keyID, limit: size) },
-                    rewrap: { try rewrite(record: $0, under: wrapping, taggingUntagged: taggingUntagged, abandoned: abandoned) },
+                    rewrap: { try await rewrite(record: $0, under: wrapping, taggingUntagged: taggingUntagged, abandoned: abandoned, users: users) },
                     write: { try await store.rewriteKeyRecords($0, under: id) }
                 )
             }
@@ -246,11 +264,13 @@ public struct MasterKeyRewrap: Sendable {
 
     /// What re-wrapping one stored row gives: its replacement (with what it was before), the label it
     /// is counted under as unopenable (a master key id, or a description in parentheses), or nothing
-    /// to do (a record without a tag, left so).
+    /// to do (a record without a tag, or a user's data key bound to no record, left so; a row already
+    /// as it should be).
     private enum Rewrapped<Change> {
         case replacement(Change, Marks)
         case unopenable(String)
         case leftUntagged
+        case unchanged
     }
 
     /// What a replacement changed beside the row's own value, for the summary.
@@ -259,7 +279,7 @@ public struct MasterKeyRewrap: Sendable {
         var secret = false
         /// The secret was in clear.
         var fromClear = false
-        /// The record had no tag: its key id.
+        /// The record had no tag (or the user's data key no binding): its key id or description.
         var fromUntagged: String?
     }
 
@@ -267,7 +287,7 @@ public struct MasterKeyRewrap: Sendable {
     /// and written (counted only, in a dry run), then reported.
     private func rewrapBatches<Row: Sendable & Hashable, Change: Sendable>(
         _ kind: Kind, pass: Int, under wrapping: ServerMasterKey, into summary: inout Summary, progress: (Progress) throws -> Void,
-        read: (Row?) async throws -> [Row], rewrap: (Row) throws -> Rewrapped<Change>, write: ([Change]) async throws -> Int
+        read: (Row?) async throws -> [Row], rewrap: (Row) async throws -> Rewrapped<Change>, write: ([Change]) async throws -> Int
     ) async throws {
         var after: Row?
         var unopenable = 0
@@ -279,7 +299,7 @@ public struct MasterKeyRewrap: Sendable {
             var (secrets, fromClear) = (0, 0)
             var fromUntagged: [String] = []
             for row in rows {
-                switch try rewrap(row) {
+                switch try await rewrap(row) {
                 case .replacement(let change, let marks):
                     changes.append(change)
                     if marks.secret { secrets += 1 }
@@ -289,7 +309,9 @@ public struct MasterKeyRewrap: Sendable {
                     summary.unopenable[label, default: 0] += 1
                     unopenable += 1
                 case .leftUntagged:
-                    summary.untagged += 1
+                    if kind == .dataKeys { summary.unboundDataKeys += 1 } else { summary.untagged += 1 }
+                case .unchanged:
+                    break
                 }
             }
             let written = summary.dryRun ? changes.count : try await write(changes)
@@ -300,6 +322,7 @@ public struct MasterKeyRewrap: Sendable {
             switch kind {
             case .dataKeys:
                 summary.dataKeys += written
+                if whole { summary.boundDataKeys += fromUntagged }
                 total = summary.dataKeys
             case .keyRecords, .users:
                 summary.records += written
@@ -315,16 +338,58 @@ public struct MasterKeyRewrap: Sendable {
         }
     }
 
-    private func rewrap(dataKey row: StoredDataKey, under wrapping: ServerMasterKey) throws -> Rewrapped<MasterKeyRewrite<StoredDataKey>> {
-        let context = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID)
-        guard var bytes = keyring.key(id: row.masterKeyID)?.unwrap(row.wrapped, context: context) else { return .unopenable(row.masterKeyID) }
+    /// What no master key id is: data keys "not wrapped under" it are all of them.
+    static let noMasterKeyID = ""
+
+    /// A data-key version opened with the master key it names and wrapped under the wrapping key, bound
+    /// as before. A version of a user's key bound to no record (an earlier release made it) opens under
+    /// the unbound context; when `binding`, it is bound to the user's record as the database holds it
+    /// now (checked against its tag) and named in the summary, else it moves unbound (and stays refused).
+    private func rewrap(dataKey row: StoredDataKey, under wrapping: ServerMasterKey, binding: Bool, users: UserBindings) async throws -> Rewrapped<MasterKeyRewrite<StoredDataKey>> {
+        guard let holder = keyring.key(id: row.masterKeyID) else { return .unopenable(row.masterKeyID) }
+        let moved = row.masterKeyID != wrapping.keyID
+        let unbound = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, binding: nil)
+        guard let userID = DataKeyRoutes.userNumber(ofOwner: row.owner) else {
+            guard moved else { return .unchanged }
+            guard var bytes = holder.unwrap(row.wrapped, context: unbound) else { return .unopenable(row.masterKeyID) }
+            defer { SecretBytes.wipe(&bytes) }
+            return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: unbound)), Marks())
+        }
+        let user = try await users.user(userID)
+        if case .checked(let record) = user {
+            let bound = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, binding: KeyRecordTag.binding(of: record))
+            if var bytes = holder.unwrap(row.wrapped, context: bound) {
+                defer { SecretBytes.wipe(&bytes) }
+                guard moved else { return .unchanged }
+                return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: bound)), Marks())
+            }
+        }
+        guard var bytes = holder.unwrap(row.wrapped, context: unbound) else {
+            switch user {
+            case .checked: return .unopenable("(bound to another user record)")
+            case .refused(let why): return .unopenable(why)
+            }
+        }
         defer { SecretBytes.wipe(&bytes) }
-        return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: context)), Marks())
+        if binding, case .checked(let record) = user {
+            let bound = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, binding: KeyRecordTag.binding(of: record))
+            let named = "data key \(row.dataKeyID) version \(row.version) of \(Self.describe(record))"
+            return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: bound)), Marks(fromUntagged: named))
+        }
+        guard moved else { return .leftUntagged }
+        return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: unbound)), Marks())
+    }
+
+    /// A user as the operator can compare it: number, address and the key that signed it up.
+    static func describe(_ user: RegisteredUser) -> String {
+        "user \(user.id) (\(user.email.clipped(toUTF8: 254)), signed up by \(user.keyID.clipped(toUTF8: 80)))"
     }
 
     /// A key record checked against its tag (or, without one, taken as it is when asked to), its secret
     /// wrapped under the wrapping key, and tagged under it.
-    private func rewrite(record: RegisteredKey, under wrapping: ServerMasterKey, taggingUntagged: Bool, abandoned: Set<String>) throws -> Rewrapped<KeyRecordRewrite> {
+    private func rewrite(
+        record: RegisteredKey, under wrapping: ServerMasterKey, taggingUntagged: Bool, abandoned: Set<String>, users: UserBindings
+    ) async throws -> Rewrapped<KeyRecordRewrite> {
         let lost = record.tag.flatMap { try? KeyRecordTag.parts(of: $0, keyID: record.keyID).masterKeyID }.map(abandoned.contains) ?? false
         if let tag = record.tag, !lost {
             do {
@@ -346,7 +411,13 @@ public struct MasterKeyRewrap: Sendable {
             defer { SecretBytes.wipe(&bytes) }
             secret = try WrappedSecret.seal(bytes, keyID: record.keyID, under: wrapping)
         }
-        let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(record.replacing(secret: secret))
+        var rewritten = record.replacing(secret: secret)
+        // A link an earlier release made, taken as it is: it names the user's record as it is now.
+        if marks.fromUntagged != nil, let userID = record.userID, record.userBinding == nil, case .checked(let user) = try await users.user(userID) {
+            rewritten = rewritten.linked(toUser: userID, binding: KeyRecordTag.binding(of: user))
+            marks.fromUntagged = "\(record.keyID) linked to \(Self.describe(user))"
+        }
+        let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(rewritten)
         return .replacement(KeyRecordRewrite(before: record, after: after), marks)
     }
 
@@ -366,7 +437,7 @@ public struct MasterKeyRewrap: Sendable {
         }
         let after = KeyRecordTagging(keyring: keyring, key: wrapping).tagged(user)
         // Named with what the operator can compare: the address and the key that signed it up.
-        let named = "\(name) (\(user.email.prefix(254)), signed up by \(user.keyID.prefix(80)))"
+        let named = Self.describe(user)
         return .replacement(UserRecordRewrite(before: user, after: after), Marks(fromUntagged: user.tag == nil || lost ? named : nil))
     }
 
@@ -396,5 +467,45 @@ extension ServerMasterKeyring {
             throw ServerConfigurationError(.invalidDatabaseLocation, "this store cannot retire master keys: expected one of Coffer's stores (SQLite or PostgreSQL)")
         }
         return try await store.retireMasterKey(keyID, at: now ?? ServerMasterKeyring.currentTime())
+    }
+}
+
+/// The user records a rewrap's data keys are bound to, each read once per pass and checked against its tag.
+private final class UserBindings {
+    enum Found {
+        /// The record, checked against its tag.
+        case checked(RegisteredUser)
+        /// Why the record cannot be used: the label the version is counted under as unopenable.
+        case refused(String)
+    }
+
+    private let store: any RegistrationStore
+    private let keyring: ServerMasterKeyring
+    private let acceptingUntagged: Bool
+    private var found: [Int64: Found] = [:]
+
+    init(store: any RegistrationStore, keyring: ServerMasterKeyring, acceptingUntagged: Bool) {
+        self.store = store
+        self.keyring = keyring
+        self.acceptingUntagged = acceptingUntagged
+    }
+
+    func user(_ id: Int64) async throws -> Found {
+        if let known = found[id] { return known }
+        let result: Found
+        if let record = try await store.user(id: id), acceptingUntagged, record.tag == nil {
+            result = .checked(record)
+        } else if let record = try await store.user(id: id) {
+            do {
+                try KeyRecordTag.check(record, keyring: keyring)
+                result = .checked(record)
+            } catch {
+                result = .refused(error.code == .masterKeyUnavailable ? "(user record under a key not given)" : "(user record does not match its tag)")
+            }
+        } else {
+            result = .refused("(no such user)")
+        }
+        found[id] = result
+        return result
     }
 }

@@ -99,18 +99,18 @@ enum WrappedSecret {
     static func open(_ stored: String, keyID: String, keyring: ServerMasterKeyring?) throws(ServerConfigurationError) -> [UInt8] {
         guard let (masterKeyID, sealed) = try parts(of: stored).map({ ($0.masterKeyID, $0.sealed) }) else {
             guard let bytes = try? Base64.decode(stored) else {
-                throw ServerConfigurationError(.invalidRecord, "the stored secret of '\(keyID.prefix(80))' is neither base64 nor wrapped")
+                throw ServerConfigurationError(.invalidRecord, "the stored secret of '\(keyID.clipped(toUTF8: 80))' is neither base64 nor wrapped")
             }
             return bytes
         }
         guard let key = keyring?.key(id: masterKeyID) else {
             throw ServerConfigurationError(
-                .masterKeyUnavailable, "the secret of '\(keyID.prefix(80))' is wrapped under master key \(masterKeyID), which this instance does not hold"
+                .masterKeyUnavailable, "the secret of '\(keyID.clipped(toUTF8: 80))' is wrapped under master key \(masterKeyID), which this instance does not hold"
             )
         }
         guard let secret = key.unwrap(String(sealed), context: context(keyID: keyID)) else {
             throw ServerConfigurationError(
-                .masterKeyUnavailable, "the secret of '\(keyID.prefix(80))' does not open with master key \(masterKeyID): it was changed, or moved from another key's row"
+                .masterKeyUnavailable, "the secret of '\(keyID.clipped(toUTF8: 80))' does not open with master key \(masterKeyID): it was changed, or moved from another key's row"
             )
         }
         return secret

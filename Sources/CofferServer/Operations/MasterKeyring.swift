@@ -75,7 +75,7 @@ public struct MasterKeyRecord: Sendable, Hashable {
     static func state(_ text: String, of keyID: String) throws(ServerConfigurationError) -> State {
         guard let state = State(rawValue: text) else {
             let known = State.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ServerConfigurationError(.invalidRecord, "the master keyring records '\(keyID.prefix(40))' as '\(text.prefix(40))'; expected one of \(known)")
+            throw ServerConfigurationError(.invalidRecord, "the master keyring records '\(keyID.clipped(toUTF8: 40))' as '\(text.clipped(toUTF8: 40))'; expected one of \(known)")
         }
         return state
     }
@@ -311,7 +311,7 @@ extension ServerMasterKeyring {
     public func promote(_ keyID: String, in store: any RegistrationStore, now: Int64? = nil) async throws -> [MasterKeyRecord] {
         guard key(id: keyID) != nil else {
             throw ServerConfigurationError(
-                .masterKeyringMismatch, "cannot promote \(keyID.prefix(40)): it is not one of the keys given (\(keyIDs.joined(separator: ", ")))",
+                .masterKeyringMismatch, "cannot promote \(keyID.clipped(toUTF8: 40)): it is not one of the keys given (\(keyIDs.joined(separator: ", ")))",
                 hint: "give the new master key too, so that its id is proven"
             )
         }

@@ -43,12 +43,12 @@ public struct TrustedProxies: Sendable, Hashable {
         for entry in entries {
             let parts = entry.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let address = Self.addressBytes(parts[0]) else {
-                throw ServerConfigurationError(.invalidProxyAddress, "the trusted proxy '\(entry.prefix(64))' is not an IP address or a CIDR range (10.0.0.0/8, fd00::/8)")
+                throw ServerConfigurationError(.invalidProxyAddress, "the trusted proxy '\(entry.clipped(toUTF8: 64))' is not an IP address or a CIDR range (10.0.0.0/8, fd00::/8)")
             }
             var prefix = address.count * 8
             if parts.count == 2 {
                 guard parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(parts[1]), (0...address.count * 8).contains(length) else {
-                    throw ServerConfigurationError(.invalidProxyAddress, "the trusted proxy '\(entry.prefix(64))' has a prefix length outside 0–\(address.count * 8)")
+                    throw ServerConfigurationError(.invalidProxyAddress, "the trusted proxy '\(entry.clipped(toUTF8: 64))' has a prefix length outside 0–\(address.count * 8)")
                 }
                 prefix = length
             }

@@ -233,15 +233,17 @@ struct AdminRoutes: Sendable {
         _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
         let tokenID = try context.parameters.require("tokenId")
         guard try await parts.store.revokeToken(id: tokenID) else {
-            throw ProblemDetails(status: .notFound, reason: "unknown-token", detail: "no token has the id '\(tokenID.prefix(80))'")
+            throw ProblemDetails(status: .notFound, reason: "unknown-token", detail: "no token has the id '\(tokenID.clipped(toUTF8: 80))'")
         }
         return JSONAnswer.response(.ok, RevokedRegistrationToken(tokenId: tokenID, revoked: true))
     }
 
     /// The owner of the data key of the device the path names.
-    private func dataKeyOwner(_ context: HTTPSignatureContext) async throws -> (keyID: String, owner: String) {
+    private func dataKeyOwner(_ context: HTTPSignatureContext, keyring: ServerMasterKeyring) async throws -> (keyID: String, owner: DataKeyOwner) {
         let (keyID, device) = try await pathKey("keyId", context: context)
-        guard let owner = DataKeyRoutes.owner(of: device, scope: parts.options.dataKeyScope) else { throw DataKeyRoutes.noUser(keyID) }
+        guard let owner = try await DataKeyRoutes.owner(of: device, scope: parts.options.dataKeyScope, store: parts.store, keyring: keyring) else {
+            throw DataKeyRoutes.noUser(keyID)
+        }
         return (keyID, owner)
     }
 
@@ -249,13 +251,13 @@ struct AdminRoutes: Sendable {
     @Sendable func rotateDataKey(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
         guard let writer = parts.writer else { return MasterKeyWriter.refusal() }
-        let (_, owner) = try await dataKeyOwner(context)
+        let (_, owner) = try await dataKeyOwner(context, keyring: writer.keyring)
         let stored: StoredDataKey
         switch try await DataKeyRoutes.rotate(owner: owner, limit: nil, clock: parts.clock, store: parts.store, writer: writer, logger: context.logger) {
         case .rotated(let made): stored = made
         case .mayNotWrite, .limited: return MasterKeyWriter.refusal()
         }
-        return JSONAnswer.response(.ok, ["owner": .string(owner), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
+        return JSONAnswer.response(.ok, ["owner": .string(owner.name), "dataKeyId": .string(stored.dataKeyID), "version": .integer(stored.version)])
     }
 
     /// The body of `POST /admin/data-keys/{keyId}/retire`.
@@ -267,9 +269,11 @@ struct AdminRoutes: Sendable {
     /// `POST /admin/data-keys/{keyId}/retire` with `{"minVersion"}`: versions below it are no longer issued.
     @Sendable func retireDataKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         let body = try await request.decodeStrictly(as: RetireBody.self, limit: 4096)
-        let (keyID, owner) = try await dataKeyOwner(context)
+        // The floor only: nothing is opened or made, so the owner's name is enough.
+        let (keyID, device) = try await pathKey("keyId", context: context)
+        guard let owner = DataKeyRoutes.ownerName(of: device, scope: parts.options.dataKeyScope) else { throw DataKeyRoutes.noUser(keyID) }
         guard let newest = try await parts.store.dataKey(owner: owner, version: nil)?.version else {
-            throw ProblemDetails(status: .notFound, reason: "unknown-key", detail: "'\(keyID.prefix(80))' has no data key")
+            throw ProblemDetails(status: .notFound, reason: "unknown-key", detail: "'\(keyID.clipped(toUTF8: 80))' has no data key")
         }
         guard (1...newest).contains(body.minVersion) else {
             throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "minVersion must be 1 to the newest version, \(newest)")
@@ -290,7 +294,7 @@ struct AdminOnly: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
         guard [.unauthorized, .contentTooLarge, .tooManyRequests].contains(response.status) else { return response }
-        context.logger.info("admin request refused", metadata: ["status": .stringConvertible(response.status.code), "path": .string(String(request.uri.path.prefix(120)))])
+        context.logger.info("admin request refused", metadata: ["status": .stringConvertible(response.status.code), "path": .string(request.uri.path.clipped(toUTF8: 120))])
         return UnmatchedRoutes<Context>.notFound()
     }
 }

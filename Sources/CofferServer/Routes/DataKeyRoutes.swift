@@ -61,12 +61,12 @@ struct DataKeyRoutes: Sendable {
               let spki = try? Base64.decode(encryptionKey), let recipient = try? RecipientPublicKey(importing: spki) else {
             throw ProblemDetails(status: .conflict, reason: "no-encryption-key", detail: "this device registered no encryption key (X25519 or P-256) to seal its data key to")
         }
-        guard let owner = Self.owner(of: device, scope: scope) else { throw Self.noUser(deviceKeyID) }
+        guard let owner = try await Self.owner(of: device, scope: scope, store: store, keyring: writer.keyring) else { throw Self.noUser(deviceKeyID) }
         if let version, version < 1 {
             throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "version must be 1 or more, found \(version)")
         }
         // One read for the floor, the newest and the asked version (the newest when none is named).
-        let lookup = try await store.lookUpDataKey(owner: owner, version: rotating ? nil : version)
+        let lookup = try await store.lookUpDataKey(owner: owner.name, version: rotating ? nil : version)
         let floor = lookup.minimumVersion
         let stored: StoredDataKey
         if rotating {
@@ -80,7 +80,7 @@ struct DataKeyRoutes: Sendable {
                     "\(recent.count) versions of this data key were made in the last hour, the most allowed"
                 )
             }
-            context.logger.notice("data key rotated", metadata: ["owner": .string(owner), "version": .stringConvertible(stored.version)])
+            context.logger.notice("data key rotated", metadata: ["owner": .string(owner.name), "version": .stringConvertible(stored.version)])
         } else if let version {
             guard version >= floor else {
                 throw ProblemDetails(status: .gone, reason: "version-retired", detail: "version \(version) of this data key is retired (the oldest kept is \(floor))")
@@ -95,16 +95,19 @@ struct DataKeyRoutes: Sendable {
             switch try await Self.make(owner: owner, version: 1, now: parts.clock.wallSeconds(), store: store, writer: writer, logger: context.logger) {
             case .made(let made):
                 stored = made
-                context.logger.info("data key created", metadata: ["owner": .string(owner)])
+                context.logger.info("data key created", metadata: ["owner": .string(owner.name)])
             case .madeByAnother(let made): stored = made
             case .mayNotWrite: return MasterKeyWriter.refusal()
             }
         }
         guard let masterKey = writer.keyring.key(id: stored.masterKeyID),
               var key = masterKey.unwrap(stored.wrapped, context: Self.wrapContext(owner: owner, version: stored.version, dataKeyID: stored.dataKeyID)) else {
+            if owner.binding != nil, let masterKey = writer.keyring.key(id: stored.masterKeyID) {
+                throw Self.unopened(stored, ofUser: owner, under: masterKey)
+            }
             context.logger.error(
                 "a stored data key is wrapped under a master key this instance does not hold, or does not open with it",
-                metadata: ["owner": .string(owner), "master": .string(stored.masterKeyID), "held": .string(writer.keyring.keyIDs.joined(separator: ","))]
+                metadata: ["owner": .string(owner.name), "master": .string(stored.masterKeyID), "held": .string(writer.keyring.keyIDs.joined(separator: ","))]
             )
             throw ProblemDetails(status: .serviceUnavailable, reason: "master-key-unavailable", detail: "the server cannot open this data key now; try again later")
         }

@@ -70,7 +70,7 @@ struct RegisterRoute: Sendable {
         if let name = body.algorithm {
             guard let algorithm = HTTPSignatureAlgorithm(rawValue: name) else {
                 let names = HTTPSignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ProblemDetails(status: .badRequest, reason: "unsupported-algorithm", detail: "'\(name.prefix(64))' is not one of \(names)")
+                throw ProblemDetails(status: .badRequest, reason: "unsupported-algorithm", detail: "'\(name.clipped(toUTF8: 64))' is not one of \(names)")
             }
             requested = algorithm
         }

@@ -113,7 +113,7 @@ struct SignatureFailureLimit: RouterMiddleware {
 extension ProblemDetails {
     /// `404 unknown-key`: no key is registered under `keyID` (shown cut to 80 characters).
     static func unknownKey(_ keyID: String) -> ProblemDetails {
-        ProblemDetails(status: .notFound, reason: "unknown-key", detail: "no key is registered as '\(keyID.prefix(80))'")
+        ProblemDetails(status: .notFound, reason: "unknown-key", detail: "no key is registered as '\(keyID.clipped(toUTF8: 80))'")
     }
 
     /// `401 missing-signature`: a signed route reached without a verified signature (the signature check

@@ -26,7 +26,7 @@ enum StrictJSON {
         guard let type = request.headers.combinedLines(of: .contentType), isJSON(mediaType: type) else {
             return .problem(ProblemDetails(
                 status: .unsupportedMediaType, reason: "unsupported-media-type",
-                detail: "send the body as Content-Type: application/json, not \(request.headers[.contentType].map { "'\($0.prefix(60))'" } ?? "without a content type")"
+                detail: "send the body as Content-Type: application/json, not \(request.headers[.contentType].map { "'\($0.clipped(toUTF8: 60))'" } ?? "without a content type")"
             ))
         }
         return .bytes(Data(buffer.readableBytesView))
@@ -116,7 +116,7 @@ enum StrictJSON {
     }
 
     static func repeated(_ name: String) -> ProblemDetails {
-        ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the field '\(name.prefix(40))' is given more than once")
+        ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "the field '\(name.clipped(toUTF8: 40))' is given more than once")
     }
 
     /// The first name an object in `data` gives twice, compared after JSON's escapes (`"em\u0061il"` is
@@ -179,7 +179,7 @@ enum StrictJSON {
         let names = unknown.sorted()
         return ProblemDetails(
             status: .badRequest, reason: "unknown-field",
-            detail: "unknown field\(names.count == 1 ? "" : "s") \(names.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); expected \(allowed.sorted().joined(separator: ", "))"
+            detail: "unknown field\(names.count == 1 ? "" : "s") \(names.map { "'\($0.clipped(toUTF8: 40))'" }.joined(separator: ", ")); expected \(allowed.sorted().joined(separator: ", "))"
         )
     }
 

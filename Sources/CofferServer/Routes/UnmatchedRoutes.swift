@@ -48,7 +48,7 @@ struct UnmatchedRoutes<Context: RequestContext>: RouterMiddleware {
             guard !allowed.isEmpty else { return Self.notFound() }
             let names = allowed.map(\.rawValue).joined(separator: ", ")
             var response = ProblemDetails(
-                status: .methodNotAllowed, reason: "method-not-allowed", detail: "this path takes \(names), not \(request.method.rawValue.prefix(16))"
+                status: .methodNotAllowed, reason: "method-not-allowed", detail: "this path takes \(names), not \(request.method.rawValue.clipped(toUTF8: 16))"
             ).response()
             response.headers[.allow] = names
             return response

@@ -50,7 +50,8 @@ extension InMemoryRegistrationStore: MasterKeyRewrapStore {
             let after = change.after
             keyRecords[key.keyID] = RegisteredKey(
                 keyID: key.keyID, algorithm: after.algorithm, publicKey: after.publicKey, secret: after.secret, createdAt: key.createdAt,
-                state: after.state, lastUsedAt: key.lastUsedAt, encryptionKey: after.encryptionKey, userID: after.userID, tag: after.tag
+                state: after.state, lastUsedAt: key.lastUsedAt, encryptionKey: after.encryptionKey, userID: after.userID,
+                userBinding: after.userBinding, tag: after.tag
             )
             changed += 1
         }

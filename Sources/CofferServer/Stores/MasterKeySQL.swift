@@ -68,10 +68,11 @@ enum MasterKeySQL {
                                OR (secret IS NOT NULL AND substr(secret, 1, \(markerLength)) <> $2))
         ORDER BY key_id LIMIT $4
         """
-    /// A record rewritten (secret $1, tag $2, and every field the tag covers written back, $3–$7) when
-    /// its secret ($9) and tag ($10) are still as read and $11 is still the wrapping key.
+    /// A record rewritten (secret $1, tag $2, and every field the tag covers written back, $3–$7 and
+    /// $12) when its secret ($9) and tag ($10) are still as read and $11 is still the wrapping key.
     static let rewriteKeyRecord = """
-        UPDATE coffer_keys SET secret = $1, record_tag = $2, algorithm = $3, public_key = $4, encryption_key = $5, user_id = $6, state = $7
+        UPDATE coffer_keys SET secret = $1, record_tag = $2, algorithm = $3, public_key = $4, encryption_key = $5, user_id = $6, state = $7,
+            user_binding = $12
         WHERE key_id = $8 AND (secret = $9 OR (secret IS NULL AND $9 IS NULL)) AND (record_tag = $10 OR (record_tag IS NULL AND $10 IS NULL))
           AND \(isWrapping("$11"))
         """

@@ -102,7 +102,7 @@ extension PostgresRegistrationStore: MasterKeyRewrapStore {
             let (before, after) = (change.before, change.after)
             return try Self.query(MasterKeySQL.rewriteKeyRecord + " RETURNING key_id", [
                 after.secret, after.tag, after.algorithm.rawValue, after.publicKey, after.encryptionKey, after.userID, after.state.rawValue,
-                before.keyID, before.secret, before.tag, masterKeyID,
+                before.keyID, before.secret, before.tag, masterKeyID, after.userBinding,
             ])
         })
     }

@@ -65,7 +65,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
             let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
             sslMode = items.first { $0.name == "sslmode" }?.value ?? "prefer"
             guard ["disable", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
-                throw ServerConfigurationError(.invalidDatabaseLocation, "sslmode must be disable, prefer, require, verify-ca or verify-full, not '\(sslMode.prefix(32))'")
+                throw ServerConfigurationError(.invalidDatabaseLocation, "sslmode must be disable, prefer, require, verify-ca or verify-full, not '\(sslMode.clipped(toUTF8: 32))'")
             }
             certificateAuthorityFile = limits.certificateAuthorityFile ?? items.first { $0.name == "sslrootcert" }?.value
             if certificateAuthorityFile != nil, !sslMode.hasPrefix("verify-") {
@@ -167,7 +167,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// ends cannot be known — only its scheme.
     public static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.host != nil else {
-            let scheme = url.range(of: "://").map { String(url[..<$0.lowerBound].prefix(16)) } ?? "a database"
+            let scheme = url.range(of: "://").map { url[..<$0.lowerBound].clipped(toUTF8: 16) } ?? "a database"
             return "the \(scheme) URL (not shown: it does not parse, and may hold a password)"
         }
         if components.password != nil { components.password = "***" }
@@ -461,7 +461,7 @@ public final class PostgresRegistrationStore: RegistrationStore {
         try await keys(where: "ORDER BY created_at, key_id LIMIT $1", [Int64(limit)])
     }
 
-    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?, Int64?, String?)
+    private typealias KeyRow = (String, String, String?, String?, Int64, String, Int64?, String?, Int64?, String?, String?)
 
     private func keys(where clause: String, _ values: [any PostgresEncodable & Sendable]) async throws -> [RegisteredKey] {
         try await Self.keys(client.query(try Self.query("SELECT \(RegistrationSQL.keyColumns) FROM coffer_keys \(clause)", values), logger: logger))
@@ -482,13 +482,14 @@ public final class PostgresRegistrationStore: RegistrationStore {
     /// The record of a decoded key row.
     /// - Throws: ``ServerConfigurationError`` `.invalidRecord` for an algorithm this release does not know.
     private static func record(_ row: KeyRow) throws(ServerConfigurationError) -> RegisteredKey {
-        let (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey, userID, tag) = row
+        let (keyID, algorithm, publicKey, secret, createdAt, state, lastUsedAt, encryptionKey, userID, tag, userBinding) = row
         guard let algorithm = HTTPSignatureAlgorithm(rawValue: algorithm) else {
-            throw ServerConfigurationError(.invalidRecord, "the stored key '\(keyID.prefix(80))' names an algorithm this release does not know: it was written outside Coffer")
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(keyID.clipped(toUTF8: 80))' names an algorithm this release does not know: it was written outside Coffer")
         }
         return RegisteredKey(
             keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt,
-            state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey, userID: userID, tag: tag
+            state: RegisteredKey.State(rawValue: state) ?? .revoked, lastUsedAt: lastUsedAt, encryptionKey: encryptionKey, userID: userID,
+            userBinding: userBinding, tag: tag
         )
     }
 
@@ -737,9 +738,12 @@ public final class PostgresRegistrationStore: RegistrationStore {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection -> RegisteredKey? in
             guard let before = try await Self.lockedKey(keyID, on: connection, logger: logger) else { return nil }
-            let tag = try await Self.retag(before, as: before.replacing(userID: userID), with: tagging, on: connection, logger: logger)
+            // The user's record as this transaction reads it, checked, is the one the link names.
+            let user = tagging == nil ? nil : try await Self.users(connection.query(try Self.query(RegistrationSQL.userByID, [userID]), logger: logger)).first
+            let binding = try tagging?.binding(of: user)
+            let tag = try await Self.retag(before, as: before.linked(toUser: userID, binding: binding), with: tagging, on: connection, logger: logger)
             var linked = false
-            let link = try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID, tag])
+            let link = try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID, tag, binding])
             for try await _ in try await connection.query(link, logger: logger).decode(String.self) {
                 linked = true
             }

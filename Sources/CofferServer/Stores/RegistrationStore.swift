@@ -30,6 +30,11 @@ public struct RegisteredKey: Sendable, Hashable {
     /// The user this device belongs to (docs/SERVER.md, "Data keys"): the user it signed up through
     /// `POST /register_user`, or the one an admin linked it to; nil for none.
     public let userID: Int64?
+    /// Which record of user ``userID`` the device was linked to (the SHA-256, hex, of the bytes the
+    /// user record's tag authenticates; docs/SERVER.md, "Authenticated key records"), so that a user number given
+    /// again does not make the device a member of the new user; nil for none, and for links made by an
+    /// instance without master keys or an earlier release.
+    public let userBinding: String?
     /// The record's authentication tag (docs/SERVER.md, "Authenticated key records"): made under the
     /// master keyring over every field above but ``lastUsedAt``; nil where the instance that wrote it
     /// held no master key.
@@ -50,10 +55,11 @@ public struct RegisteredKey: Sendable, Hashable {
     ///   - lastUsedAt: the last accepted signature's time, if any.
     ///   - encryptionKey: the device's encryption public key, SPKI DER base64, if any.
     ///   - userID: the user the device belongs to, if any.
+    ///   - userBinding: which record of that user it was linked to, if known.
     ///   - tag: the record's authentication tag, if any.
     public init(
         keyID: String, algorithm: HTTPSignatureAlgorithm, publicKey: String?, secret: String?, createdAt: Int64,
-        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil, tag: String? = nil
+        state: State = .active, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil, userBinding: String? = nil, tag: String? = nil
     ) {
         self.keyID = keyID
         self.algorithm = algorithm
@@ -64,6 +70,7 @@ public struct RegisteredKey: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.encryptionKey = encryptionKey
         self.userID = userID
+        self.userBinding = userBinding
         self.tag = tag
     }
 
@@ -71,18 +78,29 @@ public struct RegisteredKey: Sendable, Hashable {
     var untagged: RegisteredKey {
         RegisteredKey(
             keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt, state: state, lastUsedAt: lastUsedAt,
-            encryptionKey: encryptionKey, userID: userID
+            encryptionKey: encryptionKey, userID: userID, userBinding: userBinding
         )
     }
 
     /// This record with the fields given replaced (the tag kept unless replaced: a changed record is
     /// tagged again by ``KeyRecordTagging/tagged(_:)``).
     func replacing(
-        secret: String? = nil, state: State? = nil, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil, tag: String? = nil
+        secret: String? = nil, state: State? = nil, lastUsedAt: Int64? = nil, encryptionKey: String? = nil, userID: Int64? = nil,
+        userBinding: String? = nil, tag: String? = nil
     ) -> RegisteredKey {
         RegisteredKey(
             keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret ?? self.secret, createdAt: createdAt, state: state ?? self.state,
-            lastUsedAt: lastUsedAt ?? self.lastUsedAt, encryptionKey: encryptionKey ?? self.encryptionKey, userID: userID ?? self.userID, tag: tag ?? self.tag
+            lastUsedAt: lastUsedAt ?? self.lastUsedAt, encryptionKey: encryptionKey ?? self.encryptionKey, userID: userID ?? self.userID,
+            userBinding: userBinding ?? self.userBinding, tag: tag ?? self.tag
+        )
+    }
+
+    /// This record linked to user `userID`, as the record `binding` names (nil for none: the link of an
+    /// instance without master keys).
+    func linked(toUser userID: Int64, binding: String?) -> RegisteredKey {
+        RegisteredKey(
+            keyID: keyID, algorithm: algorithm, publicKey: publicKey, secret: secret, createdAt: createdAt, state: state, lastUsedAt: lastUsedAt,
+            encryptionKey: encryptionKey, userID: userID, userBinding: binding, tag: tag
         )
     }
 }
@@ -655,7 +673,7 @@ extension RegistrationStore {
 
 /// The SQL both stores run (SQLite 3.35+ and PostgreSQL 9.5+ read the same statements).
 enum RegistrationSQL {
-    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key, user_id, record_tag"
+    static let keyColumns = "key_id, algorithm, public_key, secret, created_at, state, last_used_at, encryption_key, user_id, record_tag, user_binding"
     static let dataKeyColumns = "owner, version, data_key_id, wrapped, master_key_id, created_at"
     static let tokenColumns = "token_id, uses, uses_left, expires_at, platform, revoked, created_at"
     /// How often (one insert in this many) expired replay records are swept.
@@ -714,11 +732,13 @@ enum RegistrationSQL {
             "ALTER TABLE coffer_keys ADD COLUMN sign_ups BIGINT NOT NULL DEFAULT 0",
             "UPDATE coffer_keys SET sign_ups = (SELECT COUNT(*) FROM coffer_users WHERE coffer_users.key_id = coffer_keys.key_id)",
         ],
-        // 9: key and user records authenticated under the master keyring (``KeyRecordTag``). Records
-        // from before carry no tag until `rewrap` is asked to tag them.
+        // 9: key and user records authenticated under the master keyring (``KeyRecordTag``), and links
+        // naming the user record they were made to. Records from before carry no tag until `rewrap` is
+        // asked to tag them.
         [
             "ALTER TABLE coffer_keys ADD COLUMN record_tag TEXT",
             "ALTER TABLE coffer_users ADD COLUMN record_tag TEXT",
+            "ALTER TABLE coffer_keys ADD COLUMN user_binding TEXT",
         ],
     ]
 
@@ -819,7 +839,7 @@ enum RegistrationSQL {
     /// A new user's tag, while $3 is the wrapping key.
     static let tagUser = "UPDATE coffer_users SET record_tag = $1 WHERE id = $2 AND \(MasterKeySQL.isWrapping("$3"))"
     static let userByID = "SELECT \(userColumns) FROM coffer_users WHERE id = $1"
-    static let linkKey = "UPDATE coffer_keys SET user_id = $1, record_tag = $3 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
+    static let linkKey = "UPDATE coffer_keys SET user_id = $1, record_tag = $3, user_binding = $4 WHERE key_id = $2 AND EXISTS (SELECT 1 FROM coffer_users WHERE id = $1)"
     /// One change in a key's history.
     static let insertEvent = "INSERT INTO coffer_key_events (key_id, at, kind, actor, detail) VALUES ($1, $2, $3, $4, $5)"
     static let events = "SELECT key_id, at, kind, actor, detail FROM coffer_key_events WHERE key_id = $1 ORDER BY id DESC LIMIT $2"
@@ -836,7 +856,7 @@ enum RegistrationSQL {
         guard let tag = key.tag else { return secretKey }
         let tagKey = try KeyRecordTag.parts(of: tag, keyID: key.keyID).masterKeyID
         guard secretKey == nil || secretKey == tagKey else {
-            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(key.keyID.prefix(80))' is tagged under one master key and its secret wrapped under another")
+            throw ServerConfigurationError(.unauthenticRecord, "the record of key '\(key.keyID.clipped(toUTF8: 80))' is tagged under one master key and its secret wrapped under another")
         }
         return tagKey
     }

@@ -101,7 +101,7 @@ extension SQLiteRegistrationStore: MasterKeyRewrapStore {
             let (before, after) = (change.before, change.after)
             return [
                 after.secret, after.tag, after.algorithm.rawValue, after.publicKey, after.encryptionKey, after.userID, after.state.rawValue,
-                before.keyID, before.secret, before.tag, masterKeyID,
+                before.keyID, before.secret, before.tag, masterKeyID, after.userBinding,
             ]
         })
     }

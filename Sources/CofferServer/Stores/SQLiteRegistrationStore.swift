@@ -244,12 +244,12 @@ public final class SQLiteRegistrationStore: RegistrationStore {
         let row = row.checked("coffer_keys")
         let keyID: String = try row("key_id")
         guard let algorithm = HTTPSignatureAlgorithm(rawValue: try row("algorithm")) else {
-            throw ServerConfigurationError(.invalidRecord, "the stored key '\(keyID.prefix(80))' names an algorithm this release does not know: it was written outside Coffer")
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(keyID.clipped(toUTF8: 80))' names an algorithm this release does not know: it was written outside Coffer")
         }
         return RegisteredKey(
             keyID: keyID, algorithm: algorithm, publicKey: try row("public_key"), secret: try row("secret"), createdAt: try row("created_at"),
             state: RegisteredKey.State(rawValue: try row("state")) ?? .revoked, lastUsedAt: try row("last_used_at"), encryptionKey: try row("encryption_key"),
-            userID: try row("user_id"), tag: try row("record_tag")
+            userID: try row("user_id"), userBinding: try row("user_binding"), tag: try row("record_tag")
         )
     }
 
@@ -521,8 +521,11 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             var linked: RegisteredKey?
             try db.inSavepoint {
                 guard let before = try Self.key(id: keyID, in: db) else { return .commit }
-                let tag = try Self.retag(before, as: before.replacing(userID: userID), with: tagging, in: db)
-                try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID, tag])
+                // The user's record as this transaction reads it, checked, is the one the link names.
+                let user = try tagging == nil ? nil : Row.fetchOne(db, sql: Self.sqlite(RegistrationSQL.userByID), arguments: [userID]).map(Self.user)
+                let binding = try tagging?.binding(of: user)
+                let tag = try Self.retag(before, as: before.linked(toUser: userID, binding: binding), with: tagging, in: db)
+                try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID, tag, binding])
                 guard db.changesCount > 0 else { return .commit }
                 try Self.insertEvent(KeyEvent(keyID: keyID, at: time, kind: .user, actor: actor, detail: "linked to user \(userID)"), in: db)
                 linked = try Self.key(id: keyID, in: db)

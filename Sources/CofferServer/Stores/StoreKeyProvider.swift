@@ -98,7 +98,7 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
     static func verificationKey(of record: RegisteredKey, masterKeys: ServerMasterKeyring?) throws -> HTTPVerificationKey {
         if let masterKeys { try KeyRecordTag.check(record, keyring: masterKeys) }
         if record.publicKey != nil && record.secret != nil {
-            throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID.prefix(80))' has both a public key and a secret")
+            throw ServerConfigurationError(.invalidRecord, "the stored key '\(record.keyID.clipped(toUTF8: 80))' has both a public key and a secret")
         }
         if let stored = record.secret {
             var secret = try WrappedSecret.open(stored, keyID: record.keyID, keyring: masterKeys)
@@ -113,7 +113,7 @@ public final class StoreKeyProvider: HTTPSignatureKeyProvider, @unchecked Sendab
         // swapped for another keeps an id that no longer names it. (Ids of other shapes were given by
         // 1.0.0, before ids were fingerprints.)
         if record.keyID.hasPrefix("k_"), verifying.fingerprint.registeredKeyID != record.keyID {
-            throw ServerConfigurationError(.unauthenticRecord, "the stored key '\(record.keyID.prefix(80))' holds a public key whose id is \(verifying.fingerprint.registeredKeyID): it was changed outside Coffer")
+            throw ServerConfigurationError(.unauthenticRecord, "the stored key '\(record.keyID.clipped(toUTF8: 80))' holds a public key whose id is \(verifying.fingerprint.registeredKeyID): it was changed outside Coffer")
         }
         return try HTTPVerificationKey(verifying, algorithm: record.algorithm)
     }

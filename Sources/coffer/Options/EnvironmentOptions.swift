@@ -54,7 +54,7 @@ struct EnvironmentOptions {
                 switch value.lowercased() {
                 case "1", "true", "yes": added.append("--\(name)")
                 case "0", "false", "no", "": break
-                default: throw ValidationError("\(variable) must be 1, true or yes (or 0, false, no), not '\(value.prefix(16))'")
+                default: throw ValidationError("\(variable) must be 1, true or yes (or 0, false, no), not '\(value.clipped(toUTF8: 16))'")
                 }
             }
         }

@@ -26,7 +26,10 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             release wrote (the upgrade to this release: stop the fleet, run this, start it again), \
             those a fleet wrote before it had master keys, and after a new keyring was started. \
             Such records are tagged as they are, unchecked: each one's key id is printed on \
-            standard error; run with --dry-run first and compare them with the keys you expect.
+            standard error; run with --dry-run first and compare them with the keys you expect. \
+            With per-user data keys, every version is bound to its user's record, so that a \
+            user number given again never opens another user's key; --tag-untagged also binds \
+            the versions an earlier release made to each user as recorded now, printing each.
 
             Examples:
               coffer server master-key rewrap --dry-run --master-key-file old.key \\
@@ -45,7 +48,7 @@ struct MasterKeyRewrapCommand: ParsableCommand {
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Rows per committed batch (1 to 10000).", valueName: "n"))
     var batchSize = 500
 
-    @Flag(name: .customLong("tag-untagged"), help: "Also tag key records that carry no tag, as they are (only for records an earlier release wrote).")
+    @Flag(name: .customLong("tag-untagged"), help: "Also tag key records that carry no tag, and bind users' data keys to their user, as they are (only for what an earlier release wrote).")
     var tagUntagged = false
 
     @Flag(help: "Print the summary as JSON (one object).")
@@ -81,6 +84,13 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         for keyID in summary.untaggedRecordIDs {
             Terminal.writeError("\(summary.dryRun ? "would tag" : "tagged") without a check (as it was): \(keyID)\n")
         }
+        for version in summary.boundDataKeys {
+            Terminal.writeError("\(summary.dryRun ? "would bind" : "bound") to the user recorded now, without a check: \(version)\n")
+        }
+        if summary.unboundDataKeys > 0 {
+            let count = summary.unboundDataKeys
+            Terminal.writeLine("\(count) version\(count == 1 ? "" : "s") of users' data keys bound to no user left so (refused until bound: --tag-untagged, if an earlier release made them)")
+        }
         if summary.untagged > 0 {
             Terminal.writeLine("\(summary.untagged) key record\(summary.untagged == 1 ? "" : "s") without a tag left as they are (refused until tagged: --tag-untagged, if an earlier release wrote them)")
         }
@@ -101,6 +111,8 @@ struct MasterKeyRewrapCommand: ParsableCommand {
         let recordsFromUntagged: Int
         let untaggedRecordIds: [String]
         let untagged: Int
+        let boundDataKeys: [String]
+        let unboundDataKeys: Int
         let unopenable: [String: Int]
         let remaining: [String: Int]
         let secretsInClear: Int
@@ -115,6 +127,8 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             recordsFromUntagged = summary.recordsFromUntagged
             untaggedRecordIds = summary.untaggedRecordIDs
             untagged = summary.untagged
+            boundDataKeys = summary.boundDataKeys
+            unboundDataKeys = summary.unboundDataKeys
             unopenable = summary.unopenable
             remaining = summary.remaining.rows.mapValues { $0.dataKeys + $0.secrets + $0.records }
             secretsInClear = summary.remaining.secretsInClear

@@ -247,7 +247,7 @@ struct Serve: ParsableCommand {
         if !(0...3600).contains(drainTimeout) { throw ValidationError("--drain-timeout must be 0 to 3600 seconds") }
         if let publicScheme, publicScheme != "http" && publicScheme != "https" { throw ValidationError("--public-scheme takes http or https") }
         if let publicAuthority, !TrustedProxies.isAuthority(publicAuthority) {
-            throw ValidationError("--public-authority takes a host[:port] (letters, digits, '.', '-', ':' and [ ] for IPv6), not '\(publicAuthority.prefix(64))'")
+            throw ValidationError("--public-authority takes a host[:port] (letters, digits, '.', '-', ':' and [ ] for IPv6), not '\(publicAuthority.clipped(toUTF8: 64))'")
         }
         if dryRun && !migrateOnly { throw ValidationError("--dry-run goes with --migrate-only") }
         if abandonMasterKeyring && masterKeyFiles.isEmpty && ProcessInfo.processInfo.environment["COFFER_MASTER_KEY"] == nil {
