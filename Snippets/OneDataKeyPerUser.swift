@@ -37,7 +37,7 @@ let oldPhone = try DeviceClient(server: server, key: try SigningKey.generate(.p2
 let oldPhoneIdentity = RecipientPrivateKey.generateX25519()
 _ = try await oldPhone.register(encryptionKey: oldPhoneIdentity.publicKey)
 let userID = try await oldPhone.signUp(email: "ada@example.com", name: "Ada").id
-_ = try await AdminClient(server: server, key: adminKey).link(key: oldPhone.keyID, toUser: userID)
+_ = try await AdminClient(server: server, key: adminKey).link(key: oldPhone.keyID, toUser: userID, email: "ada@example.com")
 let usersKey = try await DataKeyClient(device: oldPhone, identity: oldPhoneIdentity).fetch()
 let sealed = try CofferEncryption.encrypt(Array("notes".utf8), to: .key(usersKey.key))
 
@@ -53,9 +53,10 @@ do {
 }
 // snippet.show
 // Your backend, once the user has signed in on the new device (through single sign-on, say), links the
-// device's key to the user, with an admin key the server was started with.
+// device's key to the user, with an admin key the server was started with. It names the address its
+// sign-in verified too: the server links only if that user holds it.
 let admin = try AdminClient(server: server, key: adminKey)
-_ = try await admin.link(key: newDevice.keyID, toUser: userID)
+_ = try await admin.link(key: newDevice.keyID, toUser: userID, email: "ada@example.com")
 
 // The new device now receives the user's key, sealed to its own encryption key.
 let dataKey = try await DataKeyClient(device: newDevice, identity: newDeviceIdentity).fetch()

@@ -120,10 +120,14 @@ public struct AdminClient: Sendable {
     /// Links a device's key to a user, once the backend has verified, by its own sign-in, that the user
     /// is the one on that device: with per-user data keys, the device then gets that user's key. Only
     /// this link makes a device a member of a user; link by what the backend verified, never by an id or
-    /// address the device claims. The record afterwards.
-    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key` or `unknown-user`.
-    public func link(key keyID: String, toUser userID: Int64) async throws(ServerClientError) -> KeyRecord {
-        try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/user", body: SignedExchange.json(KeyLinkRequest(userId: userID)), decoding: KeyRecord.self)
+    /// address the device claims. The server links only when user `userID` holds `email`, the address
+    /// the backend verified (a number can be given again); a server with master keys requires it. The
+    /// record afterwards.
+    /// - Throws: ``ServerClientError``: `.refused` with `problemReason` `unknown-key`, `unknown-user` (no
+    ///   such user, or not with that address) or `invalid-request` (no address, where one is required).
+    public func link(key keyID: String, toUser userID: Int64, email: String? = nil) async throws(ServerClientError) -> KeyRecord {
+        let body = KeyLinkRequest(userId: userID, email: email)
+        return try await send(.post, "/admin/keys/\(Self.pathSegment(keyID))/user", body: SignedExchange.json(body), decoding: KeyRecord.self)
     }
 
     /// Issues a registration token.

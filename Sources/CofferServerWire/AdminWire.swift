@@ -156,13 +156,21 @@ public struct TokenRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// The body of `POST /admin/keys/{keyId}/user`.
+/// The body of `POST /admin/keys/{keyId}/user`: the user's number and the address the link was
+/// decided on.
 public struct KeyLinkRequest: Codable, Sendable, Hashable {
     /// The user's id.
     public let userId: Int64
+    /// The user's address, as the backend verified it: the server links only when user `userId` holds
+    /// it (compared as the look-up compares), so that a number given again is never linked in the
+    /// verified user's place. A server with master keys requires it.
+    public let email: String?
 
-    /// A link to `userId`.
-    public init(userId: Int64) { self.userId = userId }
+    /// A link to `userId`, which must hold `email`.
+    public init(userId: Int64, email: String? = nil) {
+        self.userId = userId
+        self.email = email
+    }
 }
 
 /// The admin API's listings: `{"keys": […]}`, `{"events": […]}`, `{"users": […]}`, `{"tokens": […]}`.

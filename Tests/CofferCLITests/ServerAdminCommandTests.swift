@@ -73,10 +73,10 @@ struct ServerAdminCommandTests {
         let found = try await coffer(["server", "users", "list", "--email", "ADA@Example.com", "--json"] + admin, in: folder)
         let user = (try? JSONSerialization.jsonObject(with: Data(found.standardOutput)) as? [[String: Any]])?.first
         #expect(found.status == 0 && user?["id"] as? Int == 1 && user?["keyId"] as? String == keyID, "\(found.output)\(found.standardError)")
-        let linked = try await coffer(["server", "keys", "link", keyID, "--user", "1", "--json"] + admin, in: folder)
+        let linked = try await coffer(["server", "keys", "link", keyID, "--user", "1", "--email", "ada@example.com", "--json"] + admin, in: folder)
         let linkedEntry = linked.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(linked.status == 0 && linkedEntry?["userId"] as? Int == 1, "\(linked.output)")
-        let unknownUser = try await coffer(["server", "keys", "link", keyID, "--user", "99"] + admin, in: folder)
+        let unknownUser = try await coffer(["server", "keys", "link", keyID, "--user", "99", "--email", "ada@example.com"] + admin, in: folder)
         #expect(unknownUser.status != 0 && unknownUser.standardError.contains("no user has the id 99"), "\(unknownUser.standardError)")
         let noUser = try await coffer(["server", "keys", "link", keyID] + admin, in: folder)
         #expect(noUser.status != 0 && noUser.standardError.contains("--user"), "\(noUser.standardError)")

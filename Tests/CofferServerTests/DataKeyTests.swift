@@ -110,12 +110,13 @@ struct DataKeyTests {
                 let phone = try await Self.device(at: one, identity: phoneIdentity)
                 let phoneClient = try DataKeyClient(server: one, signer: phone, identity: phoneIdentity)
                 #expect(await Self.refusal { () async throws(ServerClientError) in try await phoneClient.fetch() } == "no-user")
-                let signedUp = try await Server.send(Server.signedUserRequest(one, signer: phone, email: "u\(UUID().uuidString.prefix(12))@example.com"))
+                let address = "u\(UUID().uuidString.prefix(12))@example.com"
+                let signedUp = try await Server.send(Server.signedUserRequest(one, signer: phone, email: address))
                 let userID = try #require(signedUp.json["id"] as? Int, "\(signedUp.text)")
                 // Signing up makes no device a member, not even the one that signed up: the backend links it.
                 #expect(await Self.refusal { () async throws(ServerClientError) in try await phoneClient.fetch() } == "no-user")
                 let admin = try AdminClient(server: two, key: adminKey)
-                #expect(try await admin.link(key: phone.keyID, toUser: Int64(userID)).userId == Int64(userID))
+                #expect(try await admin.link(key: phone.keyID, toUser: Int64(userID), email: address).userId == Int64(userID))
                 let fromPhone = try await phoneClient.fetch()
 
                 // A new device of the same user (P-256 this time), through the other instance.
@@ -123,7 +124,7 @@ struct DataKeyTests {
                 let laptop = try await Self.device(at: two, identity: laptopIdentity)
                 let laptopClient = try DataKeyClient(server: two, signer: laptop, identity: laptopIdentity)
                 #expect(await Self.refusal { () async throws(ServerClientError) in try await laptopClient.fetch() } == "no-user")
-                #expect(try await admin.link(key: laptop.keyID, toUser: Int64(userID)).userId == Int64(userID))
+                #expect(try await admin.link(key: laptop.keyID, toUser: Int64(userID), email: address).userId == Int64(userID))
                 let fromLaptop = try await laptopClient.fetch()
                 #expect(Self.bytes(fromLaptop.key) == Self.bytes(fromPhone.key) && fromLaptop.dataKeyID == fromPhone.dataKeyID)
                 // Sealed to each device: the phone's identity does not open the laptop's envelope.
@@ -138,14 +139,19 @@ struct DataKeyTests {
                 // Another user's device gets another key.
                 let strangerIdentity = RecipientPrivateKey.generateX25519()
                 let stranger = try await Self.device(at: one, identity: strangerIdentity)
-                let theirUser = try await Server.send(Server.signedUserRequest(one, signer: stranger, email: "s\(UUID().uuidString.prefix(12))@example.com"))
-                _ = try await admin.link(key: stranger.keyID, toUser: Int64(try #require(theirUser.json["id"] as? Int)))
+                let theirAddress = "s\(UUID().uuidString.prefix(12))@example.com"
+                let theirUser = try await Server.send(Server.signedUserRequest(one, signer: stranger, email: theirAddress))
+                _ = try await admin.link(key: stranger.keyID, toUser: Int64(try #require(theirUser.json["id"] as? Int)), email: theirAddress)
                 let theirs = try await DataKeyClient(server: one, signer: stranger, identity: strangerIdentity).fetch()
                 #expect(Self.bytes(theirs.key) != Self.bytes(fromPhone.key) && theirs.dataKeyID != fromPhone.dataKeyID)
 
                 // Linking refuses what does not exist; revoking the laptop stops it, not the phone.
-                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: laptop.keyID, toUser: 9_999_999) } == "unknown-user")
-                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: "k_none", toUser: Int64(userID)) } == "unknown-key")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: laptop.keyID, toUser: 9_999_999, email: address) } == "unknown-user")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: laptop.keyID, toUser: Int64(userID), email: theirAddress) } == "unknown-user",
+                        "a user who does not hold the address verified")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: laptop.keyID, toUser: Int64(userID)) } == "invalid-request",
+                        "a number alone, with master keys")
+                #expect(await Self.refusal { () async throws(ServerClientError) in try await admin.link(key: "k_none", toUser: Int64(userID), email: address) } == "unknown-key")
                 _ = try await admin.apply(.revoke, toKey: laptop.keyID)
                 #expect(await Self.refusal { () async throws(ServerClientError) in try await laptopClient.fetch() } == "key-revoked")
                 #expect(try await phoneClient.fetch().version == 2)

@@ -336,7 +336,7 @@ struct KeyRecordTagTests {
                 let lookedUp = try await AllowList.admin(.get, base, "/admin/users?email=mallory@example.com", as: admin)
                 #expect(lookedUp.status == 503, "the look-up finds no one it cannot vouch for: \(lookedUp.status) \(lookedUp.text)")
                 if keyed {
-                    let linked = try await AllowList.admin(.post, base, "/admin/keys/\(attacker.keyID)/user", json: #"{"userId": \#(victimUser)}"#, as: admin)
+                    let linked = try await AllowList.admin(.post, base, "/admin/keys/\(attacker.keyID)/user", json: #"{"userId": \#(victimUser), "email": "mallory@example.com"}"#, as: admin)
                     #expect(linked.status == 503, "\(linked.status) \(linked.text)")
                     #expect(try await store.key(id: attacker.keyID)?.userID == nil, "not linked")
                 }

@@ -159,8 +159,8 @@ struct OpenAPIContractTests {
             }
             try await contract.send(.post, "/admin/keys/{keyId}/enable", path: "/admin/keys/\(plainID)/enable", to: base, signer: admin, expect: 409)
             try await contract.send(.post, "/admin/keys/{keyId}/disable", path: "/admin/keys/\(plainID)/disable", to: base, signer: admin, expect: 409)
-            try await contract.send(.post, "/admin/keys/{keyId}/user", path: "/admin/keys/\(deviceID)/user", to: base, body: Self.json(#"{"userId": 1}"#), signer: admin, expect: 200)
-            try await contract.send(.post, "/admin/keys/{keyId}/user", path: "/admin/keys/\(deviceID)/user", to: base, body: Self.json(#"{"userId": 999}"#), signer: admin, expect: 404)
+            try await contract.send(.post, "/admin/keys/{keyId}/user", path: "/admin/keys/\(deviceID)/user", to: base, body: Self.json(#"{"userId": 1, "email": "ada@example.com"}"#), signer: admin, expect: 200)
+            try await contract.send(.post, "/admin/keys/{keyId}/user", path: "/admin/keys/\(deviceID)/user", to: base, body: Self.json(#"{"userId": 999, "email": "ada@example.com"}"#), signer: admin, expect: 404)
             try await contract.send(.post, "/admin/tokens/{tokenId}/revoke", path: "/admin/tokens/\(tokenID)/revoke", to: base, signer: admin, expect: 200)
             try await contract.send(.post, "/admin/tokens/{tokenId}/revoke", path: "/admin/tokens/t_unknown/revoke", to: base, signer: admin, expect: 404)
 
@@ -198,7 +198,7 @@ struct OpenAPIContractTests {
             for (method, template) in document.signedOperations {
                 let method = HTTPRequest.Method(rawValue: method) ?? .post
                 let path = Self.path(template, keyID: deviceID, tokenID: tokenID)
-                let body = template.hasSuffix("/retire") ? Self.json(#"{"minVersion": 1}"#) : template.hasSuffix("/user") ? Self.json(#"{"userId": 1}"#)
+                let body = template.hasSuffix("/retire") ? Self.json(#"{"minVersion": 1}"#) : template.hasSuffix("/user") ? Self.json(#"{"userId": 1, "email": "ada@example.com"}"#)
                     : template == "/register_user" ? user : []
                 try await contract.send(method, template, path: path, to: base, body: body, signer: signers.for(template), expect: 503)
             }

@@ -27,7 +27,7 @@ struct UserDataKeyBindingTests {
     static func member(_ device: HTTPMessageSigner, email: String, at base: String, admin: SigningKey) async throws -> Int {
         let signedUp = try await UserIdentityTests.signUp(base, json: #"{"email": "\#(email)", "name": "N"}"#, signer: device)
         let user = try #require(signedUp.json["id"] as? Int, "\(signedUp.text)")
-        let linked = try await AllowList.admin(.post, base, "/admin/keys/\(device.keyID)/user", json: #"{"userId": \#(user)}"#, as: admin)
+        let linked = try await AllowList.admin(.post, base, "/admin/keys/\(device.keyID)/user", json: #"{"userId": \#(user), "email": "\#(email)"}"#, as: admin)
         #expect(linked.status == 200, "\(linked.text)")
         return user
     }
@@ -72,6 +72,66 @@ struct UserDataKeyBindingTests {
             }
             try await store.close()
         }
+    }
+
+    /// Found from outside: the link named a number only, and bound the device to whichever record held
+    /// it at the link, so a writer who showed the admin's look-up one record and the link another (two
+    /// rows of one number once the key is dropped, or rows swapped between the two requests) had the
+    /// attacker's device bound to the victim. Now the link names the address it was decided on, and
+    /// lands only on the one record of that number holding it: `404` or `503`, nothing linked.
+    @Test(arguments: Tags.Backend.allCases)
+    func aLinkLandsOnlyOnTheRecordItWasDecidedOn(backend: Tags.Backend) async throws {
+        try await Tags.withDatabase(backend) { location, tamper in
+            let store = try await location.openForTest()
+            let admin = try SigningKey.generate(.ed25519)
+            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: try Tags.keyring())) { base in
+                let victimIdentity = RecipientPrivateKey.generateX25519()
+                let victim = try await DataKeyTests.device(at: base, identity: victimIdentity)
+                let number = try await Self.member(victim, email: "victim@example.com", at: base, admin: admin)
+                _ = try await DataKeyClient(server: base, signer: victim, identity: victimIdentity).fetch()
+
+                try await tamper("CREATE TABLE saved AS SELECT * FROM coffer_users")
+                try await tamper("DELETE FROM coffer_users WHERE id = \(number)")
+                try await tamper(backend == .sqlite
+                    ? "UPDATE sqlite_sequence SET seq = \(number - 1) WHERE name = 'coffer_users'"
+                    : "SELECT setval(pg_get_serial_sequence('coffer_users', 'id'), \(number), false)")
+                let attackerIdentity = RecipientPrivateKey.generateX25519()
+                let attacker = try await DataKeyTests.device(at: base, identity: attackerIdentity)
+                let signedUp = try await UserIdentityTests.signUp(base, json: #"{"email": "mallory@example.com", "name": "M"}"#, signer: attacker)
+                #expect(signedUp.json["id"] as? Int == number)
+                // Two rows of one number: the victim's put back beside the attacker's, the key dropped.
+                let statements = backend == .sqlite
+                    ? [
+                        "ALTER TABLE coffer_users RENAME TO coffer_users_new", "CREATE TABLE coffer_users AS SELECT * FROM saved WHERE 0",
+                        "INSERT INTO coffer_users SELECT * FROM saved", "INSERT INTO coffer_users SELECT * FROM coffer_users_new",
+                    ]
+                    : ["ALTER TABLE coffer_users DROP CONSTRAINT coffer_users_pkey CASCADE", "INSERT INTO coffer_users SELECT * FROM saved"]
+                for statement in statements { try await tamper(statement) }
+
+                let linked = try await AllowList.admin(
+                    .post, base, "/admin/keys/\(attacker.keyID)/user", json: #"{"userId": \#(number), "email": "mallory@example.com"}"#, as: admin
+                )
+                #expect([404, 503].contains(linked.status), "\(linked.status) \(linked.text)")
+                #expect(try await store.key(id: attacker.keyID)?.userID == nil, "nothing linked")
+                let client = try DataKeyClient(server: base, signer: attacker, identity: attackerIdentity)
+                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-user")
+            }
+            try await store.close()
+        }
+    }
+
+    /// The link's transaction lands only on the record the route decided on, and on one row alone.
+    @Test func theLinksTransactionChecksTheRecordItLandsOn() throws {
+        let keyring = try Tags.keyring()
+        let tagging = KeyRecordTagging(keyring: keyring, key: keyring.keys[0])
+        let ada = tagging.tagged(RegisteredUser(id: 1, email: "ada@example.com", name: "Ada", keyID: "k_a", createdAt: 1))
+        let mallory = tagging.tagged(RegisteredUser(id: 1, email: "mallory@example.com", name: "M", keyID: "k_m", createdAt: 2))
+        #expect(try tagging.expecting(userBinding: KeyRecordTag.binding(of: ada)).binding(ofUser: 1, rows: [ada]) == KeyRecordTag.binding(of: ada))
+        #expect(throws: ServerConfigurationError.unauthenticRecord) {
+            try tagging.expecting(userBinding: KeyRecordTag.binding(of: mallory)).binding(ofUser: 1, rows: [ada])
+        }
+        #expect(throws: ServerConfigurationError.unauthenticRecord) { try tagging.binding(ofUser: 1, rows: [ada, mallory]) }
+        #expect(try tagging.binding(ofUser: 1, rows: []) == nil)
     }
 
     /// What an earlier release left (a link and a version of the user's key that name no user record,

@@ -60,7 +60,7 @@ struct UserIdentityTests {
             #expect(taken.status == 409 && taken.problem?.reason == "email-exists", "\(taken.text)")
 
             // The backend, after its own sign-in, links the victim's device to the user with that address.
-            let linked = try await AllowList.admin(.post, one, "/admin/keys/\(victim.keyID)/user", json: #"{"userId": \#(userID)}"#, as: admin)
+            let linked = try await AllowList.admin(.post, one, "/admin/keys/\(victim.keyID)/user", json: #"{"userId": \#(userID), "email": "\#(address)"}"#, as: admin)
             #expect(linked.status == 200, "\(linked.text)")
 
             let victimKey = try await DataKeyClient(server: two, signer: victim, identity: victimIdentity).fetch()

@@ -168,13 +168,35 @@ public struct KeyRecordTagging: Sendable {
         try KeyRecordTag.check(user, keyring: keyring)
     }
 
-    /// Which record of a user a link to it names (``KeyRecordTag/binding(of:)``), `user` checked first;
-    /// nil for no user (the link then changes nothing).
-    /// - Throws: as ``check(_:)-(RegisteredUser)``.
-    func binding(of user: RegisteredUser?) throws(ServerConfigurationError) -> String? {
-        guard let user else { return nil }
+    /// The binding of the user record the admin's link was decided on (``expecting(userBinding:)``):
+    /// a link lands only on that record.
+    private(set) var expectedUserBinding: String?
+
+    /// This tagging, for a link that must land on the user record whose binding is `binding`.
+    func expecting(userBinding binding: String) -> KeyRecordTagging {
+        var expecting = self
+        expecting.expectedUserBinding = binding
+        return expecting
+    }
+
+    /// Which record of user `number` a link to it names (``KeyRecordTag/binding(of:)``), from the rows
+    /// the link's transaction read under that number, the one checked first; nil for none (the link
+    /// then changes nothing).
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for more than one row, or a record
+    ///   other than the one the link was decided on; as ``check(_:)-(RegisteredUser)``.
+    func binding(ofUser number: Int64, rows users: [RegisteredUser]) throws(ServerConfigurationError) -> String? {
+        guard let user = users.first else { return nil }
+        guard users.count == 1 else {
+            throw ServerConfigurationError(.unauthenticRecord, "the database holds \(users.count) users numbered \(number): they were written outside Coffer")
+        }
         try check(user)
-        return KeyRecordTag.binding(of: user)
+        let binding = KeyRecordTag.binding(of: user)
+        if let expectedUserBinding, expectedUserBinding != binding {
+            throw ServerConfigurationError(
+                .unauthenticRecord, "user \(number) is not the record the link was decided on (its address was checked a moment before): it was changed outside Coffer"
+            )
+        }
+        return binding
     }
 
     /// `user` with its tag made under ``masterKeyID``.

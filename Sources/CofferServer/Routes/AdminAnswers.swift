@@ -44,5 +44,5 @@ extension TokenRequest: StrictRequestBody {
 }
 
 extension KeyLinkRequest: StrictRequestBody {
-    static var fields: Set<String> { ["userId"] }
+    static var fields: Set<String> { ["userId", "email"] }
 }

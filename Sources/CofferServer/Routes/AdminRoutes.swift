@@ -177,16 +177,32 @@ struct AdminRoutes: Sendable {
         return JSONAnswer.response(.ok, AdminKeyRecord(after))
     }
 
-    /// `POST /admin/keys/{keyId}/user` with `{"userId"}`: the key's record, now the user's.
+    /// `POST /admin/keys/{keyId}/user` with `{"userId", "email"}`: the key's record, now the user's.
     @Sendable func linkKey(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         let keyID = try context.parameters.require("keyId")
         let body = try await request.decodeStrictly(as: KeyLinkRequest.self, limit: 16 * 1024)
         guard try await parts.store.key(id: keyID) != nil else { throw ProblemDetails.unknownKey(keyID) }
-        // The user linked to is the one the admin looked up: its record checked against its tag.
-        if let keyring = parts.options.masterKeys, let user = try await parts.store.user(id: body.userId) {
-            try KeyRecordTag.check(user, keyring: keyring)
+        var tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
+        // The link lands on the user the admin decided on, named by the address the backend verified:
+        // a number alone can be given again, or read differently a moment later.
+        if let email = body.email {
+            guard email.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }), email.utf8.count <= 1024 else {
+                throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "email must be an address, without control characters")
+            }
+            guard let user = try await parts.store.user(id: body.userId) else {
+                throw ProblemDetails(status: .notFound, reason: "unknown-user", detail: "no user has the id \(body.userId)")
+            }
+            try parts.options.masterKeys.map { keyring throws(ServerConfigurationError) in try KeyRecordTag.check(user, keyring: keyring) }
+            guard user.email == email || UserFields.emailKey(user.email) == UserFields.emailKey(email) else {
+                throw ProblemDetails(status: .notFound, reason: "unknown-user", detail: "user \(body.userId) does not have the address '\(email.clipped(toUTF8: 254))'")
+            }
+            tagging = tagging?.expecting(userBinding: KeyRecordTag.binding(of: user))
+        } else if parts.options.masterKeys != nil {
+            throw ProblemDetails(
+                status: .badRequest, reason: "invalid-request",
+                detail: "name the user's address too (email), the one your sign-in verified: the server links a device to a user only as the record holding that address"
+            )
         }
-        let tagging = try await MasterKeyWriter.tagging(parts.writer, logger: context.logger)
         guard let linked = try await parts.store.linkKey(keyID, toUser: body.userId, actor: Self.actor(context), at: parts.clock.wallSeconds(), tagging: tagging) else {
             throw ProblemDetails(status: .notFound, reason: "unknown-user", detail: "no user has the id \(body.userId)")
         }

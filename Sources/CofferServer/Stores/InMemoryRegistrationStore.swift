@@ -184,7 +184,7 @@ public actor InMemoryRegistrationStore: RegistrationStore {
     public func linkKey(_ keyID: String, toUser userID: Int64, actor: String, at time: Int64, tagging: KeyRecordTagging?) async throws -> RegisteredKey? {
         try open()
         guard let before = keyRecords[keyID], let user = userRecords.first(where: { $0.id == userID }) else { return nil }
-        let binding = try tagging?.binding(of: user)
+        let binding = try tagging?.binding(ofUser: userID, rows: [user])
         let after = try retag(before, as: before.linked(toUser: userID, binding: binding), with: tagging)
         keyRecords[keyID] = after
         eventLog.append(KeyEvent(keyID: keyID, at: time, kind: .user, actor: actor, detail: "linked to user \(userID)"))

@@ -739,8 +739,8 @@ public final class PostgresRegistrationStore: RegistrationStore {
         return try await client.withTransaction(logger: logger) { connection -> RegisteredKey? in
             guard let before = try await Self.lockedKey(keyID, on: connection, logger: logger) else { return nil }
             // The user's record as this transaction reads it, checked, is the one the link names.
-            let user = tagging == nil ? nil : try await Self.users(connection.query(try Self.query(RegistrationSQL.userByID, [userID]), logger: logger)).first
-            let binding = try tagging?.binding(of: user)
+            let users = tagging == nil ? [] : try await Self.users(connection.query(try Self.query(RegistrationSQL.userByID, [userID]), logger: logger))
+            let binding = try tagging?.binding(ofUser: userID, rows: users)
             let tag = try await Self.retag(before, as: before.linked(toUser: userID, binding: binding), with: tagging, on: connection, logger: logger)
             var linked = false
             let link = try Self.query(RegistrationSQL.linkKey + " RETURNING key_id", [userID, keyID, tag, binding])

@@ -522,8 +522,8 @@ public final class SQLiteRegistrationStore: RegistrationStore {
             try db.inSavepoint {
                 guard let before = try Self.key(id: keyID, in: db) else { return .commit }
                 // The user's record as this transaction reads it, checked, is the one the link names.
-                let user = try tagging == nil ? nil : Row.fetchOne(db, sql: Self.sqlite(RegistrationSQL.userByID), arguments: [userID]).map(Self.user)
-                let binding = try tagging?.binding(of: user)
+                let users = try tagging == nil ? [] : Row.fetchAll(db, sql: Self.sqlite(RegistrationSQL.userByID), arguments: [userID]).map(Self.user)
+                let binding = try tagging?.binding(ofUser: userID, rows: users)
                 let tag = try Self.retag(before, as: before.linked(toUser: userID, binding: binding), with: tagging, in: db)
                 try db.execute(sql: Self.sqlite(RegistrationSQL.linkKey), arguments: [userID, keyID, tag, binding])
                 guard db.changesCount > 0 else { return .commit }

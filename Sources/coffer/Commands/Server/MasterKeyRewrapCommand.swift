@@ -82,10 +82,11 @@ struct MasterKeyRewrapCommand: ParsableCommand {
             Terminal.writeLine("\(count) row\(count == 1 ? "" : "s") under \(id) cannot be opened with the keys given")
         }
         for keyID in summary.untaggedRecordIDs {
-            Terminal.writeError("\(summary.dryRun ? "would tag" : "tagged") without a check (as it was): \(keyID)\n")
+            // Text a database writer chose, on the line the operator judges it by: shown escaped everywhere.
+            Terminal.writeError("\(summary.dryRun ? "would tag" : "tagged") without a check (as it was): \(Terminal.shown(keyID))\n")
         }
         for version in summary.boundDataKeys {
-            Terminal.writeError("\(summary.dryRun ? "would bind" : "bound") to the user recorded now, without a check: \(version)\n")
+            Terminal.writeError("\(summary.dryRun ? "would bind" : "bound") to the user recorded now, without a check: \(Terminal.shown(version))\n")
         }
         if summary.unboundDataKeys > 0 {
             let count = summary.unboundDataKeys

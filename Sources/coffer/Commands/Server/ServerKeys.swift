@@ -16,14 +16,17 @@ struct ServerKeys: ParsableCommand {
             user): the device then gets that user's data key, shared by the user's devices. Only this \
             link makes a device a member; signing up does not. Link after your backend has verified, by \
             its own sign-in, that the user is the one on that device: find the user with 'coffer server \
-            users list --email ADDRESS' by the address you verified, never one the device claims. events \
+            users list --email ADDRESS' by the address you verified, never one the device claims, and \
+            give that address with --email too: the server links only if the user still holds it (a \
+            user number can be given again). events \
             lists what changed a key's record (registered, encryption-key, state, user), newest first.
 
             Examples:
               coffer server keys list --server URL -k admin.key
               coffer server keys events k_3f… --server URL -k admin.key
               coffer server keys disable k_3f… --server URL -k admin.key
-              coffer server keys link k_3f… --user 42 --server URL -k admin.key
+              coffer server keys link k_3f… --user 42 --email ada@example.com \\
+                  --server URL -k admin.key
             """
     )
 
@@ -36,6 +39,9 @@ struct ServerKeys: ParsableCommand {
     @Option(help: ArgumentHelp("The user to link the key to (for link): its id, from 'coffer server users list'.", valueName: "id"))
     var user: Int64?
 
+    @Option(help: ArgumentHelp("The user's address as your sign-in verified it (for link): the server links only if that user holds it.", valueName: "address"))
+    var email: String?
+
     @OptionGroup var admin: AdminOptions
 
     func validate() throws {
@@ -46,14 +52,14 @@ struct ServerKeys: ParsableCommand {
         } else {
             throw ValidationError("the action is list, events, disable, enable, revoke or link, not '\(action)'")
         }
-        if (action == "link") != (user != nil) {
-            throw ValidationError(action == "link" ? "link needs --user ID" : "--user is for link")
+        if (action == "link") != (user != nil) || (action == "link") != (email != nil) {
+            throw ValidationError(action == "link" ? "link needs --user ID and --email ADDRESS (the address your sign-in verified)" : "--user and --email are for link")
         }
     }
 
     func run() throws {
-        if let keyID, let user, action == "link" {
-            let record = try admin.run { client async throws(ServerClientError) in try await client.link(key: keyID, toUser: user) }
+        if let keyID, let user, let email, action == "link" {
+            let record = try admin.run { client async throws(ServerClientError) in try await client.link(key: keyID, toUser: user, email: email) }
             if admin.json { try JSONLines.write(record) } else { Terminal.writeLine("\(record.keyId) user \(record.userId.map(String.init) ?? "none")") }
             return
         }

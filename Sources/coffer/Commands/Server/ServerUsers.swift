@@ -13,7 +13,7 @@ struct ServerUsers: ParsableCommand {
         discussion: """
             The server verifies no address: a user is what a device claimed when it signed up, and its \
             creator (keyId) is no member of it. Look the user up by the address your backend verified, \
-            then link the device with 'coffer server keys link KEYID --user ID'. Addresses compare as \
+            then link the device with 'coffer server keys link KEYID --user ID --email ADDRESS'. Addresses compare as \
             the server compares them at sign-up (NFC, case ignored).
 
             Examples:
