@@ -84,7 +84,7 @@ public struct AdminClient: Sendable {
 
     /// The user whose address is `email` (compared as the server's sign-up compares them: NFC, case
     /// ignored), or every user when nil, oldest first. What the backend looks up, by the address it
-    /// verified itself, before linking a device with ``link(key:toUser:)``.
+    /// verified itself, before linking a device with ``link(key:toUser:email:)``.
     /// Every user is read a page at a time.
     public func users(email: String? = nil) async throws(ServerClientError) -> [UserRecord] {
         if let email {
