@@ -43,7 +43,7 @@ enum Terminal {
         writeOut("\n")
     }
 
-    /// Text as it may reach a terminal (and as `request -i` prints a server's fields anywhere): control characters (C0 but tab, DEL, C1) and the characters
+    /// Text as it may reach a terminal (and as `request -i` prints a server's fields anywhere): control characters (C0 but tab, DEL, C1), the line and paragraph separators, and the characters
     /// that reorder text (bidirectional embeddings, overrides and isolates) are shown as `\xHH` or
     /// `\u{HHHH}`, so that a name from a file, a list, a keychain or a server can neither drive the
     /// terminal (escape sequences) nor disguise what is printed around it ("FAILED" made to read "OK").
@@ -66,7 +66,7 @@ enum Terminal {
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09: false
-        case 0x00..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
+        case 0x00..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C, 0x2028, 0x2029: true
         default: false
         }
     }
