@@ -91,6 +91,17 @@ struct UserFieldsTests {
         #expect(UserFields.emailKey("ıx@example.com") != UserFields.emailKey("ix@example.com"))
         #expect(UserFields.emailKey("\u{430}da@example.com") != UserFields.emailKey("ada@example.com"), "Cyrillic а")
         #expect(UserFields.emailKey("ada@xn--not-valid-!.example") == "ada@xn--not-valid-!.example")
+        // Found from outside: `xn--` labels that are no valid A-label decoded to another domain's name
+        // (all ASCII; an uppercase letter; a decomposed or fullwidth letter), and a dot leader made a dot.
+        for (other, domain) in [
+            ("victim@xn--example-.com", "victim@example.com"), ("a@xn--bcher-2pa.example", "a@bücher.example"),
+            ("a@xn--bucher-xyd.example", "a@bücher.example"), ("a@xn--cher-zra77610b.example", "a@bücher.example"),
+            ("victim@example\u{2024}com", "victim@example.com"),
+        ] {
+            #expect(UserFields.emailKey(other) != UserFields.emailKey(domain), "\(other)")
+        }
+        #expect(UserFields.email("victim@example\u{2024}com") == .failure(.email))
+        #expect(UserFields.email("victim@example\u{FE52}com") == .failure(.email))
         // A domain that its mapping turns into no domain, or into one with a second `@` or a space, is
         // no address (each was stored as a user).
         for refused in ["f@.", "m@a\u{FE6B}b.com", "f@b\u{FF20}example.com", "m@\u{FDFA}.com"] {

@@ -74,8 +74,11 @@ enum UserFields {
         guard normalized.utf8.count <= maximumEmailBytes else { return .failure(.email) }
         // The domain as compared (``domainKey(_:)``) must still be one: NFKC can make a second `@` (U+FF20,
         // U+FE6B), spaces (U+FDFA), or nothing at all (`.`).
+        // A label mapped into two (U+2024 ONE DOT LEADER, U+FE52 SMALL FULL STOP: not allowed in domains)
+        // is refused too: it would compare as another domain than any DNS name it could be.
         let compared = domainKey(domain)
-        guard !compared.isEmpty, !compared.contains("@"), !compared.unicodeScalars.contains(where: isBlank) else { return .failure(.email) }
+        guard !compared.isEmpty, !compared.contains("@"), !compared.unicodeScalars.contains(where: isBlank),
+              !labels(of: domain).contains(where: { mapped($0).contains(".") }) else { return .failure(.email) }
         return .success(normalized)
     }
 
@@ -112,18 +115,35 @@ enum UserFields {
         text.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
-    /// A domain as ``emailKey(_:)`` compares it: NFKC, case folded, ideographic full stops as dots, a
-    /// trailing dot dropped, and each `xn--` label that is valid Punycode decoded and mapped the same way.
+    /// A domain as ``emailKey(_:)`` compares it, label by label (split at the full stops UTS #46 maps to
+    /// a dot, a trailing dot dropped): each NFKC-mapped and case folded, and an `xn--` label that is a
+    /// valid A-label (UTS #46, 4.1: valid Punycode standing for some non-ASCII text that its own mapping
+    /// leaves as it is) decoded. Any other `xn--` label, and a label whose mapping makes a dot, compare
+    /// as written, equal to no other spelling: `xn--example-` is not `example`, nor `xn--bcher-2pa`
+    /// (`bÜcher`) `bücher`.
     static func domainKey(_ domain: String) -> String {
-        let mapped = String(domain.precomposedStringWithCompatibilityMapping.unicodeScalars.map { scalar in
-            [0x3002, 0xFF0E, 0xFF61].contains(scalar.value) ? "." : Character(scalar)
-        })
-        var labels = folded(mapped).precomposedStringWithCompatibilityMapping.split(separator: ".", omittingEmptySubsequences: false)
-        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
-        return labels.map { label -> String in
-            guard label.utf8.starts(with: "xn--".utf8), let decoded = Punycode.decode(label.utf8.dropFirst(4)) else { return String(label) }
-            return folded(decoded.precomposedStringWithCompatibilityMapping).precomposedStringWithCompatibilityMapping
+        labels(of: domain).map { label -> String in
+            let mapped = mapped(label)
+            guard !mapped.contains(".") else { return String(label) }
+            guard mapped.utf8.starts(with: "xn--".utf8), let decoded = Punycode.decode(mapped.utf8.dropFirst(4)),
+                  decoded.unicodeScalars.contains(where: { !$0.isASCII }),
+                  // Scalar by scalar: Swift's `==` would take a decomposed `ü` for the composed one.
+                  self.mapped(Substring(decoded)).unicodeScalars.elementsEqual(decoded.unicodeScalars) else { return mapped }
+            return decoded
         }.joined(separator: ".")
+    }
+
+    /// A domain's labels: split at `.` and the full stops UTS #46 maps to it (U+3002, U+FF0E, U+FF61),
+    /// a trailing empty label (the root's dot) dropped.
+    static func labels(of domain: String) -> [Substring] {
+        var labels = domain.split(omittingEmptySubsequences: false) { [".", "\u{3002}", "\u{FF0E}", "\u{FF61}"].contains($0) }
+        if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
+        return labels
+    }
+
+    /// A label as UTS #46 maps it as far as normalization carries it: NFKC, case folded, NFKC.
+    static func mapped(_ label: Substring) -> String {
+        folded(String(label).precomposedStringWithCompatibilityMapping).precomposedStringWithCompatibilityMapping
     }
 
     /// The name in NFC when it has 1 to ``maximumNameCharacters`` characters in at most
