@@ -10,6 +10,7 @@ run, and prints each run, the medians, and the paired differences of server CPU 
     python3 bench/serve-ab.py --a OLD-BINARY --b NEW-BINARY
     python3 bench/serve-ab.py --a BIN --b BIN,SOME_ENV=1 --modes hmac-sha256,unsigned --runs 8
     python3 bench/serve-ab.py --a OLD --b NEW --connections 16 --pace-ms 8     # a half-loaded server
+    python3 bench/serve-ab.py --a OLD --b NEW --master-key --modes unsigned,hmac-sha256,ed25519   # tagged records
 
 A server is a serve-load-server binary (Benchmarks/ServeLoad; build it with serve-load.py, or
 `swift build -c release --product serve-load-server` in Benchmarks/), optionally followed by
@@ -34,9 +35,10 @@ _spec.loader.exec_module(serve_load)
 MODES = ("unsigned", "hmac-sha256", "ed25519")
 
 
-def start(spec, folder):
-    """Starts the server `spec` names (binary[,NAME=VALUE...]) and registers an Ed25519 key and an HMAC
-    secret; returns the process, its URL and each mode's (key id, key file)."""
+def start(spec, folder, master_key=False):
+    """Starts the server `spec` names (binary[,NAME=VALUE...]), with a master key of its own when
+    `master_key`, and registers an Ed25519 key and an HMAC secret; returns the process, its URL and each
+    mode's (key id, key file)."""
     binary, *settings = spec.split(",")
     environment = {}
     for setting in settings:
@@ -46,7 +48,13 @@ def start(spec, folder):
     saved = dict(os.environ)
     os.environ.update(environment)
     try:
-        process, url = serve_load.start_server(binary, folder)
+        key_file = None
+        if master_key:
+            key_file = os.path.join(folder, "master.key")
+            with open(key_file, "wb") as out:
+                out.write(os.urandom(32))
+            os.chmod(key_file, 0o600)
+        process, url = serve_load.start_server(binary, folder, master_key=key_file)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -71,6 +79,8 @@ def main():
     parser.add_argument("--pace-ms", type=int, default=0, help="each connection waits this long between requests")
     parser.add_argument("--presign", action="store_true", help="sign every request before each run (see serve-load.py)")
     parser.add_argument("--per-second", type=int, default=40000, help="requests built per second of run")
+    parser.add_argument("--master-key", action="store_true",
+                        help="give each server a master key: HMAC secrets wrapped, key and user records tagged")
     args = parser.parse_args()
     modes = args.modes.split(",")
     for mode in modes:
@@ -83,7 +93,7 @@ def main():
     try:
         for name, spec in (("A", args.a), ("B", args.b)):
             folders.append(tempfile.mkdtemp(prefix=f"coffer-serve-ab-{name}-"))
-            servers[name] = start(spec, folders[-1])
+            servers[name] = start(spec, folders[-1], master_key=args.master_key)
         count = args.per_second * args.seconds // args.threads
         results = {}
         for run in range(args.runs):
