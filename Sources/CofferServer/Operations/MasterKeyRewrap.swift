@@ -1,3 +1,7 @@
+// One file on purpose: the rewrap's passes over data keys, users and key records share one summary, one
+// batch loop and the same checks of tags and bindings, which change together; the user look-ups the
+// bindings need are in RewrapUserBindings.swift.
+
 import CofferCore
 import Foundation
 
@@ -356,8 +360,12 @@ public struct MasterKeyRewrap: Sendable {
             return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: unbound)), Marks())
         }
         let user = try await users.user(userID)
+        // The context under the user's record as it is now, when it can be checked.
+        var bound: [UInt8]?
         if case .checked(let record) = user {
-            let bound = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, binding: KeyRecordTag.binding(of: record))
+            bound = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, binding: KeyRecordTag.binding(of: record))
+        }
+        if let bound {
             if var bytes = holder.unwrap(row.wrapped, context: bound) {
                 defer { SecretBytes.wipe(&bytes) }
                 guard moved else { return .unchanged }
@@ -371,8 +379,7 @@ public struct MasterKeyRewrap: Sendable {
             }
         }
         defer { SecretBytes.wipe(&bytes) }
-        if binding, case .checked(let record) = user {
-            let bound = DataKeyRoutes.wrapContext(owner: row.owner, version: row.version, dataKeyID: row.dataKeyID, binding: KeyRecordTag.binding(of: record))
+        if binding, let bound, case .checked(let record) = user {
             let named = "data key \(row.dataKeyID) version \(row.version) of \(Self.describe(record))"
             return .replacement(MasterKeyRewrite(row: row, replacement: try wrapping.wrap(bytes, context: bound)), Marks(fromUntagged: named))
         }
@@ -467,45 +474,5 @@ extension ServerMasterKeyring {
             throw ServerConfigurationError(.invalidDatabaseLocation, "this store cannot retire master keys: expected one of Coffer's stores (SQLite or PostgreSQL)")
         }
         return try await store.retireMasterKey(keyID, at: now ?? ServerMasterKeyring.currentTime())
-    }
-}
-
-/// The user records a rewrap's data keys are bound to, each read once per pass and checked against its tag.
-private final class UserBindings {
-    enum Found {
-        /// The record, checked against its tag.
-        case checked(RegisteredUser)
-        /// Why the record cannot be used: the label the version is counted under as unopenable.
-        case refused(String)
-    }
-
-    private let store: any RegistrationStore
-    private let keyring: ServerMasterKeyring
-    private let acceptingUntagged: Bool
-    private var found: [Int64: Found] = [:]
-
-    init(store: any RegistrationStore, keyring: ServerMasterKeyring, acceptingUntagged: Bool) {
-        self.store = store
-        self.keyring = keyring
-        self.acceptingUntagged = acceptingUntagged
-    }
-
-    func user(_ id: Int64) async throws -> Found {
-        if let known = found[id] { return known }
-        let result: Found
-        if let record = try await store.user(id: id), acceptingUntagged, record.tag == nil {
-            result = .checked(record)
-        } else if let record = try await store.user(id: id) {
-            do {
-                try KeyRecordTag.check(record, keyring: keyring)
-                result = .checked(record)
-            } catch {
-                result = .refused(error.code == .masterKeyUnavailable ? "(user record under a key not given)" : "(user record does not match its tag)")
-            }
-        } else {
-            result = .refused("(no such user)")
-        }
-        found[id] = result
-        return result
     }
 }
