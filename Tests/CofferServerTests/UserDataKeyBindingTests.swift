@@ -32,6 +32,50 @@ struct UserDataKeyBindingTests {
         return user
     }
 
+    /// A server with per-user data keys on `backend`, and a device that signed up as `email`, was linked
+    /// to its user by the admin and may have fetched its key: what each test starts from.
+    struct Scene: Sendable {
+        let store: any RegistrationStore
+        let tamper: @Sendable (String) async throws -> Void
+        let base: String
+        let admin: SigningKey
+        let keyring: ServerMasterKeyring
+        let device: HTTPMessageSigner
+        let identity: RecipientPrivateKey
+        let number: Int
+
+        /// The device's data-key client.
+        func client() throws -> DataKeyClient { try DataKeyClient(server: base, signer: device, identity: identity) }
+    }
+
+    static func withMember(_ backend: Tags.Backend, email: String, _ body: @escaping @Sendable (Scene) async throws -> Void) async throws {
+        try await Tags.withDatabase(backend) { location, tamper in
+            let store = try await location.openForTest()
+            let admin = try SigningKey.generate(.ed25519)
+            let keyring = try Tags.keyring()
+            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: keyring)) { base in
+                let identity = RecipientPrivateKey.generateX25519()
+                let device = try await DataKeyTests.device(at: base, identity: identity)
+                let number = try await Self.member(device, email: email, at: base, admin: admin)
+                try await body(Scene(
+                    store: store, tamper: tamper, base: base, admin: admin, keyring: keyring, device: device, identity: identity, number: number
+                ))
+            }
+            try await store.close()
+        }
+    }
+
+    /// What the database writer does: deletes the scene's user and winds the number sequence back, so
+    /// that the next sign-up takes its number; and the attacker's device, registered.
+    static func deleteTheUserAndRewind(_ scene: Scene, _ backend: Tags.Backend) async throws -> (HTTPMessageSigner, RecipientPrivateKey) {
+        try await scene.tamper("DELETE FROM coffer_users WHERE id = \(scene.number)")
+        try await scene.tamper(backend == .sqlite
+            ? "UPDATE sqlite_sequence SET seq = \(scene.number - 1) WHERE name = 'coffer_users'"
+            : "SELECT setval(pg_get_serial_sequence('coffer_users', 'id'), \(scene.number), false)")
+        let identity = RecipientPrivateKey.generateX25519()
+        return (try await DataKeyTests.device(at: scene.base, identity: identity), identity)
+    }
+
     /// The reproduction, found from outside: a database writer deletes a user and winds the number
     /// sequence back; the attacker signs up and gets the victim's number (a record the server tagged
     /// itself), and the admin links the attacker's device to it, as the backend asks after verifying the
@@ -39,38 +83,29 @@ struct UserDataKeyBindingTests {
     /// the key's versions are bound to the victim's record: `503`, nothing handed out.
     @Test(arguments: Tags.Backend.allCases)
     func aUserNumberGivenAgainOpensNoOldKey(backend: Tags.Backend) async throws {
-        try await Tags.withDatabase(backend) { location, tamper in
-            let store = try await location.openForTest()
-            let admin = try SigningKey.generate(.ed25519)
-            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: try Tags.keyring())) { base in
-                let victimIdentity = RecipientPrivateKey.generateX25519()
-                let victim = try await DataKeyTests.device(at: base, identity: victimIdentity)
-                let number = try await Self.member(victim, email: "victim@example.com", at: base, admin: admin)
-                let victimKey = try await DataKeyClient(server: base, signer: victim, identity: victimIdentity).fetch()
+        try await Self.withMember(backend, email: "victim@example.com") { scene in
+            let (base, admin, number) = (scene.base, scene.admin, scene.number)
+            let victimKey = try await scene.client().fetch()
 
-                try await tamper("DELETE FROM coffer_users WHERE id = \(number)")
-                try await tamper(backend == .sqlite
-                    ? "UPDATE sqlite_sequence SET seq = \(number - 1) WHERE name = 'coffer_users'"
-                    : "SELECT setval(pg_get_serial_sequence('coffer_users', 'id'), \(number), false)")
-                let attackerIdentity = RecipientPrivateKey.generateX25519()
-                let attacker = try await DataKeyTests.device(at: base, identity: attackerIdentity)
-                #expect(try await Self.member(attacker, email: "mallory@example.com", at: base, admin: admin) == number, "the number was given again")
+            let (attacker, attackerIdentity) = try await Self.deleteTheUserAndRewind(scene, backend)
+            #expect(try await Self.member(attacker, email: "mallory@example.com", at: base, admin: admin) == number, "the number was given again")
 
-                let client = try DataKeyClient(server: base, signer: attacker, identity: attackerIdentity)
-                let refused = await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() }
-                #expect(refused == "unavailable", "the victim's key must not open for the new user \(number)")
-                let asked = await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch(version: victimKey.version) }
-                #expect(asked == "unavailable", "nor any version of it")
+            let client = try DataKeyClient(server: base, signer: attacker, identity: attackerIdentity)
+            let refused = await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() }
+            #expect(refused == "unavailable", "the victim's key must not open for the new user \(number)")
+            let asked = await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch(version: victimKey.version) }
+            #expect(asked == "unavailable", "nor any version of it")
 
-                // The new user's own version, made by a rotation, is the new user's alone: the victim's
-                // devices, linked to the number's earlier record, get nothing (a key the attacker knows
-                // would have them encrypt to the attacker).
-                let own = try await client.rotate()
-                #expect(DataKeyTests.bytes(own.key) != DataKeyTests.bytes(victimKey.key))
-                let victimClient = try DataKeyClient(server: base, signer: victim, identity: victimIdentity)
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await victimClient.fetch() } == "unavailable")
-            }
-            try await store.close()
+            // The new user's own version, made by a rotation, is the new user's alone: the victim's
+            // devices, linked to the number's earlier record, get nothing (a key the attacker knows
+            // would have them encrypt to the attacker).
+            let own = try await client.rotate()
+            #expect(DataKeyTests.bytes(own.key) != DataKeyTests.bytes(victimKey.key))
+            let victimClient = try scene.client()
+            #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await victimClient.fetch() } == "unavailable")
+            // What the victim's devices were given stays theirs alone: their link names the record the
+            // versions were made for.
+            #expect(DataKeyTests.bytes(try await victimClient.fetch(version: victimKey.version).key) == DataKeyTests.bytes(victimKey.key))
         }
     }
 
@@ -81,42 +116,30 @@ struct UserDataKeyBindingTests {
     /// lands only on the one record of that number holding it: `404` or `503`, nothing linked.
     @Test(arguments: Tags.Backend.allCases)
     func aLinkLandsOnlyOnTheRecordItWasDecidedOn(backend: Tags.Backend) async throws {
-        try await Tags.withDatabase(backend) { location, tamper in
-            let store = try await location.openForTest()
-            let admin = try SigningKey.generate(.ed25519)
-            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: try Tags.keyring())) { base in
-                let victimIdentity = RecipientPrivateKey.generateX25519()
-                let victim = try await DataKeyTests.device(at: base, identity: victimIdentity)
-                let number = try await Self.member(victim, email: "victim@example.com", at: base, admin: admin)
-                _ = try await DataKeyClient(server: base, signer: victim, identity: victimIdentity).fetch()
+        try await Self.withMember(backend, email: "victim@example.com") { scene in
+            let (store, tamper, base, admin, number) = (scene.store, scene.tamper, scene.base, scene.admin, scene.number)
+            _ = try await scene.client().fetch()
 
-                try await tamper("CREATE TABLE saved AS SELECT * FROM coffer_users")
-                try await tamper("DELETE FROM coffer_users WHERE id = \(number)")
-                try await tamper(backend == .sqlite
-                    ? "UPDATE sqlite_sequence SET seq = \(number - 1) WHERE name = 'coffer_users'"
-                    : "SELECT setval(pg_get_serial_sequence('coffer_users', 'id'), \(number), false)")
-                let attackerIdentity = RecipientPrivateKey.generateX25519()
-                let attacker = try await DataKeyTests.device(at: base, identity: attackerIdentity)
-                let signedUp = try await UserIdentityTests.signUp(base, json: #"{"email": "mallory@example.com", "name": "M"}"#, signer: attacker)
-                #expect(signedUp.json["id"] as? Int == number)
-                // Two rows of one number: the victim's put back beside the attacker's, the key dropped.
-                let statements = backend == .sqlite
-                    ? [
-                        "ALTER TABLE coffer_users RENAME TO coffer_users_new", "CREATE TABLE coffer_users AS SELECT * FROM saved WHERE 0",
-                        "INSERT INTO coffer_users SELECT * FROM saved", "INSERT INTO coffer_users SELECT * FROM coffer_users_new",
-                    ]
-                    : ["ALTER TABLE coffer_users DROP CONSTRAINT coffer_users_pkey CASCADE", "INSERT INTO coffer_users SELECT * FROM saved"]
-                for statement in statements { try await tamper(statement) }
+            try await tamper("CREATE TABLE saved AS SELECT * FROM coffer_users")
+            let (attacker, attackerIdentity) = try await Self.deleteTheUserAndRewind(scene, backend)
+            let signedUp = try await UserIdentityTests.signUp(base, json: #"{"email": "mallory@example.com", "name": "M"}"#, signer: attacker)
+            #expect(signedUp.json["id"] as? Int == number)
+            // Two rows of one number: the victim's put back beside the attacker's, the key dropped.
+            let statements = backend == .sqlite
+                ? [
+                    "ALTER TABLE coffer_users RENAME TO coffer_users_new", "CREATE TABLE coffer_users AS SELECT * FROM saved WHERE 0",
+                    "INSERT INTO coffer_users SELECT * FROM saved", "INSERT INTO coffer_users SELECT * FROM coffer_users_new",
+                ]
+                : ["ALTER TABLE coffer_users DROP CONSTRAINT coffer_users_pkey CASCADE", "INSERT INTO coffer_users SELECT * FROM saved"]
+            for statement in statements { try await tamper(statement) }
 
-                let linked = try await AllowList.admin(
-                    .post, base, "/admin/keys/\(attacker.keyID)/user", json: #"{"userId": \#(number), "email": "mallory@example.com"}"#, as: admin
-                )
-                #expect([404, 503].contains(linked.status), "\(linked.status) \(linked.text)")
-                #expect(try await store.key(id: attacker.keyID)?.userID == nil, "nothing linked")
-                let client = try DataKeyClient(server: base, signer: attacker, identity: attackerIdentity)
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-user")
-            }
-            try await store.close()
+            let linked = try await AllowList.admin(
+                .post, base, "/admin/keys/\(attacker.keyID)/user", json: #"{"userId": \#(number), "email": "mallory@example.com"}"#, as: admin
+            )
+            #expect([404, 503].contains(linked.status), "\(linked.status) \(linked.text)")
+            #expect(try await store.key(id: attacker.keyID)?.userID == nil, "nothing linked")
+            let client = try DataKeyClient(server: base, signer: attacker, identity: attackerIdentity)
+            #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "no-user")
         }
     }
 
@@ -140,43 +163,35 @@ struct UserDataKeyBindingTests {
     /// binding run finds nothing to do.
     @Test(arguments: Tags.Backend.allCases)
     func whatAnEarlierReleaseLinkedWaitsForTheOperator(backend: Tags.Backend) async throws {
-        try await Tags.withDatabase(backend) { location, tamper in
-            let store = try await location.openForTest()
-            let admin = try SigningKey.generate(.ed25519)
-            let keyring = try Tags.keyring()
-            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: keyring)) { base in
-                let identity = RecipientPrivateKey.generateX25519()
-                let device = try await DataKeyTests.device(at: base, identity: identity)
-                let number = try await Self.member(device, email: "ada@example.com", at: base, admin: admin)
-                let owner = "user:\(number)", dataKeyID = DataKeyRoutes.dataKeyID(owner: "user:\(number)")
-                let legacy = try SecureRandom.bytes(count: 32)
-                let masterKey = keyring.keys[0]
-                let unbound = DataKeyRoutes.wrapContext(owner: owner, version: 1, dataKeyID: dataKeyID, binding: nil)
-                let row = StoredDataKey(owner: owner, version: 1, dataKeyID: dataKeyID, wrapped: try masterKey.wrap(legacy, context: unbound), masterKeyID: masterKey.keyID, createdAt: 1)
-                #expect(try await store.insertDataKey(row) != nil)
-                for statement in ["UPDATE coffer_keys SET user_binding = NULL, record_tag = NULL", "UPDATE coffer_users SET record_tag = NULL"] {
-                    try await tamper(statement)
-                }
-
-                let client = try DataKeyClient(server: base, signer: device, identity: identity)
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
-                let plain = try await MasterKeyRewrap(store: store, keyring: keyring).run()
-                #expect(plain.unboundDataKeys == 0 && plain.boundDataKeys.isEmpty && plain.dataKeys == 0 && plain.untagged == 2, "\(plain)")
-                let user = "user \(number) (ada@example.com, signed up by \(device.keyID))"
-                let named = "data key \(dataKeyID) version 1 of \(user)"
-                let dry = try await MasterKeyRewrap(store: store, keyring: keyring).run(dryRun: true, taggingUntagged: true)
-                #expect(dry.boundDataKeys == [named] && dry.dataKeys == 1, "\(dry)")
-                #expect(dry.untaggedRecordIDs == [user, "\(device.keyID) linked to \(user)"], "\(dry)")
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
-
-                let bound = try await MasterKeyRewrap(store: store, keyring: keyring).run(taggingUntagged: true)
-                #expect(bound.boundDataKeys == [named] && bound.dataKeys == 1 && bound.unopenable.isEmpty, "\(bound)")
-                #expect(bound.untaggedRecordIDs == [user, "\(device.keyID) linked to \(user)"], "\(bound)")
-                #expect(DataKeyTests.bytes(try await client.fetch().key) == legacy)
-                let again = try await MasterKeyRewrap(store: store, keyring: keyring).run(taggingUntagged: true)
-                #expect(again.boundDataKeys.isEmpty && again.dataKeys == 0 && again.unboundDataKeys == 0 && again.records == 0, "\(again)")
+        try await Self.withMember(backend, email: "ada@example.com") { scene in
+            let (store, tamper, keyring, device, number) = (scene.store, scene.tamper, scene.keyring, scene.device, scene.number)
+            let owner = "user:\(number)", dataKeyID = DataKeyRoutes.dataKeyID(owner: "user:\(number)")
+            let legacy = try SecureRandom.bytes(count: 32)
+            let masterKey = keyring.keys[0]
+            let unbound = DataKeyRoutes.wrapContext(owner: owner, version: 1, dataKeyID: dataKeyID, binding: nil)
+            let row = StoredDataKey(owner: owner, version: 1, dataKeyID: dataKeyID, wrapped: try masterKey.wrap(legacy, context: unbound), masterKeyID: masterKey.keyID, createdAt: 1)
+            #expect(try await store.insertDataKey(row) != nil)
+            for statement in ["UPDATE coffer_keys SET user_binding = NULL, record_tag = NULL", "UPDATE coffer_users SET record_tag = NULL"] {
+                try await tamper(statement)
             }
-            try await store.close()
+
+            let client = try scene.client()
+            #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
+            let plain = try await MasterKeyRewrap(store: store, keyring: keyring).run()
+            #expect(plain.unboundDataKeys == 0 && plain.boundDataKeys.isEmpty && plain.dataKeys == 0 && plain.untagged == 2, "\(plain)")
+            let user = "user \(number) (ada@example.com, signed up by \(device.keyID))"
+            let named = "data key \(dataKeyID) version 1 of \(user)"
+            let dry = try await MasterKeyRewrap(store: store, keyring: keyring).run(dryRun: true, taggingUntagged: true)
+            #expect(dry.boundDataKeys == [named] && dry.dataKeys == 1, "\(dry)")
+            #expect(dry.untaggedRecordIDs == [user, "\(device.keyID) linked to \(user)"], "\(dry)")
+            #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
+
+            let bound = try await MasterKeyRewrap(store: store, keyring: keyring).run(taggingUntagged: true)
+            #expect(bound.boundDataKeys == [named] && bound.dataKeys == 1 && bound.unopenable.isEmpty, "\(bound)")
+            #expect(bound.untaggedRecordIDs == [user, "\(device.keyID) linked to \(user)"], "\(bound)")
+            #expect(DataKeyTests.bytes(try await client.fetch().key) == legacy)
+            let again = try await MasterKeyRewrap(store: store, keyring: keyring).run(taggingUntagged: true)
+            #expect(again.boundDataKeys.isEmpty && again.dataKeys == 0 && again.unboundDataKeys == 0 && again.records == 0, "\(again)")
         }
     }
 
@@ -184,19 +199,12 @@ struct UserDataKeyBindingTests {
     /// binding is covered by the key record's tag.
     @Test(arguments: Tags.Backend.allCases)
     func aLinksBindingIsCoveredByTheTag(backend: Tags.Backend) async throws {
-        try await Tags.withDatabase(backend) { location, tamper in
-            let store = try await location.openForTest()
-            let admin = try SigningKey.generate(.ed25519)
-            try await Server.withServer(store: store, options: Self.options(admin: admin, keyring: try Tags.keyring())) { base in
-                let identity = RecipientPrivateKey.generateX25519()
-                let device = try await DataKeyTests.device(at: base, identity: identity)
-                _ = try await Self.member(device, email: "ada@example.com", at: base, admin: admin)
-                let client = try DataKeyClient(server: base, signer: device, identity: identity)
-                _ = try await client.fetch()
-                try await tamper("UPDATE coffer_keys SET user_binding = NULL WHERE key_id = '\(device.keyID)'")
-                #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
-            }
-            try await store.close()
+        try await Self.withMember(backend, email: "ada@example.com") { scene in
+            let (tamper, device) = (scene.tamper, scene.device)
+            let client = try scene.client()
+            _ = try await client.fetch()
+            try await tamper("UPDATE coffer_keys SET user_binding = NULL WHERE key_id = '\(device.keyID)'")
+            #expect(await DataKeyTests.refusal { () async throws(ServerClientError) in try await client.fetch() } == "unavailable")
         }
     }
 

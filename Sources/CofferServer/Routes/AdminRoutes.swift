@@ -255,11 +255,9 @@ struct AdminRoutes: Sendable {
     }
 
     /// The owner of the data key of the device the path names.
-    private func dataKeyOwner(_ context: HTTPSignatureContext, keyring: ServerMasterKeyring) async throws -> (keyID: String, owner: DataKeyOwner) {
+    private func dataKeyOwner(_ context: HTTPSignatureContext) async throws -> (keyID: String, owner: DataKeyOwner) {
         let (keyID, device) = try await pathKey("keyId", context: context)
-        guard let owner = try await DataKeyRoutes.owner(of: device, scope: parts.options.dataKeyScope, store: parts.store, keyring: keyring) else {
-            throw DataKeyRoutes.noUser(keyID)
-        }
+        guard let owner = try DataKeyRoutes.owner(of: device, scope: parts.options.dataKeyScope) else { throw DataKeyRoutes.noUser(keyID) }
         return (keyID, owner)
     }
 
@@ -267,7 +265,7 @@ struct AdminRoutes: Sendable {
     @Sendable func rotateDataKey(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         _ = try await request.decodeStrictly(as: NoFields.self, limit: 16 * 1024)
         guard let writer = parts.writer else { return MasterKeyWriter.refusal() }
-        let (_, owner) = try await dataKeyOwner(context, keyring: writer.keyring)
+        let (_, owner) = try await dataKeyOwner(context)
         let stored: StoredDataKey
         switch try await DataKeyRoutes.rotate(owner: owner, limit: nil, clock: parts.clock, store: parts.store, writer: writer, logger: context.logger) {
         case .rotated(let made): stored = made
@@ -285,9 +283,8 @@ struct AdminRoutes: Sendable {
     /// `POST /admin/data-keys/{keyId}/retire` with `{"minVersion"}`: versions below it are no longer issued.
     @Sendable func retireDataKeys(_ request: Request, context: HTTPSignatureContext) async throws -> Response {
         let body = try await request.decodeStrictly(as: RetireBody.self, limit: 4096)
-        // The floor only: nothing is opened or made, so the owner's name is enough.
-        let (keyID, device) = try await pathKey("keyId", context: context)
-        guard let owner = DataKeyRoutes.ownerName(of: device, scope: parts.options.dataKeyScope) else { throw DataKeyRoutes.noUser(keyID) }
+        let (keyID, dataKeyOwner) = try await dataKeyOwner(context)
+        let owner = dataKeyOwner.name
         guard let newest = try await parts.store.dataKey(owner: owner, version: nil)?.version else {
             throw ProblemDetails(status: .notFound, reason: "unknown-key", detail: "'\(keyID.clipped(toUTF8: 80))' has no data key")
         }

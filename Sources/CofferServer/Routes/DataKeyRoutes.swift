@@ -61,7 +61,7 @@ struct DataKeyRoutes: Sendable {
               let spki = try? Base64.decode(encryptionKey), let recipient = try? RecipientPublicKey(importing: spki) else {
             throw ProblemDetails(status: .conflict, reason: "no-encryption-key", detail: "this device registered no encryption key (X25519 or P-256) to seal its data key to")
         }
-        guard let owner = try await Self.owner(of: device, scope: scope, store: store, keyring: writer.keyring) else { throw Self.noUser(deviceKeyID) }
+        guard let owner = try Self.owner(of: device, scope: scope) else { throw Self.noUser(deviceKeyID) }
         if let version, version < 1 {
             throw ProblemDetails(status: .badRequest, reason: "invalid-request", detail: "version must be 1 or more, found \(version)")
         }

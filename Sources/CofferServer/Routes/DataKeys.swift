@@ -25,43 +25,27 @@ struct DataKeyOwner: Sendable, Hashable {
 /// making and rotating versions, and the answer that seals a version to the device.
 extension DataKeyRoutes {
     /// Whose data key a device's requests reach: the device's own (its key id), or its user's
-    /// (`user:<id>`, bound to the user's record as the database holds it, checked against its tag); nil
-    /// when the scope is per user and the device belongs to no user.
-    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` when the device's user is not in the
-    ///   database or its record does not match its tag (both changed outside Coffer),
-    ///   `.masterKeyUnavailable` for a tag under a key `keyring` lacks; the store's errors.
-    static func owner(of device: RegisteredKey, scope: DataKeyScope, store: any RegistrationStore, keyring: ServerMasterKeyring) async throws -> DataKeyOwner? {
+    /// (`user:<id>`), bound to the user record the device's link names (covered by the key record's tag,
+    /// which the signature check verified); nil when the scope is per user and the device belongs to no
+    /// user. No user record is read: a version opens only under the binding it was made with, so a
+    /// device linked to one record of a number never opens a version made for another, whichever record
+    /// the database holds now.
+    /// - Throws: ``ServerConfigurationError`` `.unauthenticRecord` for a link that names no record (an
+    ///   earlier release made it).
+    static func owner(of device: RegisteredKey, scope: DataKeyScope) throws(ServerConfigurationError) -> DataKeyOwner? {
         switch scope {
         case .device:
             return DataKeyOwner(name: device.keyID, binding: nil)
         case .user:
             guard let userID = device.userID else { return nil }
-            let named = "key '\(device.keyID.clipped(toUTF8: 80))'"
             guard let linked = device.userBinding else {
                 throw ServerConfigurationError(
-                    .unauthenticRecord, "\(named) was linked to user \(userID) without naming the user's record (an earlier release linked it), and gets no per-user data key",
+                    .unauthenticRecord,
+                    "key '\(device.keyID.clipped(toUTF8: 80))' was linked to user \(userID) without naming the user's record (an earlier release linked it), and gets no per-user data key",
                     hint: "a rewrap asked to tag records without a tag binds the link to the user recorded now (docs/SERVER.md, \"Authenticated key records\")"
                 )
             }
-            guard let user = try await store.user(id: userID) else {
-                throw ServerConfigurationError(.unauthenticRecord, "\(named) is linked to user \(userID), whom the database does not hold: the user was deleted outside Coffer")
-            }
-            try KeyRecordTag.check(user, keyring: keyring)
-            guard KeyRecordTag.binding(of: user) == linked else {
-                throw ServerConfigurationError(
-                    .unauthenticRecord, "\(named) was linked to another user numbered \(userID) than the database holds now: users were deleted and the number given again outside Coffer"
-                )
-            }
             return DataKeyOwner(name: userOwner(userID), binding: linked)
-        }
-    }
-
-    /// The name of the owner whose data key a device's requests reach, with no check of the user
-    /// record: for what opens and makes no version (raising a floor).
-    static func ownerName(of device: RegisteredKey, scope: DataKeyScope) -> String? {
-        switch scope {
-        case .device: device.keyID
-        case .user: device.userID.map(userOwner)
         }
     }
 
